@@ -1,0 +1,7 @@
+#!/usr/bin/env bash
+# Sets up a fresh Debian machine and runs every check and test: what CI runs.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/setup.sh
+npm run check
+npm test

@@ -1,0 +1,160 @@
+/**
+ * The one error table. Every failure tabgate reports has a stable code here, mapped to its HTTP status
+ * and to a hint that tells an agent what to do next. Transports render errors from this table in
+ * exactly one place each; nothing branches on message text.
+ */
+export const ERROR_TABLE = {
+  // Protocol v1 registration and socket (shared/PROTOCOL.md)
+  browser_control_disabled: {
+    status: 404,
+    hint: 'Set browser.extension_control.enabled: true in config.yaml.',
+  },
+  browser_control_auth_required: { status: 403, hint: 'Configure an API key for the gateway.' },
+  browser_control_invalid_registration: {
+    status: 400,
+    hint: 'Send session_id, controller_id and browser_profile_id as non-empty strings of at most 256 characters.',
+  },
+  browser_control_protocol_unsupported: { status: 400, hint: 'Send protocol_version: 1.' },
+  browser_control_no_capabilities: { status: 400, hint: 'Request at least one capability of the allowlist.' },
+  browser_control_session_forbidden: { status: 403, hint: 'Register for an existing session.' },
+  invalid_ticket: {
+    status: 401,
+    hint: 'Register again for a fresh ticket; a ticket works once, for 30 seconds.',
+  },
+  invalid_subprotocol: {
+    status: 401,
+    hint: 'Offer hermes-browser-control-v1 and exactly one ticket subprotocol; never put the ticket in the URL.',
+  },
+
+  // Authentication and request shape
+  invalid_api_key: { status: 401, hint: 'Send Authorization: Bearer <key> (tabgate key prints it).' },
+  token_scope_forbidden: {
+    status: 403,
+    hint: 'A pairing token may only register controllers; use the API key for this.',
+  },
+  forbidden_host: { status: 403, hint: 'Reach the gateway by its loopback address.' },
+  forbidden_origin: { status: 403, hint: 'Web pages may not call the gateway.' },
+  not_found: { status: 404, hint: 'Check the path; GET /v1/tools lists the tools.' },
+  method_not_allowed: { status: 405, hint: 'Check the HTTP method.' },
+  invalid_json: { status: 400, hint: 'Send a JSON object body.' },
+  invalid_request: { status: 400, hint: 'Fix the request as the message says.' },
+  unsupported_media_type: { status: 415, hint: 'Send Content-Type: application/json.' },
+  body_too_large: { status: 413, hint: 'JSON bodies are limited to 1 MiB.' },
+  rate_limited: { status: 429, hint: 'Wait a moment and try again.' },
+  internal_error: { status: 500, hint: 'This is a tabgate bug; the gateway log has details.' },
+
+  // Sessions and tools
+  session_not_found: { status: 404, hint: 'Create a session with POST /v1/sessions.' },
+  unknown_tool: { status: 404, hint: 'GET /v1/tools lists the tools.' },
+  invalid_arguments: { status: 400, hint: 'Fix the named argument; the tool list gives each schema.' },
+
+  // Routing to a user's browser (fail-closed)
+  controller_unavailable: {
+    status: 503,
+    hint: "The session is bound to the user's browser, which is not reachable or cannot do this; ask the user to reconnect the tabgate extension. No other browser is used.",
+  },
+  controller_timeout: {
+    status: 504,
+    hint: "The user's browser did not answer in time; check the page with browser_snapshot before retrying.",
+  },
+  controller_cancelled: {
+    status: 409,
+    hint: 'The user or the extension stopped this command; ask before retrying.',
+  },
+  controller_rejected: {
+    status: 502,
+    hint: "The user's browser refused the command; read the message before retrying.",
+  },
+  backend_unavailable: { status: 503, hint: 'No browser backend can serve this session.' },
+
+  // Browsers
+  browser_not_found: {
+    status: 503,
+    hint: 'Install Chromium (apt-get install chromium) or set CHROME_PATH or browser.executable_path.',
+  },
+  browser_crashed: {
+    status: 503,
+    hint: 'The browser crashed; the next call starts a fresh one. Navigate again.',
+  },
+  provider_not_configured: { status: 503, hint: 'Configure the cloud provider with `tabgate tools`.' },
+  provider_error: {
+    status: 502,
+    hint: 'The cloud browser provider failed; try again or choose another provider with `tabgate tools`.',
+  },
+
+  // Tool semantics (every backend)
+  invalid_url: { status: 400, hint: 'Use an http(s) URL or about:blank.' },
+  private_url_blocked: {
+    status: 403,
+    hint: 'Remote browsers may not open private or internal addresses (browser.allow_private_urls enables it).',
+  },
+  metadata_url_blocked: { status: 403, hint: 'Cloud metadata addresses are never opened.' },
+  navigation_failed: { status: 502, hint: 'The page could not be loaded; check the URL.' },
+  navigation_timeout: {
+    status: 504,
+    hint: 'The page took too long to load; take a browser_snapshot to see what did load.',
+  },
+  stale_ref: {
+    status: 409,
+    hint: 'The page changed since that ref was issued; take a new browser_snapshot and use a ref from it.',
+  },
+  element_covered: {
+    status: 409,
+    hint: 'Another element covers the target; dismiss it (for example close a dialog) and retry.',
+  },
+  element_not_interactable: {
+    status: 409,
+    hint: 'The element cannot take this action (hidden, disabled or not editable); pick another ref.',
+  },
+  tab_not_found: { status: 404, hint: 'browser_tabs lists the tab ids.' },
+  no_page: { status: 409, hint: 'No tab is open; navigate first.' },
+  screenshot_too_large: { status: 413, hint: 'Take a viewport screenshot instead of the full page.' },
+  unsupported_action: { status: 400, hint: 'This browser cannot run that action.' },
+} as const satisfies Record<string, { status: number; hint: string }>;
+
+export type ErrorCode = keyof typeof ERROR_TABLE;
+
+export function isErrorCode(value: unknown): value is ErrorCode {
+  return typeof value === 'string' && Object.hasOwn(ERROR_TABLE, value);
+}
+
+export function httpStatusOf(code: ErrorCode): number {
+  return ERROR_TABLE[code].status;
+}
+
+export function hintOf(code: ErrorCode): string {
+  return ERROR_TABLE[code].hint;
+}
+
+/** The error body of every HTTP error: `{"error": {"code", "message"}}`. */
+export interface ErrorBody {
+  error: { code: string; message: string };
+}
+
+/**
+ * A failure with a stable code. Thrown by any layer; rendered once per transport. The message is for a
+ * person and must never contain a secret.
+ */
+export class TabgateError extends Error {
+  readonly code: ErrorCode;
+  readonly details: Record<string, unknown> | undefined;
+
+  constructor(code: ErrorCode, message: string, details?: Record<string, unknown>) {
+    super(message);
+    this.name = 'TabgateError';
+    this.code = code;
+    this.details = details;
+  }
+
+  get status(): number {
+    return httpStatusOf(this.code);
+  }
+
+  toBody(): ErrorBody {
+    return { error: { code: this.code, message: this.message } };
+  }
+}
+
+export function isTabgateError(value: unknown): value is TabgateError {
+  return value instanceof TabgateError;
+}

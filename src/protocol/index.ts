@@ -1,0 +1,13 @@
+/**
+ * tabgate's single source of truth for everything that crosses a boundary: protocol v1 frames and
+ * constants, the capability allowlist, the tool catalog and the error table. Imports nothing of ours,
+ * so it runs in Node and in the extension's service worker alike.
+ */
+export * from './wire/constants.js';
+export * from './wire/capabilities.js';
+export * from './wire/frames.js';
+export * from './errors.js';
+export * from './tools/define.js';
+export * from './tools/catalog.js';
+export * from './tools/results.js';
+export { refSchema, NAMED_KEYS, KEY_MODIFIERS, SCROLL_DIRECTIONS } from './tools/input.js';

@@ -1,0 +1,21 @@
+import { z } from 'zod';
+import { defineTool } from './define.js';
+
+export const browserNavigate = defineTool({
+  name: 'browser_navigate',
+  title: 'Open a URL',
+  description:
+    'Open an http(s) URL in the current tab and wait for it to load. Returns the final URL, title, HTTP status and a compact snapshot with refs.',
+  input: z.strictObject({
+    url: z.string().min(1).max(8192).describe('Absolute http(s) URL, or about:blank'),
+  }),
+  annotations: { readOnlyHint: false, destructiveHint: false, openWorldHint: true },
+});
+
+export const browserBack = defineTool({
+  name: 'browser_back',
+  title: 'Go back',
+  description: "Go back one entry in the current tab's history. Refs from the previous page become stale.",
+  input: z.strictObject({}),
+  annotations: { readOnlyHint: false, destructiveHint: false, openWorldHint: true },
+});

@@ -1,0 +1,40 @@
+import { z } from 'zod';
+import { defineTool } from './define.js';
+
+export const browserSnapshot = defineTool({
+  name: 'browser_snapshot',
+  title: 'Read the page',
+  description:
+    'Text outline of the current page: interactive elements with refs like @e3, plus headings and text. Take one before clicking or typing and after the page changes. full adds all text; offset continues a cut snapshot.',
+  input: z.strictObject({
+    full: z.boolean().optional(),
+    offset: z.number().int().min(0).optional().describe('Character offset to continue from'),
+  }),
+  annotations: { readOnlyHint: true, openWorldHint: false },
+});
+
+export const browserScreenshot = defineTool({
+  name: 'browser_screenshot',
+  title: 'Screenshot',
+  description:
+    'PNG of the viewport, or the whole page with full_page. Use to check layout or visuals; use browser_snapshot to find refs.',
+  input: z.strictObject({ full_page: z.boolean().optional() }),
+  annotations: { readOnlyHint: true, openWorldHint: false },
+});
+
+export const browserConsole = defineTool({
+  name: 'browser_console',
+  title: 'Console messages',
+  description:
+    "The page's console messages and uncaught errors since the last clear. clear empties the list.",
+  input: z.strictObject({ clear: z.boolean().optional() }),
+  annotations: { readOnlyHint: true, openWorldHint: false },
+});
+
+export const browserGetImages = defineTool({
+  name: 'browser_get_images',
+  title: 'List images',
+  description: 'Images on the page with src, alt text and size.',
+  input: z.strictObject({}),
+  annotations: { readOnlyHint: true, openWorldHint: false },
+});

@@ -1,0 +1,110 @@
+/**
+ * What each tool returns on tabgate's own backends (the CDP engine, and the tabgate extension, which runs
+ * the same engine). A third-party controller's result is passed through as it is.
+ */
+export interface PageInfo {
+  url: string;
+  title: string;
+}
+
+export interface SnapshotResult extends PageInfo {
+  /** The outline text: one element per line, actionable ones carrying a ref like `@e3`. */
+  snapshot: string;
+  /** Number of elements carrying a ref in the whole snapshot (not only the returned part). */
+  ref_count: number;
+  truncated: boolean;
+  /** Length in characters of the whole snapshot. */
+  total_chars: number;
+  /** Where the returned part starts. */
+  offset: number;
+  /** Where the next part starts, to pass as `offset`; null when nothing is left. */
+  next_offset: number | null;
+}
+
+export interface NavigateResult extends PageInfo {
+  /** The main document's HTTP status; null for about:blank or when no response was seen. */
+  status: number | null;
+  snapshot: SnapshotResult;
+}
+
+export interface ClickResult {
+  clicked: string;
+}
+
+export interface TypeResult {
+  typed_into: string;
+  submitted: boolean;
+}
+
+export interface PressResult {
+  pressed: string;
+}
+
+export interface ScrollResult {
+  scrolled: 'up' | 'down' | 'left' | 'right';
+  scroll_x: number;
+  scroll_y: number;
+}
+
+export type BackResult = PageInfo;
+
+export interface ScreenshotResult {
+  mime_type: 'image/png';
+  /** Base64 of the PNG. */
+  data: string;
+  width: number;
+  height: number;
+  full_page: boolean;
+}
+
+export interface TabInfo extends PageInfo {
+  id: number;
+  active: boolean;
+}
+
+export interface TabsResult {
+  tabs: TabInfo[];
+}
+
+export interface TabActivateResult extends PageInfo {
+  activated: number;
+}
+
+export interface ConsoleEntry {
+  type: string;
+  text: string;
+  url?: string;
+  line?: number;
+}
+
+export interface ConsoleResult {
+  messages: ConsoleEntry[];
+  errors: { message: string }[];
+  cleared: boolean;
+}
+
+export interface ImageInfo {
+  src: string;
+  alt: string;
+  width: number;
+  height: number;
+}
+
+export interface ImagesResult {
+  images: ImageInfo[];
+}
+
+export interface ToolResults {
+  browser_navigate: NavigateResult;
+  browser_snapshot: SnapshotResult;
+  browser_click: ClickResult;
+  browser_type: TypeResult;
+  browser_press: PressResult;
+  browser_scroll: ScrollResult;
+  browser_back: BackResult;
+  browser_screenshot: ScreenshotResult;
+  browser_tabs: TabsResult;
+  browser_tab_activate: TabActivateResult;
+  browser_console: ConsoleResult;
+  browser_get_images: ImagesResult;
+}

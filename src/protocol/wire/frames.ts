@@ -1,0 +1,108 @@
+/**
+ * Protocol v1 frames: every frame is a JSON text `{"method": <name>, "params": {...}}`.
+ * Both the gateway and the extension parse and build frames through this module only.
+ */
+import { z } from 'zod';
+import { HEARTBEAT_NONCE_MAX_CHARS } from './constants.js';
+
+export const FRAME_METHODS = {
+  command: 'browser.controller.command',
+  cancel: 'browser.controller.cancel',
+  result: 'browser.controller.result',
+  heartbeat: 'browser.controller.heartbeat',
+  detach: 'browser.controller.detach',
+} as const;
+
+export type FrameMethod = (typeof FRAME_METHODS)[keyof typeof FRAME_METHODS];
+
+export const COMMAND_ID_PATTERN = /^[0-9a-f]{32}$/;
+
+const jsonObject = z.record(z.string(), z.unknown());
+
+export const commandParamsSchema = z.object({
+  command_id: z.string().regex(COMMAND_ID_PATTERN),
+  action: z.string().min(1),
+  arguments: jsonObject,
+  controller_id: z.string(),
+  browser_profile_id: z.string(),
+  tool_call_id: z.string().nullable(),
+  /** tabgate: the command's deadline, epoch milliseconds. */
+  deadline_at: z.number().optional(),
+});
+export type CommandParams = z.infer<typeof commandParamsSchema>;
+
+export const cancelParamsSchema = z.object({
+  command_id: z.string().min(1),
+  tool_call_id: z.string().nullable(),
+});
+export type CancelParams = z.infer<typeof cancelParamsSchema>;
+
+/**
+ * A result: success only when `ok` is the JSON literal `true`; `"true"`, `1` or a missing `ok` are a
+ * rejection. `ok` is therefore kept as `unknown` here and judged by {@link isSuccessfulResult}.
+ */
+export const resultParamsSchema = z.object({
+  command_id: z.string().min(1),
+  ok: z.unknown().optional(),
+  result: z.unknown().optional(),
+  error: z.unknown().optional(),
+});
+export type ResultParams = z.infer<typeof resultParamsSchema>;
+
+export const heartbeatParamsSchema = z.object({
+  nonce: z.string().min(1).max(HEARTBEAT_NONCE_MAX_CHARS),
+  ok: z.literal(true).optional(),
+});
+export type HeartbeatParams = z.infer<typeof heartbeatParamsSchema>;
+
+export const detachParamsSchema = z.object({ ok: z.literal(true).optional() }).loose();
+export type DetachParams = z.infer<typeof detachParamsSchema>;
+
+export type Frame =
+  | { method: typeof FRAME_METHODS.command; params: CommandParams }
+  | { method: typeof FRAME_METHODS.cancel; params: CancelParams }
+  | { method: typeof FRAME_METHODS.result; params: ResultParams }
+  | { method: typeof FRAME_METHODS.heartbeat; params: HeartbeatParams }
+  | { method: typeof FRAME_METHODS.detach; params: DetachParams };
+
+const paramsSchemas = {
+  [FRAME_METHODS.command]: commandParamsSchema,
+  [FRAME_METHODS.cancel]: cancelParamsSchema,
+  [FRAME_METHODS.result]: resultParamsSchema,
+  [FRAME_METHODS.heartbeat]: heartbeatParamsSchema,
+  [FRAME_METHODS.detach]: detachParamsSchema,
+} as const;
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/**
+ * Parses one text frame. Returns null for anything the protocol says to ignore: not JSON, not an
+ * object, `params` not an object, an unknown method, or params that do not fit the method.
+ */
+export function parseFrame(text: string): Frame | null {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return null;
+  }
+  if (!isPlainObject(value) || typeof value.method !== 'string' || !isPlainObject(value.params)) return null;
+  const method = value.method;
+  if (!Object.hasOwn(paramsSchemas, method)) return null;
+  const schema = paramsSchemas[method as FrameMethod];
+  const parsed = schema.safeParse(value.params);
+  if (!parsed.success) return null;
+  return { method, params: parsed.data } as Frame;
+}
+
+/** The one way a frame becomes text on either side. */
+export function encodeFrame(frame: Frame): string {
+  return JSON.stringify(frame);
+}
+
+/** Success only when `ok` is the JSON literal `true`. */
+export function isSuccessfulResult(params: ResultParams): boolean {
+  return params.ok === true;
+}

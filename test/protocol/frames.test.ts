@@ -1,0 +1,48 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { filterCapabilities, isSuccessfulResult, parseFrame } from '../../src/protocol/index.js';
+
+describe('frames', () => {
+  it('ignores text that is not a JSON object with object params and a known method', () => {
+    for (const text of [
+      'not json',
+      '[]',
+      '"x"',
+      'null',
+      '{"method":"browser.controller.heartbeat"}',
+      '{"method":"browser.controller.heartbeat","params":[]}',
+      '{"method":"browser.controller.nope","params":{}}',
+      '{"method":"toString","params":{}}',
+      '{"method":"browser.controller.heartbeat","params":{"nonce":""}}',
+      `{"method":"browser.controller.heartbeat","params":{"nonce":"${'x'.repeat(129)}"}}`,
+    ]) {
+      assert.equal(parseFrame(text), null, text);
+    }
+  });
+
+  it('counts a result as success only when ok is the literal true', () => {
+    const parse = (ok: string) => {
+      const frame = parseFrame(`{"method":"browser.controller.result","params":{"command_id":"a"${ok}}}`);
+      assert.ok(frame && frame.method === 'browser.controller.result');
+      return isSuccessfulResult(frame.params);
+    };
+    assert.equal(parse(',"ok":true'), true);
+    assert.equal(parse(',"ok":"true"'), false);
+    assert.equal(parse(',"ok":1'), false);
+    assert.equal(parse(''), false);
+  });
+});
+
+describe('capabilities', () => {
+  it('intersects requests with the allowlist, dropping unknown names and non-strings', () => {
+    assert.deepEqual(
+      filterCapabilities(['browser_click', 'browser_cdp', 7, 'browser_click', 'controller.noop']),
+      ['browser_click', 'controller.noop'],
+    );
+  });
+
+  it('turns a non-list into nothing', () => {
+    assert.deepEqual(filterCapabilities('browser_click'), []);
+    assert.deepEqual(filterCapabilities({ 0: 'browser_click' }), []);
+  });
+});
