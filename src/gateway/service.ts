@@ -1,0 +1,57 @@
+/**
+ * What agents can do, independent of how they reach tabgate. The HTTP routes and the MCP transports are
+ * thin renderers over this one interface; neither validates, routes or stores anything itself.
+ */
+import type { TransportFamily } from '../protocol/index.js';
+
+/** Who is calling, derived by the gateway from the credential and the peer, never from a client field. */
+export interface Caller {
+  principalId: string;
+  /** The profile the principal acts in (`default` for the API key). */
+  profileId: string;
+  /** loopback peer → `local-api`, else `remote-api`. */
+  transportFamily: TransportFamily;
+  /** The API key may do everything; a pairing token may only act as a controller. */
+  credential: 'api_key' | 'pairing_token';
+}
+
+export interface SessionRecord {
+  session_id: string;
+  title: string | null;
+  /** ISO 8601. */
+  created_at: string;
+  /** Who created it (`api`, `mcp`, or the reference client's `source`). */
+  source: string;
+}
+
+export interface CreateSessionInput {
+  title?: string | null;
+  /** Only `POST /api/sessions` (reference clients recreating their session) chooses the id. */
+  id?: string;
+  source?: string;
+}
+
+export interface CallToolOptions {
+  toolCallId?: string | null;
+  signal?: AbortSignal;
+}
+
+export interface GatewayService {
+  createSession(caller: Caller, input: CreateSessionInput): SessionRecord;
+  listSessions(caller: Caller): SessionRecord[];
+  /** Throws `session_not_found`. */
+  getSession(caller: Caller, sessionId: string): SessionRecord;
+  /** Closes the session's browser and forgets it. Throws `session_not_found`. */
+  deleteSession(caller: Caller, sessionId: string): Promise<void>;
+  /**
+   * Validates and routes one tool call (fail-closed), returning the tool's result or throwing a
+   * TabgateError (`unknown_tool`, `session_not_found`, `invalid_arguments`, `controller_*`, …).
+   */
+  callTool(
+    caller: Caller,
+    sessionId: string,
+    tool: string,
+    rawArguments: unknown,
+    options?: CallToolOptions,
+  ): Promise<unknown>;
+}
