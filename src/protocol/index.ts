@@ -11,3 +11,4 @@ export * from './tools/define.js';
 export * from './tools/catalog.js';
 export * from './tools/results.js';
 export { refSchema, NAMED_KEYS, KEY_MODIFIERS, SCROLL_DIRECTIONS } from './tools/input.js';
+export * from './url-policy.js';
