@@ -1,0 +1,27 @@
+/**
+ * What an MCP connection needs from tabgate, whether the gateway runs in this process or is reached over
+ * HTTP: open, find and close a session, and call a tool in it. Errors are TabgateErrors either way.
+ */
+import type { Caller, GatewayService, SessionRecord } from '../service.js';
+
+export interface AgentCallOptions {
+  toolCallId?: string | null;
+  signal?: AbortSignal;
+}
+
+export interface AgentPort {
+  createSession(input: { title?: string | null; source: string }): Promise<SessionRecord>;
+  getSession(sessionId: string): Promise<SessionRecord>;
+  deleteSession(sessionId: string): Promise<void>;
+  callTool(sessionId: string, tool: string, args: unknown, options?: AgentCallOptions): Promise<unknown>;
+}
+
+/** The port over the in-process service, acting as one authenticated caller. */
+export function inProcessAgentPort(service: GatewayService, caller: Caller): AgentPort {
+  return {
+    createSession: async (input) => service.createSession(caller, input),
+    getSession: async (sessionId) => service.getSession(caller, sessionId),
+    deleteSession: (sessionId) => service.deleteSession(caller, sessionId),
+    callTool: (sessionId, tool, args, options) => service.callTool(caller, sessionId, tool, args, options),
+  };
+}

@@ -1,0 +1,60 @@
+/**
+ * One MCP server per MCP connection, bound to one tabgate session. Tools, their JSON Schemas and
+ * annotations come from the one catalog; calls go through the AgentPort, so the same server serves
+ * stdio (in-process or attached to a gateway) and streamable HTTP.
+ */
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import {
+  CallToolRequestSchema,
+  ErrorCode,
+  ListToolsRequestSchema,
+  McpError,
+  type Tool,
+} from '@modelcontextprotocol/sdk/types.js';
+import { describeTools, isToolName } from '../../protocol/index.js';
+import type { AgentPort } from './agent-port.js';
+import { renderToolError, renderToolResult } from './render.js';
+
+export const MCP_SERVER_NAME = 'tabgate';
+export const MCP_SERVER_VERSION = '0.1.0';
+
+const INSTRUCTIONS =
+  'Browser tools. Start with browser_navigate, read the page with browser_snapshot, act with browser_click/browser_type/browser_press using refs like @e3 from the latest snapshot. Refs go stale when the page changes: take a new snapshot.';
+
+/** The tool list every client sees, computed once: it is a pure function of the catalog. */
+export const MCP_TOOLS: Tool[] = describeTools().map((tool) => ({
+  name: tool.name,
+  title: tool.title,
+  description: tool.description,
+  inputSchema: tool.inputSchema as Tool['inputSchema'],
+  annotations: { title: tool.title, ...tool.annotations },
+}));
+
+export interface McpSessionBinding {
+  /** The tabgate session this MCP connection acts in; resolved lazily so HTTP can bind at initialize. */
+  sessionId(): Promise<string>;
+}
+
+export function createMcpServer(port: AgentPort, binding: McpSessionBinding): Server {
+  const server = new Server(
+    { name: MCP_SERVER_NAME, version: MCP_SERVER_VERSION },
+    { capabilities: { tools: { listChanged: false } }, instructions: INSTRUCTIONS },
+  );
+  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: MCP_TOOLS }));
+  server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
+    const { name, arguments: args } = request.params;
+    // An unknown tool is the client's protocol mistake, not a tool failure the model should read.
+    if (!isToolName(name)) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${name}`);
+    try {
+      const sessionId = await binding.sessionId();
+      const result = await port.callTool(sessionId, name, args ?? {}, {
+        toolCallId: String(extra.requestId),
+        signal: extra.signal,
+      });
+      return renderToolResult(name, result);
+    } catch (error) {
+      return renderToolError(error);
+    }
+  });
+  return server;
+}

@@ -1,0 +1,93 @@
+/**
+ * How tool results and failures look to an MCP client: snapshots as plain text a model reads directly,
+ * screenshots as image content, everything else as compact JSON; failures as `isError` results that say
+ * what went wrong and what to do next. The only place MCP output is shaped.
+ */
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { hintOf, isTabgateError, type SnapshotResult } from '../../protocol/index.js';
+
+type Content = CallToolResult['content'][number];
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function isSnapshotResult(value: unknown): value is SnapshotResult {
+  return isRecord(value) && typeof value.snapshot === 'string' && typeof value.url === 'string';
+}
+
+/** The snapshot text, headed by the page and followed by how to read the rest when it was cut. */
+export function snapshotText(snapshot: SnapshotResult): string {
+  const lines = [`Page: ${snapshot.title || '(untitled)'} — ${snapshot.url}`, snapshot.snapshot];
+  if (snapshot.truncated && snapshot.next_offset !== null) {
+    const left = snapshot.total_chars - snapshot.next_offset;
+    lines.push(
+      `[${left} more characters; call browser_snapshot with offset: ${snapshot.next_offset} to read on]`,
+    );
+  }
+  return lines.join('\n');
+}
+
+function imageFrom(result: Record<string, unknown>): Content | null {
+  if (typeof result.data === 'string' && typeof result.mime_type === 'string') {
+    return { type: 'image', data: result.data, mimeType: result.mime_type };
+  }
+  // A protocol v1 controller answers with a data URL.
+  const dataUrl = result.dataUrl ?? result.data_url;
+  if (typeof dataUrl === 'string') {
+    const match = /^data:(image\/[a-z+.-]+);base64,(.*)$/s.exec(dataUrl);
+    if (match?.[1] && match[2]) return { type: 'image', data: match[2], mimeType: match[1] };
+  }
+  return null;
+}
+
+function withoutKeys(value: Record<string, unknown>, keys: string[]): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(value).filter(([key]) => !keys.includes(key)));
+}
+
+export function renderToolResult(tool: string, result: unknown): CallToolResult {
+  if (typeof result === 'string') return { content: [{ type: 'text', text: result }] };
+  if (isRecord(result)) {
+    if (isSnapshotResult(result)) return { content: [{ type: 'text', text: snapshotText(result) }] };
+    if (tool === 'browser_navigate' && isSnapshotResult(result.snapshot)) {
+      const status = typeof result.status === 'number' ? ` (HTTP ${result.status})` : '';
+      return {
+        content: [
+          {
+            type: 'text',
+            text: `Navigated to ${String(result.url)}${status}\n${snapshotText(result.snapshot)}`,
+          },
+        ],
+      };
+    }
+    const image = imageFrom(result);
+    if (image) {
+      const rest = withoutKeys(result, ['data', 'dataUrl', 'data_url', 'mime_type']);
+      return { content: [image, { type: 'text', text: JSON.stringify(rest) }] };
+    }
+    // A reference controller's snapshot carries its outline as `text`.
+    if (tool === 'browser_snapshot' && typeof result.text === 'string') {
+      return { content: [{ type: 'text', text: result.text }] };
+    }
+  }
+  return { content: [{ type: 'text', text: JSON.stringify(result ?? null) }] };
+}
+
+/** A failure the agent can act on: the stable code, what happened, and what to do next. */
+export function renderToolError(error: unknown): CallToolResult {
+  if (isTabgateError(error)) {
+    return {
+      isError: true,
+      content: [{ type: 'text', text: `Error ${error.code}: ${error.message}\nNext: ${hintOf(error.code)}` }],
+    };
+  }
+  return {
+    isError: true,
+    content: [
+      {
+        type: 'text',
+        text: 'Error internal_error: the tool failed unexpectedly; the gateway log has details.',
+      },
+    ],
+  };
+}
