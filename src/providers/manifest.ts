@@ -1,0 +1,59 @@
+/**
+ * plugin.yaml: what a plugin says about itself, validated before any of its code runs, so a broken
+ * manifest is reported with the field at fault and the plugin's entry is never imported.
+ */
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { parse as parseYaml } from 'yaml';
+import { z } from 'zod';
+
+/** Lowercase, stable: users write it in `browser.cloud_provider`. */
+export const PROVIDER_NAME_PATTERN = /^[a-z0-9][a-z0-9_-]{0,62}$/;
+
+const providerName = z
+  .string()
+  .regex(PROVIDER_NAME_PATTERN, 'expected a lowercase name of letters, digits, - and _');
+
+export const pluginManifestSchema = z.looseObject({
+  name: z.string().trim().min(1).max(100),
+  version: z.union([z.string().min(1), z.number()]).transform(String),
+  description: z.string().default(''),
+  author: z.string().optional(),
+  kind: z.literal('backend'),
+  provides_browser_providers: z.array(providerName).min(1),
+  /** The entry module, relative to the plugin folder; `index.js` (then `index.mjs`) when absent. */
+  entry: z.string().min(1).optional(),
+  requires_env: z.array(z.string()).optional(),
+});
+
+export type PluginManifest = z.infer<typeof pluginManifestSchema>;
+
+export type ManifestResult = { ok: true; manifest: PluginManifest } | { ok: false; message: string };
+
+/** Reads and validates `<dir>/plugin.yaml`; never throws. */
+export async function readManifest(dir: string): Promise<ManifestResult> {
+  const file = path.join(dir, 'plugin.yaml');
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch {
+    return { ok: false, message: `no plugin.yaml in ${dir}` };
+  }
+  let raw: unknown;
+  try {
+    raw = parseYaml(text);
+  } catch (error) {
+    return {
+      ok: false,
+      message: `plugin.yaml is not valid YAML: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`,
+    };
+  }
+  const parsed = pluginManifestSchema.safeParse(raw);
+  if (!parsed.success) {
+    const issues = parsed.error.issues.map(
+      (issue) => `${issue.path.join('.') || '(root)'}: ${issue.message}`,
+    );
+    return { ok: false, message: `plugin.yaml is invalid: ${issues.join('; ')}` };
+  }
+  return { ok: true, manifest: parsed.data };
+}
