@@ -43,8 +43,26 @@ export const ERROR_TABLE = {
   rate_limited: { status: 429, hint: 'Wait a moment and try again.' },
   internal_error: { status: 500, hint: 'This is a tabgate bug; the gateway log has details.' },
 
+  // Pairing an extension (tabgate)
+  pairing_not_found: {
+    status: 404,
+    hint: 'Start pairing again from the tabgate extension; a request lives 2 minutes.',
+  },
+  pairing_expired: { status: 410, hint: 'Start pairing again from the tabgate extension.' },
+  pairing_denied: { status: 403, hint: 'The pairing was denied; start again if that was a mistake.' },
+  pairing_code_invalid: {
+    status: 404,
+    hint: 'Type the code the extension shows (like ABCD-EFGH); each code works once, for 2 minutes.',
+  },
+  pairing_grant_not_found: { status: 404, hint: '`tabgate pair list` shows the paired extensions.' },
+  pairing_forbidden: {
+    status: 403,
+    hint: 'Approve from the page the extension opened, on this computer, or with `tabgate pair approve CODE`.',
+  },
+
   // Sessions and tools
   session_not_found: { status: 404, hint: 'Create a session with POST /v1/sessions.' },
+  session_exists: { status: 409, hint: 'Another owner holds that session id; choose another id.' },
   unknown_tool: { status: 404, hint: 'GET /v1/tools lists the tools.' },
   invalid_arguments: { status: 400, hint: 'Fix the named argument; the tool list gives each schema.' },
 

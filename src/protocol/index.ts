@@ -12,3 +12,4 @@ export * from './tools/catalog.js';
 export * from './tools/results.js';
 export { refSchema, NAMED_KEYS, KEY_MODIFIERS, SCROLL_DIRECTIONS } from './tools/input.js';
 export * from './url-policy.js';
+export * from './extension-key.js';

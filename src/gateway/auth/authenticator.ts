@@ -1,0 +1,64 @@
+/**
+ * Turns a request's credential and peer into a Caller, in this one place. The principal comes from the
+ * credential, never from a client field; the transport family comes from the peer address.
+ * Seam for pairing tokens (issue 6): add a CredentialVerifier that maps a token to the same principal
+ * with `credential: 'pairing_token'`; routes that need the full API key check `caller.credential`.
+ */
+import type { TransportFamily } from '../../protocol/index.js';
+import type { Caller } from '../service.js';
+import type { ApiKeyVerifier } from './api-key.js';
+
+/** The API key acts as the gateway's owner: a fixed id, never derived from secret material. */
+export const OWNER_PRINCIPAL_ID = 'owner';
+export const DEFAULT_PROFILE_ID = 'default';
+
+export interface Identity {
+  principalId: string;
+  profileId: string;
+  credential: Caller['credential'];
+}
+
+/** One kind of bearer credential; returns null when the token is not one of its own. */
+export interface CredentialVerifier {
+  verify(bearer: string): Identity | null;
+}
+
+export function apiKeyCredential(verifier: ApiKeyVerifier): CredentialVerifier {
+  return {
+    verify: (bearer) =>
+      verifier.verify(bearer)
+        ? { principalId: OWNER_PRINCIPAL_ID, profileId: DEFAULT_PROFILE_ID, credential: 'api_key' }
+        : null,
+  };
+}
+
+/** `127.0.0.0/8`, `::1` and IPv4-mapped loopback are local; everything else (or unknown) is remote. */
+export function transportFamilyOf(remoteAddress: string | undefined): TransportFamily {
+  if (!remoteAddress) return 'remote-api';
+  const address = remoteAddress.toLowerCase();
+  if (address === '::1') return 'local-api';
+  const v4 = address.startsWith('::ffff:') ? address.slice(7) : address;
+  return /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(v4) ? 'local-api' : 'remote-api';
+}
+
+/** The bearer token of an `Authorization` header, or null. */
+export function bearerOf(header: string | undefined): string | null {
+  if (!header) return null;
+  const match = /^Bearer +(\S+) *$/i.exec(header);
+  return match?.[1] ?? null;
+}
+
+export class Authenticator {
+  constructor(private readonly verifiers: readonly CredentialVerifier[]) {}
+
+  /** The caller behind an Authorization header from a peer, or null when no verifier accepts it. */
+  authenticate(authorization: string | undefined, remoteAddress: string | undefined): Caller | null {
+    const bearer = bearerOf(authorization);
+    if (bearer === null) return null;
+    for (const verifier of this.verifiers) {
+      const identity = verifier.verify(bearer);
+      if (identity) return { ...identity, transportFamily: transportFamilyOf(remoteAddress) };
+    }
+    return null;
+  }
+}

@@ -1,0 +1,267 @@
+/**
+ * The broker: every rule of PROTOCOL.md "Identity, lanes and replacement" over three pieces of state
+ * (tickets, lanes, commands), each behind an interface so a shared store can replace the in-memory one.
+ * Node runs this on one thread, so each method's state change is atomic; ordering rules (cancel before
+ * anything newer, deferred cancels before routing resumes) come from doing the sends synchronously, in
+ * order, inside the method that changes state.
+ */
+import { randomBytes } from 'node:crypto';
+import { FRAME_METHODS, TabgateError, type CancelParams } from '../../protocol/index.js';
+import type { Clock } from '../clock.js';
+import type { Logger } from '../logger.js';
+import type { CommandBus, CommandOutcome, FrameSender, PendingCommand } from './commands.js';
+import type { ControllerRecord, LaneRegistry } from './lanes.js';
+import { identityKey, sessionLookupKey, type ControllerScope, type LaneQuery } from './scope.js';
+import type { ConsumeOutcome, MintedTicket, TicketStore } from './tickets.js';
+import { DEFERRED_CANCEL_CAP } from '../../protocol/index.js';
+import { describeRejection } from './rejection.js';
+
+export interface BrokerOptions {
+  tickets: TicketStore;
+  lanes: LaneRegistry;
+  commands: CommandBus;
+  clock: Clock;
+  log: Logger;
+  /** `browser.extension_control.command_timeout`, in ms. */
+  commandTimeoutMs: number;
+}
+
+/** What an agent's call finds in its session's lane; the router decides from this alone. */
+export interface LaneState {
+  registered: boolean;
+  controllers: { scope: ControllerScope; connected: boolean }[];
+}
+
+export interface DispatchRequest {
+  scope: ControllerScope;
+  action: string;
+  arguments: Record<string, unknown>;
+  toolCallId: string | null;
+  signal?: AbortSignal;
+}
+
+export class Broker {
+  private readonly timers = new Map<string, () => void>();
+
+  constructor(private readonly o: BrokerOptions) {}
+
+  mintTicket(scope: ControllerScope): MintedTicket {
+    return this.o.tickets.mint(scope, this.o.clock.now());
+  }
+
+  consumeTicket(ticket: string): ConsumeOutcome {
+    return this.o.tickets.consume(ticket, this.o.clock.now());
+  }
+
+  laneState(query: LaneQuery): LaneState {
+    if (!query.principalId.trim() || !query.sessionId.trim()) return { registered: false, controllers: [] };
+    const records = this.o.lanes.lookup(
+      sessionLookupKey(query.sessionId, query.principalId, query.transportFamily),
+    );
+    return {
+      registered: records.length > 0,
+      controllers: records.map((r) => ({ scope: r.scope, connected: r.connected })),
+    };
+  }
+
+  /**
+   * A socket took a consumed ticket's scope. Replacement first (old siblings detached without frames),
+   * then either a new record, or a reconnect: the record moves to this socket, its pending commands stay
+   * (keyed by identity), and its deferred cancels are flushed in order before it is routable again.
+   */
+  attach(scope: ControllerScope, owner: object, sender: FrameSender): void {
+    const identity = identityKey(scope);
+    for (const sibling of this.o.lanes.inLane(scope)) {
+      if (identityKey(sibling.scope) !== identity) this.hardDetach(sibling, false);
+    }
+    const existing = this.o.lanes.get(identity);
+    if (!existing) {
+      this.o.lanes.put({ scope, connected: true, owner, deferredCancels: [] });
+      this.o.commands.bindSender(identity, sender);
+      return;
+    }
+    existing.connected = false;
+    existing.owner = owner;
+    existing.scope = scope;
+    this.o.lanes.put(existing);
+    this.o.commands.bindSender(identity, sender);
+    while (existing.deferredCancels.length > 0) {
+      const cancel = existing.deferredCancels[0] as CancelParams;
+      // A throw leaves the unsent remainder queued for the next reconnect; the caller closes the socket.
+      this.o.commands.deliver(identity, { method: FRAME_METHODS.cancel, params: cancel });
+      existing.deferredCancels.shift();
+    }
+    existing.connected = true;
+  }
+
+  /** The socket closed. Only its current owner may take the controller offline; pending work waits. */
+  disconnect(scope: ControllerScope, owner: object): boolean {
+    const identity = identityKey(scope);
+    const record = this.o.lanes.get(identity);
+    if (!record || record.owner !== owner) return false;
+    record.connected = false;
+    record.owner = null;
+    this.o.commands.bindSender(identity, null);
+    return true;
+  }
+
+  /** Explicit detach from the controller; a stale socket's request changes nothing. */
+  detach(scope: ControllerScope, owner: object): boolean {
+    const record = this.o.lanes.get(identityKey(scope));
+    if (!record || record.owner !== owner) return false;
+    this.hardDetach(record, true);
+    return true;
+  }
+
+  /** Detaches every controller of a deleted session, telling each to cancel its work. */
+  detachSession(sessionId: string): object[] {
+    const owners: object[] = [];
+    for (const record of this.o.lanes.all()) {
+      if (record.scope.session_id !== sessionId) continue;
+      if (record.owner) owners.push(record.owner);
+      this.hardDetach(record, true);
+    }
+    return owners;
+  }
+
+  /** Sends a command to the controller and waits for its answer, its deadline, or the caller's abort. */
+  dispatch(request: DispatchRequest): Promise<unknown> {
+    const identity = identityKey(request.scope);
+    const record = this.o.lanes.get(identity);
+    if (!record || !record.connected || !record.scope.capabilities.some((c) => c === request.action)) {
+      return Promise.reject(
+        new TabgateError(
+          'controller_unavailable',
+          `bound browser controller cannot execute ${request.action}`,
+        ),
+      );
+    }
+    const commandId = randomBytes(16).toString('hex');
+    const deadlineAt = this.o.clock.now() + this.o.commandTimeoutMs;
+    return new Promise<unknown>((resolve, reject) => {
+      const settle = (outcome: CommandOutcome) => {
+        this.timers.get(commandId)?.();
+        if (outcome.kind === 'ok') resolve(outcome.result);
+        else reject(this.errorFor(commandId, outcome));
+      };
+      this.o.commands.open({
+        commandId,
+        identity,
+        action: request.action,
+        toolCallId: request.toolCallId,
+        deadlineAt,
+        settle,
+      });
+      this.armTimers(commandId, request.signal);
+      try {
+        this.o.commands.deliver(identity, {
+          method: FRAME_METHODS.command,
+          params: {
+            command_id: commandId,
+            action: request.action,
+            arguments: structuredClone(request.arguments),
+            controller_id: request.scope.controller_id,
+            browser_profile_id: request.scope.browser_profile_id,
+            tool_call_id: request.toolCallId,
+            deadline_at: deadlineAt,
+          },
+        });
+      } catch (error) {
+        this.o.log.warn('controller send failed', { reason: (error as Error).message });
+        this.o.commands.take(commandId)?.settle({ kind: 'cancelled' });
+      }
+    });
+  }
+
+  /** A result from a socket whose scope is `scope`. False (and nothing changes) when late or foreign. */
+  complete(commandId: string, scope: ControllerScope, ok: boolean, payload: unknown): boolean {
+    const command = this.o.commands.take(commandId, identityKey(scope));
+    if (!command) return false;
+    command.settle(ok ? { kind: 'ok', result: payload } : { kind: 'rejected', error: payload });
+    return true;
+  }
+
+  /** Shutdown: every waiting caller gets `controller_cancelled`; all state is dropped. */
+  close(): void {
+    for (const command of this.o.commands.all())
+      this.o.commands.take(command.commandId)?.settle({ kind: 'cancelled' });
+    this.o.commands.clear();
+    this.o.lanes.clear();
+    this.o.tickets.clear();
+  }
+
+  private armTimers(commandId: string, signal: AbortSignal | undefined): void {
+    const onTimeout = () => this.endEarly(commandId, 'timeout');
+    const onAbort = () => this.endEarly(commandId, 'cancelled');
+    const timer = setTimeout(onTimeout, this.o.commandTimeoutMs);
+    signal?.addEventListener('abort', onAbort, { once: true });
+    this.timers.set(commandId, () => {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', onAbort);
+      this.timers.delete(commandId);
+    });
+    if (signal?.aborted) onAbort();
+  }
+
+  /** Timeout or caller abort: the controller is told to stop (now, or at its reconnect if offline). */
+  private endEarly(commandId: string, kind: 'timeout' | 'cancelled'): void {
+    const command = this.o.commands.take(commandId);
+    if (!command) return;
+    this.sendCancel(command);
+    command.settle({ kind });
+  }
+
+  private sendCancel(command: PendingCommand): void {
+    const record = this.o.lanes.get(command.identity);
+    if (!record) return;
+    const cancel: CancelParams = { command_id: command.commandId, tool_call_id: command.toolCallId };
+    if (record.connected) {
+      try {
+        if (this.o.commands.deliver(command.identity, { method: FRAME_METHODS.cancel, params: cancel }))
+          return;
+      } catch {
+        // Fall through: the socket is going away; the cancel waits for the reconnect.
+      }
+    }
+    record.deferredCancels.push(cancel);
+    if (record.deferredCancels.length > DEFERRED_CANCEL_CAP) record.deferredCancels.shift();
+  }
+
+  /** Removes a controller; its pending commands fail as cancelled, cancel frames first when notified. */
+  private hardDetach(record: ControllerRecord, notify: boolean): void {
+    const identity = identityKey(record.scope);
+    const pending = this.o.commands.pendingOf(identity);
+    if (notify && record.connected) {
+      for (const command of pending) {
+        try {
+          this.o.commands.deliver(identity, {
+            method: FRAME_METHODS.cancel,
+            params: { command_id: command.commandId, tool_call_id: command.toolCallId },
+          });
+        } catch {
+          break;
+        }
+      }
+    }
+    this.o.lanes.remove(identity);
+    this.o.commands.bindSender(identity, null);
+    for (const command of pending) this.o.commands.take(command.commandId)?.settle({ kind: 'cancelled' });
+  }
+
+  private errorFor(commandId: string, outcome: Exclude<CommandOutcome, { kind: 'ok' }>): TabgateError {
+    switch (outcome.kind) {
+      case 'timeout':
+        return new TabgateError(
+          'controller_timeout',
+          `controller did not complete command '${commandId}' within ${this.o.commandTimeoutMs / 1000}s`,
+        );
+      case 'cancelled':
+        return new TabgateError('controller_cancelled', `command '${commandId}' was cancelled`);
+      case 'rejected':
+        return new TabgateError(
+          'controller_rejected',
+          `controller rejected command '${commandId}': ${describeRejection(outcome.error)}`,
+        );
+    }
+  }
+}

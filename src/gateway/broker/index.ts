@@ -1,0 +1,25 @@
+export * from './broker.js';
+export * from './scope.js';
+export * from './tickets.js';
+export * from './lanes.js';
+export * from './commands.js';
+import type { Clock } from '../clock.js';
+import type { Logger } from '../logger.js';
+import { Broker } from './broker.js';
+import { InMemoryCommandBus } from './commands.js';
+import { InMemoryLaneRegistry } from './lanes.js';
+import { InMemoryTicketStore } from './tickets.js';
+
+/** The embedded default: all broker state in this process. */
+export function createInMemoryBroker(options: {
+  clock: Clock;
+  log: Logger;
+  commandTimeoutMs: number;
+}): Broker {
+  return new Broker({
+    ...options,
+    tickets: new InMemoryTicketStore(),
+    lanes: new InMemoryLaneRegistry(),
+    commands: new InMemoryCommandBus(),
+  });
+}

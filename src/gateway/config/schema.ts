@@ -1,0 +1,79 @@
+/**
+ * Every configuration key tabgate knows, with its default, as one zod schema. The file, the environment
+ * and the flags are merged into one plain object and validated here once; the result is frozen.
+ */
+import { z } from 'zod';
+import { DEFAULT_COMMAND_TIMEOUT_SECONDS, DEFAULT_HOST, DEFAULT_PORT } from '../../protocol/index.js';
+
+const EXTENSION_ORIGIN_PATTERN = /^chrome-extension:\/\/[a-p]{32}$/;
+
+const seconds = z.number().positive().max(86_400);
+
+export const configSchema = z.object({
+  gateway: z
+    .object({
+      host: z.string().min(1).default(DEFAULT_HOST),
+      port: z.number().int().min(0).max(65_535).default(DEFAULT_PORT),
+      /** Extra Host header values accepted when bound to a non-loopback address (`name:port`). */
+      allowed_hosts: z.array(z.string().min(1)).default([]),
+      api_server: z
+        .object({
+          /** Absent → generated at first start; the empty string → no API key (only tokens authenticate). */
+          key: z.string().optional(),
+        })
+        .default({}),
+    })
+    .default({ host: DEFAULT_HOST, port: DEFAULT_PORT, allowed_hosts: [], api_server: {} }),
+  browser: z
+    .object({
+      extension_control: z
+        .object({
+          /** Only the boolean `true` enables; anything else (even the string "true") is off. */
+          enabled: z.unknown().transform((value) => value === true),
+          allowed_origins: z
+            .array(z.string().regex(EXTENSION_ORIGIN_PATTERN, 'expected chrome-extension://<32 letters a-p>'))
+            .default([]),
+          command_timeout: seconds.default(DEFAULT_COMMAND_TIMEOUT_SECONDS),
+        })
+        .default({ enabled: false, allowed_origins: [], command_timeout: DEFAULT_COMMAND_TIMEOUT_SECONDS }),
+      executable_path: z.string().min(1).optional(),
+      headed: z.boolean().default(false),
+      chromium_args: z.array(z.string()).default([]),
+      inactivity_timeout: seconds.default(120),
+      snapshot_max_chars: z.number().int().min(1000).default(15_000),
+      command_timeout: seconds.default(30),
+      allow_private_urls: z.boolean().default(false),
+      cloud_provider: z.string().min(1).optional(),
+      cdp_url: z.string().min(1).optional(),
+    })
+    .default({
+      extension_control: {
+        enabled: false,
+        allowed_origins: [],
+        command_timeout: DEFAULT_COMMAND_TIMEOUT_SECONDS,
+      },
+      headed: false,
+      chromium_args: [],
+      inactivity_timeout: 120,
+      snapshot_max_chars: 15_000,
+      command_timeout: 30,
+      allow_private_urls: false,
+    }),
+  plugins: z.object({ enabled: z.array(z.string()).default([]) }).default({ enabled: [] }),
+  audit: z
+    .object({
+      all_backends: z.boolean().default(false),
+      retention_days: z.number().int().min(1).default(30),
+    })
+    .default({ all_backends: false, retention_days: 30 }),
+});
+
+export type ConfigValues = z.output<typeof configSchema>;
+
+/** The validated configuration plus where it came from. Deeply frozen. */
+export interface GatewayConfig extends ConfigValues {
+  /** `TABGATE_HOME`: config.yaml, state.db and api_key live here. */
+  readonly home: string;
+  /** `CHROME_PATH`, used when `browser.executable_path` is not set. */
+  readonly chromePathFallback: string | undefined;
+}

@@ -1,0 +1,16 @@
+import type { BrowserSettings } from '../backends/settings.js';
+import type { GatewayConfig } from './schema.js';
+
+/** The `browser.*` part of the configuration, as the CDP backends take it. */
+export function browserSettingsOf(config: GatewayConfig): BrowserSettings {
+  const browser = config.browser;
+  return {
+    executablePath: browser.executable_path ?? config.chromePathFallback,
+    headed: browser.headed,
+    chromiumArgs: [...browser.chromium_args],
+    inactivityTimeoutSeconds: browser.inactivity_timeout,
+    snapshotMaxChars: browser.snapshot_max_chars,
+    commandTimeoutSeconds: browser.command_timeout,
+    allowPrivateUrls: browser.allow_private_urls,
+  };
+}

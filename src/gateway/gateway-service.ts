@@ -1,0 +1,91 @@
+/**
+ * The GatewayService behind HTTP and MCP: sessions, and the tool-call pipeline — unknown tool, session
+ * lookup, fail-closed route decision, unsafe-argument check (controller route, raw arguments), schema
+ * validation, dispatch. Once a controller is chosen its answer is final; no other backend is tried.
+ */
+import { getTool, parseToolArguments, TabgateError, type ToolName } from '../protocol/index.js';
+import type { BrowserBackend } from './backends/index.js';
+import type { Broker } from './broker/broker.js';
+import type { FeatureFlag } from './config/live-flag.js';
+import type { Logger } from './logger.js';
+import { decideRoute, unsafeControllerArguments } from './router/route.js';
+import type {
+  CallToolOptions,
+  Caller,
+  CreateSessionInput,
+  GatewayService,
+  SessionRecord,
+} from './service.js';
+import type { Sessions } from './sessions.js';
+
+export interface GatewayServiceDeps {
+  sessions: Sessions;
+  broker: Broker;
+  backend: BrowserBackend;
+  extensionControl: FeatureFlag;
+  log: Logger;
+}
+
+export class DefaultGatewayService implements GatewayService {
+  constructor(private readonly d: GatewayServiceDeps) {}
+
+  createSession(caller: Caller, input: CreateSessionInput): SessionRecord {
+    return this.d.sessions.create(caller, input).record;
+  }
+
+  listSessions(caller: Caller): SessionRecord[] {
+    return this.d.sessions.list(caller);
+  }
+
+  getSession(caller: Caller, sessionId: string): SessionRecord {
+    return this.d.sessions.get(caller, sessionId);
+  }
+
+  async deleteSession(caller: Caller, sessionId: string): Promise<void> {
+    this.d.sessions.delete(caller, sessionId);
+    this.d.broker.detachSession(sessionId);
+    await this.d.backend.closeSession(sessionId);
+  }
+
+  async callTool(
+    caller: Caller,
+    sessionId: string,
+    tool: string,
+    rawArguments: unknown,
+    options: CallToolOptions = {},
+  ): Promise<unknown> {
+    if (!getTool(tool))
+      throw new TabgateError('unknown_tool', `No tool named ${JSON.stringify(tool.slice(0, 100))}.`);
+    const name = tool as ToolName;
+    this.d.sessions.get(caller, sessionId);
+    const toolCallId = options.toolCallId ?? null;
+    const decision = decideRoute({
+      tool: name,
+      featureEnabled: this.d.extensionControl.enabled(),
+      principalId: caller.principalId,
+      transportFamily: caller.transportFamily,
+      lane: () =>
+        this.d.broker.laneState({
+          principalId: caller.principalId,
+          profileId: caller.profileId,
+          sessionId,
+          transportFamily: caller.transportFamily,
+        }),
+    });
+    if (decision.kind === 'unavailable') throw new TabgateError('controller_unavailable', decision.message);
+    if (decision.kind === 'controller') {
+      const unsafe = unsafeControllerArguments(name, rawArguments);
+      if (unsafe) throw new TabgateError('controller_unavailable', unsafe);
+      const args = parseToolArguments(name, rawArguments) as Record<string, unknown>;
+      return this.d.broker.dispatch({
+        scope: decision.scope,
+        action: name,
+        arguments: args,
+        toolCallId,
+        signal: options.signal,
+      });
+    }
+    const args = parseToolArguments(name, rawArguments);
+    return this.d.backend.call({ sessionId, tool: name, args, toolCallId, signal: options.signal });
+  }
+}

@@ -1,0 +1,64 @@
+/** `/v1/sessions` CRUD, and `POST /api/sessions` through which a reference client recreates its session. */
+import { TabgateError } from '../../../protocol/index.js';
+import type { GatewayService } from '../../service.js';
+import type { Sessions } from '../../sessions.js';
+import { objectBody } from '../body.js';
+import type { Route, RouteContext } from '../route-table.js';
+
+const callerOf = (ctx: RouteContext) => {
+  if (!ctx.caller) throw new Error('route requires a caller');
+  return ctx.caller;
+};
+
+export function sessionRoutes(service: GatewayService, sessions: Sessions): Route[] {
+  return [
+    {
+      method: 'POST',
+      path: '/v1/sessions',
+      handle: (ctx) => {
+        const body = objectBody(ctx.body);
+        const title = body.title;
+        if (title !== undefined && title !== null && typeof title !== 'string') {
+          throw new TabgateError('invalid_request', 'title must be a string.');
+        }
+        return { status: 201, body: service.createSession(callerOf(ctx), { title: title ?? null }) };
+      },
+    },
+    {
+      method: 'GET',
+      path: '/v1/sessions',
+      handle: (ctx) => ({ status: 200, body: { sessions: service.listSessions(callerOf(ctx)) } }),
+    },
+    {
+      method: 'GET',
+      path: '/v1/sessions/:id',
+      handle: (ctx) => ({ status: 200, body: service.getSession(callerOf(ctx), ctx.params.id ?? '') }),
+    },
+    {
+      method: 'DELETE',
+      path: '/v1/sessions/:id',
+      handle: async (ctx) => {
+        const sessionId = ctx.params.id ?? '';
+        await service.deleteSession(callerOf(ctx), sessionId);
+        return { status: 200, body: { deleted: true, session_id: sessionId } };
+      },
+    },
+    {
+      method: 'POST',
+      path: '/api/sessions',
+      handle: (ctx) => {
+        const body = objectBody(ctx.body);
+        if (typeof body.id !== 'string') throw new TabgateError('invalid_request', 'id must be a string.');
+        const title = body.title === undefined || body.title === null ? null : body.title;
+        const source = body.source === undefined ? 'api' : body.source;
+        const { record, created } = sessions.create(callerOf(ctx), {
+          id: body.id,
+          title: title as string | null,
+          source: source as string,
+        });
+        // A reconnecting client recreates what it lost; an existing session of the same owner is fine.
+        return { status: created ? 201 : 200, body: { id: record.session_id, ...record } };
+      },
+    },
+  ];
+}

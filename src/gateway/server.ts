@@ -1,0 +1,164 @@
+/**
+ * The composition root: config → key → store → broker → service → HTTP app and controller socket on one
+ * `node:http` server. Used in-process by tests, by `tabgate serve`, and by `tabgate mcp`.
+ */
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { ApiKeyVerifier, resolveApiKey, type ResolvedApiKey } from './auth/api-key.js';
+import { apiKeyCredential, Authenticator } from './auth/authenticator.js';
+import { createDefaultBackend, type BrowserBackend } from './backends/index.js';
+import { createInMemoryBroker } from './broker/index.js';
+import type { Broker } from './broker/broker.js';
+import { systemClock, type Clock } from './clock.js';
+import {
+  browserSettingsOf,
+  configPath,
+  LiveExtensionControlFlag,
+  loadConfig,
+  type ConfigFlags,
+  type Environment,
+  type FeatureFlag,
+  type GatewayConfig,
+} from './config/index.js';
+import { DefaultGatewayService } from './gateway-service.js';
+import { allowedHostsFor, HostGuard } from './guards/host.js';
+import { OriginGuard } from './guards/origin.js';
+import { createHttpApp } from './http/app.js';
+import { RouteTable, type Route } from './http/route-table.js';
+import { browserControlRoutes } from './http/routes/browser-control.js';
+import { sessionRoutes } from './http/routes/sessions.js';
+import { toolRoutes } from './http/routes/tools.js';
+import { createLogger, type Logger } from './logger.js';
+import type { GatewayService } from './service.js';
+import { Sessions } from './sessions.js';
+import { openDatabase } from './store/database.js';
+import { SessionStore } from './store/session-store.js';
+import { ControllerEndpoint } from './ws/controller-endpoint.js';
+
+export interface GatewayOptions {
+  /** A loaded configuration; else one is loaded from `home`/`env`/`flags`. */
+  config?: GatewayConfig;
+  home?: string;
+  env?: Environment;
+  flags?: ConfigFlags;
+  /** Serves sessions no controller holds; default: createDefaultBackend(config). */
+  backend?: BrowserBackend;
+  clock?: Clock;
+  log?: Logger;
+  /** Extra routes (e.g. MCP at `/mcp`), behind the same Host/Origin/body/bearer guards. */
+  routes?: Route[];
+  /** Server keepalive period on controller sockets (default 20 s). */
+  keepaliveMs?: number;
+}
+
+export interface RunningGateway {
+  url: string;
+  host: string;
+  port: number;
+  config: GatewayConfig;
+  apiKey: ResolvedApiKey;
+  service: GatewayService;
+  broker: Broker;
+  /** Mounts more routes after start. */
+  mount(...routes: Route[]): void;
+  /** Stops accepting, closes sockets, the broker, the backend and the store. Never throws. */
+  close(): Promise<void>;
+}
+
+export async function startGateway(options: GatewayOptions = {}): Promise<RunningGateway> {
+  const log = options.log ?? createLogger();
+  const config =
+    options.config ?? loadConfig({ home: options.home, env: options.env, flags: options.flags, log });
+  const clock = options.clock ?? systemClock;
+  const apiKey = resolveApiKey(config);
+  const verifier = new ApiKeyVerifier(apiKey.key);
+  const authenticator = new Authenticator([apiKeyCredential(verifier)]);
+  const extensionControl: FeatureFlag = new LiveExtensionControlFlag(
+    configPath(config.home),
+    config.browser.extension_control.enabled,
+    log,
+  );
+  const db = openDatabase(config.home);
+  const sessions = new Sessions(new SessionStore(db), clock);
+  const broker = createInMemoryBroker({
+    clock,
+    log,
+    commandTimeoutMs: config.browser.extension_control.command_timeout * 1000,
+  });
+  const backend = options.backend ?? createDefaultBackend({ settings: browserSettingsOf(config), log });
+  const service = new DefaultGatewayService({ sessions, broker, backend, extensionControl, log });
+
+  // The Host guard needs the bound port, known only after listen.
+  let hostGuard = new HostGuard(new Set());
+  const originGuard = new OriginGuard(config.browser.extension_control.allowed_origins);
+  const routes = new RouteTable();
+  routes.add(
+    ...browserControlRoutes({ extensionControl, apiKey: verifier, authenticator, broker, sessions, clock }),
+    ...sessionRoutes(service, sessions),
+    ...toolRoutes(service),
+    ...(options.routes ?? []),
+  );
+  const app = createHttpApp({ routes, hostGuard: () => hostGuard, originGuard, authenticator, log });
+  const endpoint = new ControllerEndpoint({
+    broker,
+    featureEnabled: () => extensionControl.enabled(),
+    hostGuard: () => hostGuard,
+    originGuard,
+    log,
+    keepaliveMs: options.keepaliveMs,
+  });
+  const server = http.createServer({ requestTimeout: 0 }, app);
+  server.on('upgrade', (req, socket, head) => {
+    if (!endpoint.handleUpgrade(req, socket, head))
+      socket.end('HTTP/1.1 404 Not Found\r\nConnection: close\r\n\r\n');
+  });
+  server.on('clientError', (_error, socket) => socket.destroy());
+
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(config.gateway.port, config.gateway.host, () => {
+        server.off('error', reject);
+        resolve();
+      });
+    });
+  } catch (error) {
+    endpoint.close();
+    db.close();
+    await backend.close().catch(() => undefined);
+    throw error;
+  }
+  const address = server.address() as AddressInfo;
+  hostGuard = new HostGuard(allowedHostsFor(address.address, address.port, config.gateway.allowed_hosts));
+  const urlHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+
+  let closing: Promise<void> | null = null;
+  const close = () =>
+    (closing ??= (async () => {
+      const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
+      endpoint.close();
+      broker.close();
+      server.closeAllConnections();
+      await stopped;
+      await backend
+        .close()
+        .catch((error: unknown) => log.warn('backend close failed', { reason: String(error) }));
+      try {
+        db.close();
+      } catch (error) {
+        log.warn('store close failed', { reason: String(error) });
+      }
+    })());
+
+  return {
+    url: `http://${urlHost}:${address.port}`,
+    host: address.address,
+    port: address.port,
+    config,
+    apiKey,
+    service,
+    broker,
+    mount: (...extra) => routes.add(...extra),
+    close,
+  };
+}

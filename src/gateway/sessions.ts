@@ -1,0 +1,80 @@
+/**
+ * Session lifecycle on top of the store: ids, validation, ownership. A session belongs to the principal
+ * whose credential created it; for everyone else it does not exist.
+ */
+import { randomBytes } from 'node:crypto';
+import { TabgateError } from '../protocol/index.js';
+import type { Clock } from './clock.js';
+import type { Caller, CreateSessionInput, SessionRecord } from './service.js';
+import type { SessionStore, StoredSession } from './store/session-store.js';
+
+export const SESSION_ID_PATTERN = /^[A-Za-z0-9._:-]{1,256}$/;
+const MAX_TITLE_CHARS = 512;
+const MAX_SOURCE_CHARS = 64;
+
+export const newSessionId = (): string => `sess_${randomBytes(18).toString('base64url')}`;
+
+const publicRecord = ({ principal_id: _owner, ...record }: StoredSession): SessionRecord => record;
+
+export class Sessions {
+  constructor(
+    private readonly store: SessionStore,
+    private readonly clock: Clock,
+  ) {}
+
+  /**
+   * Creates a session. With an explicit id (a reference client recreating its lost session) an existing
+   * session of the same owner is returned as it is (`created: false`), never duplicated.
+   */
+  create(caller: Caller, input: CreateSessionInput): { record: SessionRecord; created: boolean } {
+    const title = input.title ?? null;
+    if (title !== null && (typeof title !== 'string' || title.length > MAX_TITLE_CHARS)) {
+      throw new TabgateError(
+        'invalid_request',
+        `title must be a string of at most ${MAX_TITLE_CHARS} characters`,
+      );
+    }
+    const source = input.source ?? 'api';
+    if (typeof source !== 'string' || source.length === 0 || source.length > MAX_SOURCE_CHARS) {
+      throw new TabgateError(
+        'invalid_request',
+        `source must be a string of 1-${MAX_SOURCE_CHARS} characters`,
+      );
+    }
+    if (input.id !== undefined && (typeof input.id !== 'string' || !SESSION_ID_PATTERN.test(input.id))) {
+      throw new TabgateError('invalid_request', 'id must be 1-256 characters of A-Z a-z 0-9 . _ : -');
+    }
+    const { record, created } = this.store.insert({
+      session_id: input.id ?? newSessionId(),
+      title,
+      source,
+      principal_id: caller.principalId,
+      created_at: new Date(this.clock.now()).toISOString(),
+    });
+    if (record.principal_id !== caller.principalId) {
+      throw new TabgateError('session_exists', 'That session id is taken; choose another id.');
+    }
+    return { record: publicRecord(record), created };
+  }
+
+  list(caller: Caller): SessionRecord[] {
+    return this.store.list(caller.principalId).map(publicRecord);
+  }
+
+  /** The caller's session, or null. */
+  find(caller: Caller, sessionId: string): SessionRecord | null {
+    const record = this.store.get(sessionId);
+    return record && record.principal_id === caller.principalId ? publicRecord(record) : null;
+  }
+
+  get(caller: Caller, sessionId: string): SessionRecord {
+    const record = this.find(caller, sessionId);
+    if (!record)
+      throw new TabgateError('session_not_found', `No session ${JSON.stringify(sessionId.slice(0, 256))}.`);
+    return record;
+  }
+
+  delete(caller: Caller, sessionId: string): void {
+    if (!this.store.delete(sessionId, caller.principalId)) this.get(caller, sessionId);
+  }
+}

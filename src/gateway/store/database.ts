@@ -1,0 +1,50 @@
+/**
+ * The embedded SQLite file `$TABGATE_HOME/state.db`: WAL so readers never wait on the writer,
+ * `synchronous=NORMAL` (durable at checkpoints, fast per write), and schema migrations keyed by
+ * `user_version`, so later issues append steps (pairing grants, audit log) without touching old ones.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+
+export type Db = Database.Database;
+
+/** Step N brings the schema from version N to N+1. Append only; never edit a shipped step. */
+const MIGRATIONS: readonly string[] = [
+  `CREATE TABLE sessions (
+     id TEXT PRIMARY KEY,
+     title TEXT,
+     source TEXT NOT NULL,
+     principal_id TEXT NOT NULL,
+     created_at TEXT NOT NULL
+   );
+   CREATE INDEX sessions_by_principal ON sessions (principal_id, created_at);`,
+];
+
+export const STATE_DB_FILE = 'state.db';
+
+export function openDatabase(home: string): Db {
+  fs.mkdirSync(home, { recursive: true, mode: 0o700 });
+  const db = new Database(path.join(home, STATE_DB_FILE));
+  db.pragma('journal_mode = WAL');
+  db.pragma('synchronous = NORMAL');
+  db.pragma('busy_timeout = 5000');
+  migrate(db);
+  return db;
+}
+
+function migrate(db: Db): void {
+  const current = db.pragma('user_version', { simple: true }) as number;
+  if (current > MIGRATIONS.length) {
+    throw new Error(
+      `state.db has schema version ${current}, newer than this tabgate knows (${MIGRATIONS.length}); upgrade tabgate`,
+    );
+  }
+  for (let version = current; version < MIGRATIONS.length; version++) {
+    const step = MIGRATIONS[version] as string;
+    db.transaction(() => {
+      db.exec(step);
+      db.pragma(`user_version = ${version + 1}`);
+    })();
+  }
+}

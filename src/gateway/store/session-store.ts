@@ -1,0 +1,72 @@
+/**
+ * Sessions in SQLite, so they survive a restart and a controller can register for one. Every query is
+ * scoped to the owning principal: another principal's session does not exist for you.
+ */
+import type { SessionRecord } from '../service.js';
+import type { Db } from './database.js';
+
+interface Row {
+  id: string;
+  title: string | null;
+  source: string;
+  principal_id: string;
+  created_at: string;
+}
+
+export interface StoredSession extends SessionRecord {
+  principal_id: string;
+}
+
+const toRecord = (row: Row): StoredSession => ({
+  session_id: row.id,
+  title: row.title,
+  created_at: row.created_at,
+  source: row.source,
+  principal_id: row.principal_id,
+});
+
+export class SessionStore {
+  private readonly insertStmt;
+  private readonly byIdStmt;
+  private readonly listStmt;
+  private readonly deleteStmt;
+
+  constructor(db: Db) {
+    this.insertStmt = db.prepare<[string, string | null, string, string, string]>(
+      'INSERT OR IGNORE INTO sessions (id, title, source, principal_id, created_at) VALUES (?, ?, ?, ?, ?)',
+    );
+    this.byIdStmt = db.prepare<[string], Row>('SELECT * FROM sessions WHERE id = ?');
+    this.listStmt = db.prepare<[string], Row>(
+      'SELECT * FROM sessions WHERE principal_id = ? ORDER BY created_at, id',
+    );
+    this.deleteStmt = db.prepare<[string, string]>('DELETE FROM sessions WHERE id = ? AND principal_id = ?');
+  }
+
+  /** Inserts unless the id exists; returns whichever record holds the id afterwards. */
+  insert(record: StoredSession): { record: StoredSession; created: boolean } {
+    const info = this.insertStmt.run(
+      record.session_id,
+      record.title,
+      record.source,
+      record.principal_id,
+      record.created_at,
+    );
+    const stored = this.get(record.session_id);
+    if (!stored) throw new Error('session vanished right after insert');
+    return { record: stored, created: info.changes === 1 };
+  }
+
+  /** Any principal's session by id; callers check ownership. */
+  get(id: string): StoredSession | null {
+    const row = this.byIdStmt.get(id);
+    return row ? toRecord(row) : null;
+  }
+
+  list(principalId: string): StoredSession[] {
+    return this.listStmt.all(principalId).map(toRecord);
+  }
+
+  delete(id: string, principalId: string): boolean {
+    return this.deleteStmt.run(id, principalId).changes === 1;
+  }
+}

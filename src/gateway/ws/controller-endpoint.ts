@@ -1,0 +1,127 @@
+/**
+ * `GET /v1/browser-control/ws`: the HTTP server's `upgrade` event runs the guards and answers refusals
+ * with raw HTTP statuses before any WebSocket handshake; the ticket is consumed last, then the socket is
+ * accepted with subprotocol `hermes-browser-control-v1`. One timer sends every socket a keepalive
+ * heartbeat every 20 s, because an MV3 service worker sleeps after ~30 s without data messages.
+ */
+import type { IncomingMessage } from 'node:http';
+import type { Duplex } from 'node:stream';
+import { WebSocketServer } from 'ws';
+import {
+  CONTROLLER_SUBPROTOCOL,
+  CONTROLLER_WS_PATH,
+  MAX_FRAME_BYTES,
+  SERVER_KEEPALIVE_INTERVAL_MS,
+  SERVER_KEEPALIVE_NONCE_PREFIX,
+} from '../../protocol/index.js';
+import type { Broker } from '../broker/broker.js';
+import type { HostGuard } from '../guards/host.js';
+import type { OriginGuard } from '../guards/origin.js';
+import type { Logger } from '../logger.js';
+import { ControllerConnection } from './controller-connection.js';
+import { checkUpgrade } from './upgrade-guards.js';
+
+export interface ControllerEndpointDeps {
+  broker: Broker;
+  featureEnabled: () => boolean;
+  hostGuard: () => HostGuard;
+  originGuard: OriginGuard;
+  log: Logger;
+  keepaliveMs?: number;
+}
+
+const STATUS_TEXT: Record<number, string> = { 401: 'Unauthorized', 403: 'Forbidden', 404: 'Not Found' };
+
+/** Refuses an upgrade with a plain HTTP response; the client never sees a WebSocket. */
+function refuse(socket: Duplex, status: number, code: string): void {
+  const body = JSON.stringify({ error: { code, message: STATUS_TEXT[status] ?? 'Refused' } });
+  socket.end(
+    `HTTP/1.1 ${status} ${STATUS_TEXT[status] ?? 'Refused'}\r\nConnection: close\r\n` +
+      `Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+  );
+}
+
+const REFUSAL_CODES: Record<number, string> = {
+  401: 'invalid_ticket',
+  403: 'forbidden_origin',
+  404: 'browser_control_disabled',
+};
+
+export class ControllerEndpoint {
+  private readonly wss = new WebSocketServer({
+    noServer: true,
+    maxPayload: MAX_FRAME_BYTES,
+    clientTracking: false,
+    perMessageDeflate: false,
+    // FEASIBILITY.md gotcha 3: a client that offers subprotocols must get one back.
+    handleProtocols: (protocols) => (protocols.has(CONTROLLER_SUBPROTOCOL) ? CONTROLLER_SUBPROTOCOL : false),
+  });
+  private readonly connections = new Set<ControllerConnection>();
+  private readonly keepalive: NodeJS.Timeout;
+  private keepaliveCount = 0;
+
+  constructor(private readonly d: ControllerEndpointDeps) {
+    this.keepalive = setInterval(() => this.sendKeepalives(), d.keepaliveMs ?? SERVER_KEEPALIVE_INTERVAL_MS);
+    this.keepalive.unref();
+  }
+
+  get size(): number {
+    return this.connections.size;
+  }
+
+  /** The HTTP server's `upgrade` listener. Returns false for paths that are not ours. */
+  handleUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): boolean {
+    const q = req.url?.indexOf('?') ?? -1;
+    const path = q === -1 ? req.url : req.url?.slice(0, q);
+    if (path !== CONTROLLER_WS_PATH) return false;
+    socket.on('error', () => socket.destroy());
+    const verdict = checkUpgrade(req, {
+      featureEnabled: this.d.featureEnabled,
+      host: this.d.hostGuard(),
+      origin: this.d.originGuard,
+    });
+    if (!verdict.ok) {
+      this.d.log.info('controller upgrade refused', { status: verdict.status, reason: verdict.reason });
+      refuse(
+        socket,
+        verdict.status,
+        verdict.status === 403 && verdict.reason.startsWith('host')
+          ? 'forbidden_host'
+          : (REFUSAL_CODES[verdict.status] ?? 'forbidden'),
+      );
+      return true;
+    }
+    const consumed = this.d.broker.consumeTicket(verdict.ticket);
+    if (!consumed.ok) {
+      this.d.log.info('controller upgrade refused', { status: 401, reason: consumed.reason });
+      refuse(socket, 401, 'invalid_ticket');
+      return true;
+    }
+    this.wss.handleUpgrade(req, socket, head, (ws) => {
+      const connection = new ControllerConnection(ws, consumed.scope, this.d.broker, this.d.log);
+      this.connections.add(connection);
+      ws.on('close', () => this.connections.delete(connection));
+      if (connection.start()) {
+        this.d.log.info('browser controller attached', {
+          session: consumed.scope.session_id,
+          transport: consumed.scope.transport_family,
+        });
+      }
+    });
+    return true;
+  }
+
+  /** Closes every socket with 1001 and stops the keepalive timer. */
+  close(): void {
+    clearInterval(this.keepalive);
+    for (const connection of this.connections) connection.socket.close(1001, 'gateway shutting down');
+    for (const connection of this.connections) connection.socket.terminate();
+    this.connections.clear();
+    this.wss.close();
+  }
+
+  private sendKeepalives(): void {
+    const nonce = `${SERVER_KEEPALIVE_NONCE_PREFIX}${++this.keepaliveCount}`;
+    for (const connection of this.connections) connection.keepalive(nonce);
+  }
+}
