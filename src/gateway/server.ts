@@ -23,6 +23,7 @@ import {
 import { DefaultGatewayService } from './gateway-service.js';
 import { allowedHostsFor, HostGuard } from './guards/host.js';
 import { OriginGuard } from './guards/origin.js';
+import { createPairing } from './pairing/pairing.js';
 import { createHttpApp } from './http/app.js';
 import { RouteTable, type Route } from './http/route-table.js';
 import { browserControlRoutes } from './http/routes/browser-control.js';
@@ -72,7 +73,6 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
   const clock = options.clock ?? systemClock;
   const apiKey = resolveApiKey(config);
   const verifier = new ApiKeyVerifier(apiKey.key);
-  const authenticator = new Authenticator([apiKeyCredential(verifier)]);
   const extensionControl: FeatureFlag = new LiveExtensionControlFlag(
     configPath(config.home),
     config.browser.extension_control.enabled,
@@ -85,15 +85,26 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
     log,
     commandTimeoutMs: config.browser.extension_control.command_timeout * 1000,
   });
+  const originGuard = new OriginGuard(config.browser.extension_control.allowed_origins);
+  const pairing = createPairing({ db, clock, log, originGuard, broker });
+  const authenticator = new Authenticator([apiKeyCredential(verifier), pairing.credential]);
   const backend = options.backend ?? createDefaultBackend({ settings: browserSettingsOf(config), log });
   const service = new DefaultGatewayService({ sessions, broker, backend, extensionControl, log });
 
   // The Host guard needs the bound port, known only after listen.
   let hostGuard = new HostGuard(new Set());
-  const originGuard = new OriginGuard(config.browser.extension_control.allowed_origins);
   const routes = new RouteTable();
   routes.add(
-    ...browserControlRoutes({ extensionControl, apiKey: verifier, authenticator, broker, sessions, clock }),
+    ...browserControlRoutes({
+      extensionControl,
+      apiKey: verifier,
+      authenticator,
+      broker,
+      sessions,
+      clock,
+      onRegistered: pairing.onRegistered,
+    }),
+    ...pairing.routes,
     ...sessionRoutes(service, sessions),
     ...toolRoutes(service),
     ...(options.routes ?? []),

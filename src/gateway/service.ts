@@ -13,6 +13,8 @@ export interface Caller {
   transportFamily: TransportFamily;
   /** The API key may do everything; a pairing token may only act as a controller. */
   credential: 'api_key' | 'pairing_token';
+  /** The pairing grant behind a pairing token, so revoking it can close what it opened. */
+  credentialId?: string;
 }
 
 export interface SessionRecord {

@@ -16,6 +16,8 @@ export interface Identity {
   principalId: string;
   profileId: string;
   credential: Caller['credential'];
+  /** Which grant a pairing token belongs to (for revocation); absent for the API key. */
+  credentialId?: string;
 }
 
 /** One kind of bearer credential; returns null when the token is not one of its own. */

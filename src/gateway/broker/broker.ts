@@ -124,6 +124,18 @@ export class Broker {
     return owners;
   }
 
+  /**
+   * Detaches one controller whoever holds it, online or offline (its credential was revoked), telling
+   * it to cancel its work; returns the socket owner that held it, if any, for the caller to close.
+   */
+  detachController(scope: ControllerScope): object | null {
+    const record = this.o.lanes.get(identityKey(scope));
+    if (!record) return null;
+    const owner = record.owner;
+    this.hardDetach(record, true);
+    return owner;
+  }
+
   /** Sends a command to the controller and waits for its answer, its deadline, or the caller's abort. */
   dispatch(request: DispatchRequest): Promise<unknown> {
     const identity = identityKey(request.scope);

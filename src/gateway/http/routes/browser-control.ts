@@ -16,7 +16,8 @@ import type { Authenticator } from '../../auth/authenticator.js';
 import type { Broker } from '../../broker/broker.js';
 import type { Clock } from '../../clock.js';
 import type { FeatureFlag } from '../../config/live-flag.js';
-import { registerController } from '../../controller-registration.js';
+import { registerController, type RegistrationResponse } from '../../controller-registration.js';
+import type { Caller } from '../../service.js';
 import type { Sessions } from '../../sessions.js';
 import type { Route } from '../route-table.js';
 
@@ -27,6 +28,8 @@ export interface BrowserControlRouteDeps {
   broker: Broker;
   sessions: Sessions;
   clock: Clock;
+  /** Told of every successful registration (pairing remembers which grant opened which controller). */
+  onRegistered?: (caller: Caller, registration: RegistrationResponse) => void;
 }
 
 export function browserControlRoutes(deps: BrowserControlRouteDeps): Route[] {
@@ -77,7 +80,9 @@ export function browserControlRoutes(deps: BrowserControlRouteDeps): Route[] {
         );
         if (!caller) throw new TabgateError('invalid_api_key', 'Invalid API key.');
         const body = ctx.body.kind === 'json' ? ctx.body.value : null;
-        return { status: 201, body: registerController(deps, caller, body) };
+        const registration = registerController(deps, caller, body);
+        deps.onRegistered?.(caller, registration);
+        return { status: 201, body: registration };
       },
     },
   ];

@@ -27,6 +27,8 @@ export function sessionRoutes(service: GatewayService, sessions: Sessions): Rout
     {
       method: 'GET',
       path: '/v1/sessions',
+      // A paired extension lists the sessions it may serve (pairing token scope).
+      auth: 'controller',
       handle: (ctx) => ({ status: 200, body: { sessions: service.listSessions(callerOf(ctx)) } }),
     },
     {

@@ -1,0 +1,130 @@
+/**
+ * `tabgate pair approve CODE | deny CODE | list | revoke ID`: the person's side of pairing, against the
+ * running gateway over loopback with the API key. The code is the one the extension shows.
+ */
+import type { Command } from 'commander';
+import { resolveApiKey } from '../../gateway/auth/api-key.js';
+import { loadConfig } from '../../gateway/config/index.js';
+
+export interface PairTarget {
+  baseUrl: string;
+  apiKey: string;
+}
+
+interface GrantRow {
+  grant_id: string;
+  name: string;
+  origin: string;
+  created_at: string;
+  last_used_at: string | null;
+  revoked_at: string | null;
+}
+
+async function call(target: PairTarget, method: string, path: string, body?: unknown): Promise<unknown> {
+  let response: Response;
+  try {
+    response = await fetch(target.baseUrl.replace(/\/+$/, '') + path, {
+      method,
+      headers: {
+        authorization: `Bearer ${target.apiKey}`,
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+  } catch {
+    throw new Error(`the gateway at ${target.baseUrl} is not running (start it with \`tabgate serve\`)`);
+  }
+  const parsed = (await response.json().catch(() => null)) as {
+    error?: { code: string; message: string };
+  } | null;
+  if (!response.ok) {
+    const error = parsed?.error;
+    throw new Error(error ? `${error.message} (${error.code})` : `the gateway answered ${response.status}`);
+  }
+  return parsed;
+}
+
+/** Runs one pair subcommand and returns the lines to print. */
+export async function runPair(target: PairTarget, action: string, argument?: string): Promise<string[]> {
+  switch (action) {
+    case 'approve':
+    case 'deny': {
+      const result = (await call(target, 'POST', `/v1/pairings/${action}`, { code: argument ?? '' })) as {
+        name: string;
+        origin: string;
+      };
+      return [`${action === 'approve' ? 'Approved' : 'Denied'}: ${result.name} (${result.origin})`];
+    }
+    case 'list': {
+      const { grants, pending } = (await call(target, 'GET', '/v1/pairings')) as {
+        grants: GrantRow[];
+        pending: { name: string; origin: string }[];
+      };
+      const lines = grants.map(
+        (g) =>
+          `${g.grant_id}  ${g.revoked_at ? 'revoked' : 'active '}  ${g.name}  ${g.origin}  paired ${g.created_at}` +
+          `  last used ${g.last_used_at ?? 'never'}`,
+      );
+      for (const p of pending) lines.push(`(waiting)         ${p.name}  ${p.origin}`);
+      return lines.length > 0 ? lines : ['No paired extensions.'];
+    }
+    case 'revoke': {
+      const { grant } = (await call(
+        target,
+        'DELETE',
+        `/v1/pairings/${encodeURIComponent(argument ?? '')}`,
+      )) as {
+        grant: GrantRow;
+      };
+      return [`Revoked ${grant.grant_id} (${grant.name}); its controllers were disconnected.`];
+    }
+    default:
+      throw new Error(`unknown pair action ${JSON.stringify(action)}: use approve, deny, list or revoke`);
+  }
+}
+
+function targetFromConfig(gatewayUrl: string | undefined): PairTarget {
+  const config = loadConfig({ env: process.env });
+  const key = resolveApiKey(config, { create: false }).key;
+  if (!key) throw new Error('no API key found; start the gateway once with `tabgate serve`');
+  const host =
+    config.gateway.host === '0.0.0.0' || config.gateway.host === '::' ? '127.0.0.1' : config.gateway.host;
+  const hostPart = host.includes(':') ? `[${host}]` : host;
+  return { baseUrl: gatewayUrl ?? `http://${hostPart}:${config.gateway.port}`, apiKey: key };
+}
+
+export function pairCommand(program: Command): void {
+  const pair = program
+    .command('pair')
+    .description('Approve, deny, list and revoke browser extensions paired with the running gateway.')
+    .option('--gateway <url>', 'the gateway to talk to (default: from config)');
+  const run = async (action: string, argument?: string) => {
+    try {
+      const lines = await runPair(
+        targetFromConfig(pair.opts<{ gateway?: string }>().gateway),
+        action,
+        argument,
+      );
+      for (const line of lines) process.stdout.write(line + '\n');
+    } catch (error) {
+      process.stderr.write(`tabgate pair ${action}: ${(error as Error).message}\n`);
+      process.exitCode = 1;
+    }
+  };
+  pair
+    .command('approve <code>')
+    .description('Approve the extension showing this code.')
+    .action((code: string) => run('approve', code));
+  pair
+    .command('deny <code>')
+    .description('Deny the extension showing this code.')
+    .action((code: string) => run('deny', code));
+  pair
+    .command('list')
+    .description('List paired extensions and waiting requests.')
+    .action(() => run('list'));
+  pair
+    .command('revoke <id>')
+    .description('Revoke a paired extension and disconnect it.')
+    .action((id: string) => run('revoke', id));
+}

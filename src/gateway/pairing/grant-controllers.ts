@@ -1,0 +1,47 @@
+/**
+ * Which controllers each pairing grant opened, so revoking the grant can take them back at once: its
+ * unused tickets are burnt, its controllers detached (pending work cancelled, lanes unbound) and their
+ * sockets closed. Filled from the registration route; in memory, like the sockets it describes.
+ */
+import type { Broker } from '../broker/broker.js';
+import { identityKey, type ControllerScope } from '../broker/scope.js';
+import type { RegistrationResponse } from '../controller-registration.js';
+import type { Caller } from '../service.js';
+import { ControllerConnection } from '../ws/controller-connection.js';
+
+/** The close code a revoked controller's socket gets: policy violation. */
+export const REVOKED_CLOSE_CODE = 1008;
+
+interface Opened {
+  scopes: Map<string, ControllerScope>;
+  tickets: Set<string>;
+}
+
+export class GrantControllers {
+  private readonly byGrant = new Map<string, Opened>();
+
+  /** The registration route's hook: remembers what a pairing token registered. */
+  recordRegistration(caller: Caller, registration: RegistrationResponse): void {
+    if (caller.credential !== 'pairing_token' || !caller.credentialId) return;
+    let opened = this.byGrant.get(caller.credentialId);
+    if (!opened) this.byGrant.set(caller.credentialId, (opened = { scopes: new Map(), tickets: new Set() }));
+    const scope = registration.scope as ControllerScope;
+    opened.scopes.set(identityKey(scope), scope);
+    // Tickets live 30 s; keep only a handful per grant so this never grows.
+    opened.tickets.add(registration.ticket);
+    if (opened.tickets.size > 32) opened.tickets.delete(opened.tickets.values().next().value as string);
+  }
+
+  /** Takes back everything the grant opened. */
+  revoke(grantId: string, broker: Broker): void {
+    const opened = this.byGrant.get(grantId);
+    this.byGrant.delete(grantId);
+    if (!opened) return;
+    // Consuming a ticket is how it is burnt: an unused one can then never open a socket.
+    for (const ticket of opened.tickets) broker.consumeTicket(ticket);
+    for (const scope of opened.scopes.values()) {
+      const owner = broker.detachController(scope);
+      if (owner instanceof ControllerConnection) owner.socket.close(REVOKED_CLOSE_CODE, 'pairing revoked');
+    }
+  }
+}

@@ -1,0 +1,50 @@
+/**
+ * Pairing as the gateway composes it: the grant table on the gateway's SQLite handle, the service, the
+ * bearer credential for its tokens, the routes, and revocation wired to the broker. `server.ts` needs
+ * only this one call and three lines of wiring.
+ */
+import type { CredentialVerifier } from '../auth/authenticator.js';
+import type { Broker } from '../broker/broker.js';
+import type { Clock } from '../clock.js';
+import type { RegistrationResponse } from '../controller-registration.js';
+import type { OriginGuard } from '../guards/origin.js';
+import type { Route } from '../http/route-table.js';
+import type { Logger } from '../logger.js';
+import type { Caller } from '../service.js';
+import type { Db } from '../store/database.js';
+import { PairingGrantStore } from './grant-store.js';
+import { GrantControllers } from './grant-controllers.js';
+import { pairingTokenCredential } from './pairing-credential.js';
+import { pairingRoutes } from './pairing-routes.js';
+import { PairingService } from './pairing-service.js';
+
+export interface Pairing {
+  service: PairingService;
+  credential: CredentialVerifier;
+  routes: Route[];
+  /** For the registration route's `onRegistered`. */
+  onRegistered: (caller: Caller, registration: RegistrationResponse) => void;
+}
+
+export function createPairing(deps: {
+  db: Db;
+  clock: Clock;
+  log: Logger;
+  originGuard: OriginGuard;
+  broker: Broker;
+}): Pairing {
+  const service = new PairingService({
+    grants: new PairingGrantStore(deps.db),
+    clock: deps.clock,
+    log: deps.log,
+    isAllowedOrigin: (origin) => deps.originGuard.allows(origin),
+  });
+  const controllers = new GrantControllers();
+  service.onRevoke((grantId) => controllers.revoke(grantId, deps.broker));
+  return {
+    service,
+    credential: pairingTokenCredential(service),
+    routes: pairingRoutes(service),
+    onRegistered: (caller, registration) => controllers.recordRegistration(caller, registration),
+  };
+}
