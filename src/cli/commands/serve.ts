@@ -1,0 +1,56 @@
+/**
+ * `tabgate serve [--host] [--port]`: runs the gateway until SIGINT/SIGTERM, then closes it gracefully
+ * and exits 0. Prints where the API key is stored, never the key.
+ */
+import type { Command } from 'commander';
+import { ConfigError, loadConfig } from '../../gateway/config/index.js';
+import { createLogger } from '../../gateway/logger.js';
+import { startGateway } from '../../gateway/server.js';
+import { parsePort } from '../options.js';
+
+const LOOPBACK = /^(127\.|::1$|localhost$)/;
+
+export function serveCommand(program: Command): void {
+  program
+    .command('serve')
+    .description('Run the gateway (HTTP API, controller socket).')
+    .option('--host <address>', 'address to bind (default 127.0.0.1)')
+    .option('--port <port>', 'port to listen on (default 8642; 0 picks a free one)', parsePort)
+    .action(async (options: { host?: string; port?: number }) => {
+      const log = createLogger();
+      let config;
+      try {
+        config = loadConfig({ env: process.env, flags: { host: options.host, port: options.port }, log });
+      } catch (error) {
+        if (error instanceof ConfigError) {
+          console.error(`tabgate: ${error.message}`);
+          process.exit(2);
+        }
+        throw error;
+      }
+      const gateway = await startGateway({ config, log });
+      if (!LOOPBACK.test(gateway.host)) {
+        console.warn(
+          `WARNING: tabgate is bound to ${gateway.host}, reachable from other machines. Anyone who has the API key can drive browsers through it.`,
+        );
+      }
+      // One write, so a parent reading stdout sees both lines together.
+      const keyLine =
+        gateway.apiKey.source === 'configured'
+          ? 'API key: from API_SERVER_KEY / gateway.api_server.key'
+          : gateway.apiKey.source === 'none'
+            ? 'API key: none (gateway.api_server.key is empty)'
+            : `API key: stored in ${gateway.apiKey.file} (print it with \`tabgate key\`)`;
+      process.stdout.write(`tabgate listening on ${gateway.url}\n${keyLine}\n`);
+
+      let stopping = false;
+      const stop = (signal: string) => {
+        if (stopping) return;
+        stopping = true;
+        log.info('shutting down', { signal });
+        void gateway.close().then(() => process.exit(0));
+      };
+      process.on('SIGINT', () => stop('SIGINT'));
+      process.on('SIGTERM', () => stop('SIGTERM'));
+    });
+}

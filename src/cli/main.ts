@@ -1,0 +1,32 @@
+/**
+ * `tabgate` — commands are registered from a plain list, one file each in `commands/`. The CLI parses
+ * flags and the environment into config and hands them on; it does nothing else.
+ */
+import { Command } from 'commander';
+import { keyCommand } from './commands/key.js';
+import { serveCommand } from './commands/serve.js';
+import { toolsCommand } from './commands/tools.js';
+import { pairCommand } from './commands/pair.js';
+import { extensionPathCommand } from './commands/extension-path.js';
+
+export type CommandDefinition = (program: Command) => void;
+
+/** Add new commands here (mcp, call, tools, pair, doctor, extension-path). */
+export const COMMANDS: CommandDefinition[] = [
+  serveCommand,
+  keyCommand,
+  pairCommand,
+  extensionPathCommand,
+  toolsCommand,
+];
+
+export function buildProgram(): Command {
+  const program = new Command()
+    .name('tabgate')
+    .description('One safe browser toolset for AI agents: your tab, a local Chromium, or a cloud browser.')
+    .version('0.1.0');
+  for (const register of COMMANDS) register(program);
+  return program;
+}
+
+await buildProgram().parseAsync(process.argv);
