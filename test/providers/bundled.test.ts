@@ -211,7 +211,7 @@ describe('remote-cdp', () => {
     );
     const session = await provider.createSession('t');
     assert.equal(session.cdp_url, chromium.httpEndpoint);
-    assert.deepEqual(session.features, { remote_cdp: true });
+    assert.deepEqual(session.features, { remote_cdp: true, shared_browser: true });
   });
 
   it('is not configured without an endpoint, and refuses a non-CDP scheme without echoing it', async () => {

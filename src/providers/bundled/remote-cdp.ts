@@ -55,7 +55,8 @@ export class RemoteCdpProvider implements BrowserProvider {
       session_name: providerSessionName(taskId, 'remote_cdp'),
       bb_session_id: `remote-cdp_${randomBytes(5).toString('hex')}`,
       cdp_url: endpoint,
-      features: { remote_cdp: true },
+      // One browser serves every session, so each session gets its own context in it.
+      features: { remote_cdp: true, shared_browser: true },
     };
   }
 

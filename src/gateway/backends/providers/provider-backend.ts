@@ -1,0 +1,208 @@
+/**
+ * Sessions on a cloud provider's browsers. Each tabgate session gets its own provider session, created
+ * lazily on the first call; tabgate's own engine drives the returned CDP URL (through the CDP-URL
+ * backend), so the toolset is the same as on the local Chromium. The provider session is released on
+ * session close, after `browser.inactivity_timeout` idle, and on shutdown; one past its `expires_at` is
+ * replaced on the next call. Provider failures reach the agent as `provider_not_configured` or
+ * `provider_error`: there is never a silent switch to another browser.
+ */
+import { TabgateError } from '../../../protocol/index.js';
+import type { BrowserProvider, ProviderSessionMetadata } from '../../../providers/api.js';
+import { checkRemoteNavigation, type Resolver } from '../../../providers/remote-url-guard.js';
+import type { Logger } from '../../logger.js';
+import type { BrowserBackend, ToolCall } from '../backend.js';
+import type { BrowserSettings } from '../settings.js';
+
+/** What the provider backend needs to drive one CDP URL: the engine's CDP-URL backend. */
+export interface CdpUrlTarget {
+  name: string;
+  cdpUrl: string;
+  remote: true;
+  /** A context per session when the browser is shared (remote-cdp); the default context otherwise. */
+  isolated: boolean;
+}
+export type OpenCdpUrl = (target: CdpUrlTarget) => BrowserBackend;
+
+export interface ProviderBackendOptions {
+  provider: BrowserProvider;
+  settings: BrowserSettings;
+  log: Logger;
+  openCdpUrl: OpenCdpUrl;
+  /** DNS for the private-address check (tests pass a fixed table). */
+  resolve?: Resolver;
+}
+
+interface ProviderSession {
+  metadata: ProviderSessionMetadata;
+  engine: BrowserBackend;
+  lastUsed: number;
+  busy: number;
+}
+
+export class ProviderBackend implements BrowserBackend {
+  readonly name: string;
+  private readonly sessions = new Map<string, Promise<ProviderSession>>();
+  private readonly sweeper: NodeJS.Timeout;
+  private closing = false;
+
+  constructor(private readonly options: ProviderBackendOptions) {
+    this.name = options.provider.name;
+    const idleMs = options.settings.inactivityTimeoutSeconds * 1000;
+    this.sweeper = setInterval(() => void this.sweep(), Math.min(30_000, Math.max(100, idleMs / 4)));
+    this.sweeper.unref();
+  }
+
+  async call(call: ToolCall): Promise<unknown> {
+    if (this.closing) throw new TabgateError('backend_unavailable', 'The browser backend is shutting down.');
+    if (call.tool === 'browser_navigate') {
+      const { url } = call.args as { url: string };
+      await checkRemoteNavigation(url, {
+        allowPrivateUrls: this.options.settings.allowPrivateUrls,
+        resolve: this.options.resolve,
+      });
+    }
+    const session = await this.session(call.sessionId);
+    session.busy++;
+    session.lastUsed = Date.now();
+    try {
+      return await session.engine.call(call);
+    } finally {
+      session.busy--;
+      session.lastUsed = Date.now();
+    }
+  }
+
+  /** The live session, created on first use and replaced when the provider says it has expired. */
+  private async session(sessionId: string): Promise<ProviderSession> {
+    let pending = this.sessions.get(sessionId);
+    if (pending) {
+      const current = await pending.catch(() => undefined);
+      if (current && !expired(current.metadata) && this.sessions.get(sessionId) === pending) return current;
+      if (current && this.sessions.get(sessionId) === pending) {
+        this.options.log.info('provider session expired; replacing it', {
+          provider: this.name,
+          session: sessionId,
+          expires_at: current.metadata.expires_at,
+        });
+        await this.closeSession(sessionId);
+      }
+    }
+    pending = this.sessions.get(sessionId);
+    if (pending) return pending;
+    const created = this.create(sessionId);
+    this.sessions.set(sessionId, created);
+    created.catch(() => {
+      if (this.sessions.get(sessionId) === created) this.sessions.delete(sessionId);
+    });
+    return created;
+  }
+
+  private async create(sessionId: string): Promise<ProviderSession> {
+    const { provider, log } = this.options;
+    const metadata = await provider.createSession(sessionId);
+    if (this.closing) {
+      // Shut down while the vendor was creating it: release, so no cloud browser is left running.
+      await this.release(metadata, 'close');
+      throw new TabgateError('backend_unavailable', 'The browser backend is shutting down.');
+    }
+    log.info('provider session created', {
+      provider: provider.name,
+      session: sessionId,
+      provider_session: metadata.bb_session_id,
+      name: metadata.session_name,
+    });
+    const engine = this.options.openCdpUrl({
+      name: provider.name,
+      cdpUrl: metadata.cdp_url,
+      remote: true,
+      isolated: metadata.features.shared_browser === true,
+    });
+    return { metadata, engine, lastUsed: Date.now(), busy: 0 };
+  }
+
+  /** The provider sessions open now, by tabgate session id (for diagnostics and tests). */
+  async openSessions(): Promise<Map<string, ProviderSessionMetadata>> {
+    const out = new Map<string, ProviderSessionMetadata>();
+    for (const [id, pending] of this.sessions) {
+      const session = await pending.catch(() => undefined);
+      if (session) out.set(id, session.metadata);
+    }
+    return out;
+  }
+
+  private async release(metadata: ProviderSessionMetadata, how: 'close' | 'emergency'): Promise<void> {
+    const { provider, log } = this.options;
+    try {
+      const released =
+        how === 'close'
+          ? await provider.closeSession(metadata.bb_session_id)
+          : await provider.emergencyCleanup(metadata.bb_session_id);
+      if (!released)
+        log.warn('provider session may still be running', {
+          provider: provider.name,
+          provider_session: metadata.bb_session_id,
+        });
+    } catch (error) {
+      // The contract says never throw; a third-party plugin may anyway.
+      log.warn('provider release threw', {
+        provider: provider.name,
+        error: error instanceof Error ? error.message : String(error),
+      });
+    }
+  }
+
+  private async sweep(): Promise<void> {
+    const idleMs = this.options.settings.inactivityTimeoutSeconds * 1000;
+    for (const [sessionId, pending] of this.sessions) {
+      const session = await pending.catch(() => undefined);
+      if (session && session.busy === 0 && Date.now() - session.lastUsed > idleMs) {
+        this.options.log.info('closing idle provider session', { provider: this.name, session: sessionId });
+        await this.closeSession(sessionId);
+      }
+    }
+  }
+
+  async closeSession(sessionId: string): Promise<void> {
+    const pending = this.sessions.get(sessionId);
+    if (!pending) return;
+    this.sessions.delete(sessionId);
+    const session = await pending.catch(() => undefined);
+    if (!session) return;
+    await session.engine.close().catch(() => undefined);
+    await this.release(session.metadata, 'close');
+  }
+
+  async close(): Promise<void> {
+    if (this.closing) return;
+    this.closing = true;
+    clearInterval(this.sweeper);
+    await Promise.all([...this.sessions.keys()].map((id) => this.closeSession(id)));
+  }
+
+  /**
+   * Signal-time cleanup: releases every provider session with the provider's short emergency timeout,
+   * without waiting for the engine to close pages. Never throws.
+   */
+  async emergencyCleanup(): Promise<void> {
+    this.closing = true;
+    clearInterval(this.sweeper);
+    const pending = [...this.sessions.values()];
+    this.sessions.clear();
+    await Promise.all(
+      pending.map(async (entry) => {
+        const session = await entry.catch(() => undefined);
+        if (!session) return;
+        await Promise.all([
+          session.engine.close().catch(() => undefined),
+          this.release(session.metadata, 'emergency'),
+        ]);
+      }),
+    );
+  }
+}
+
+function expired(metadata: ProviderSessionMetadata): boolean {
+  if (!metadata.expires_at) return false;
+  const at = Date.parse(metadata.expires_at);
+  return Number.isFinite(at) && at <= Date.now();
+}
