@@ -128,6 +128,10 @@ export const ERROR_TABLE = {
   no_page: { status: 409, hint: 'No tab is open; navigate first.' },
   screenshot_too_large: { status: 413, hint: 'Take a viewport screenshot instead of the full page.' },
   unsupported_action: { status: 400, hint: 'This browser cannot run that action.' },
+  command_timeout: {
+    status: 504,
+    hint: 'The browser did not finish this call in time; take a browser_snapshot to see the state before retrying.',
+  },
 } as const satisfies Record<string, { status: number; hint: string }>;
 
 export type ErrorCode = keyof typeof ERROR_TABLE;

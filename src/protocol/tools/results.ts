@@ -94,6 +94,14 @@ export interface ImagesResult {
   images: ImageInfo[];
 }
 
+/**
+ * Any object result of tabgate's engine may also carry `notices`: things that happened since the last
+ * call that the agent should know (a dialog dismissed automatically, a tab opened or closed).
+ */
+export interface ResultNotices {
+  notices?: string[];
+}
+
 export interface ToolResults {
   browser_navigate: NavigateResult;
   browser_snapshot: SnapshotResult;

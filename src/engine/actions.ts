@@ -1,0 +1,150 @@
+/**
+ * Trusted input: every click, keystroke and text insertion goes through CDP `Input.*` on the page's
+ * session, so the page sees `isTrusted === true`. A click first scrolls its element into view, finds the
+ * point in the top-level viewport through every iframe above it, and refuses when something else covers
+ * that point (naming it) instead of clicking the wrong thing.
+ */
+import { TabgateError } from '../protocol/index.js';
+import type { FocusOutcome, ResolveOutcome } from './page/agent-state.js';
+import { staleError } from './frame-worlds.js';
+import { keyDefinition, MODIFIER_KEYS, type Modifier } from './keys.js';
+import type { RefBinding } from './refs.js';
+import type { Tab } from './tab.js';
+
+export function bindingOf(tab: Tab, ref: string): RefBinding {
+  const binding = tab.refs.lookup(ref);
+  if (!binding) {
+    throw new TabgateError(
+      'stale_ref',
+      `${ref} is not a ref of the current page of this tab (it may come from an older snapshot, another tab or a page that has since navigated). Take a new browser_snapshot.`,
+    );
+  }
+  for (const node of [...binding.ancestors, binding]) {
+    if (!node.worlds.isAlive(node.contextId)) throw staleError();
+  }
+  return binding;
+}
+
+function failure(ref: string, outcome: Exclude<ResolveOutcome, { ok: true }>): TabgateError {
+  switch (outcome.reason) {
+    case 'stale':
+      return staleError();
+    case 'covered':
+      return new TabgateError(
+        'element_covered',
+        `${ref} is covered by ${outcome.by}; that element would receive the click.`,
+        {
+          covered_by: outcome.by,
+        },
+      );
+    case 'disabled':
+      return new TabgateError('element_not_interactable', `${ref} is disabled.`);
+    case 'hidden':
+      return new TabgateError('element_not_interactable', `${ref} has no visible box (hidden or zero size).`);
+    case 'outside':
+      return new TabgateError('element_not_interactable', `${ref} cannot be scrolled into the visible area.`);
+  }
+}
+
+/** The click point of a ref in top-level viewport coordinates. */
+export async function clickPoint(tab: Tab, ref: string): Promise<{ x: number; y: number }> {
+  const binding = bindingOf(tab, ref);
+  for (const frame of binding.ancestors) {
+    const ok = await frame.worlds.run<boolean>(frame.contextId, 'scrollIntoView', frame.localId);
+    if (!ok) throw staleError();
+  }
+  const own = await binding.worlds.run<ResolveOutcome>(binding.contextId, 'resolve', binding.localId);
+  if (!own.ok) throw failure(ref, own);
+  let point = { x: own.x, y: own.y };
+  for (const frame of [...binding.ancestors].reverse()) {
+    const outer = await frame.worlds.run<ResolveOutcome>(frame.contextId, 'frameOffset', {
+      id: frame.localId,
+      ...point,
+    });
+    if (!outer.ok) throw failure(ref, outer);
+    point = { x: outer.x, y: outer.y };
+  }
+  return point;
+}
+
+export async function click(tab: Tab, ref: string): Promise<void> {
+  const { x, y } = await clickPoint(tab, ref);
+  const base = { x, y, button: 'left', clickCount: 1 } as const;
+  await tab.page.send('Input.dispatchMouseEvent', { type: 'mouseMoved', x, y });
+  await tab.page.send('Input.dispatchMouseEvent', { ...base, type: 'mousePressed', buttons: 1 });
+  await tab.page.send('Input.dispatchMouseEvent', { ...base, type: 'mouseReleased', buttons: 0 });
+}
+
+/** Replaces the field's content with `text` (select all, then insert), like a person would. */
+export async function typeInto(tab: Tab, ref: string, text: string): Promise<void> {
+  const binding = bindingOf(tab, ref);
+  const outcome = await binding.worlds.run<FocusOutcome>(binding.contextId, 'focusForType', {
+    id: binding.localId,
+    text,
+  });
+  if (!outcome.ok) {
+    if (outcome.reason === 'stale') throw staleError();
+    const why: Record<typeof outcome.reason, string> = {
+      disabled: `${ref} is disabled.`,
+      readonly: `${ref} is read-only.`,
+      not_editable: `${ref} is not a text field; use browser_click for buttons, checkboxes and links.`,
+      no_option: `${ref} has no option with that label or value. Options: ${outcome.detail ?? ''}`,
+    };
+    throw new TabgateError('element_not_interactable', why[outcome.reason]);
+  }
+  if (outcome.kind === 'select') return;
+  if (text === '') {
+    if (!outcome.empty) await pressKey(tab, 'Delete', []);
+    return;
+  }
+  await tab.page.send('Input.insertText', { text });
+}
+
+export async function pressKey(tab: Tab, key: string, modifiers: readonly Modifier[]): Promise<void> {
+  const definition = keyDefinition(key, modifiers);
+  let mask = 0;
+  const send = (params: object) => tab.page.send('Input.dispatchKeyEvent', params);
+  for (const name of modifiers) {
+    const modifier = MODIFIER_KEYS[name];
+    mask |= modifier.bit;
+    await send({
+      type: 'rawKeyDown',
+      key: modifier.key,
+      code: modifier.code,
+      windowsVirtualKeyCode: modifier.keyCode,
+      modifiers: mask,
+    });
+  }
+  const common = {
+    key: definition.key,
+    code: definition.code,
+    windowsVirtualKeyCode: definition.keyCode,
+    nativeVirtualKeyCode: definition.keyCode,
+    modifiers: mask,
+  };
+  await send({
+    ...common,
+    type: definition.text ? 'keyDown' : 'rawKeyDown',
+    ...(definition.text ? { text: definition.text, unmodifiedText: definition.text } : {}),
+  });
+  await send({ ...common, type: 'keyUp' });
+  for (const name of [...modifiers].reverse()) {
+    const modifier = MODIFIER_KEYS[name];
+    mask &= ~modifier.bit;
+    await send({
+      type: 'keyUp',
+      key: modifier.key,
+      code: modifier.code,
+      windowsVirtualKeyCode: modifier.keyCode,
+      modifiers: mask,
+    });
+  }
+}
+
+/** After an input that may navigate (a click, Enter), wait for a navigation it started to finish loading. */
+export async function settleAfterInput(tab: Tab, timeoutMs: number): Promise<void> {
+  const before = tab.navigations;
+  await new Promise((resolve) => setTimeout(resolve, 25));
+  if (!tab.loading && tab.navigations === before) return;
+  await tab.waitUntil(() => !tab.loading, Math.min(timeoutMs, 10_000));
+}

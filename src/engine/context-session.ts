@@ -1,0 +1,160 @@
+/**
+ * One tabgate session's browser over a CDP browser connection: its own browser context (cookies and
+ * storage never shared), the tabs in it, including popups and `target=_blank` pages it opens (found
+ * through target discovery), small stable tab ids, and which tab is active.
+ */
+import { TabgateError, type TabInfo } from '../protocol/index.js';
+import type { TargetInfo } from './cdp-types.js';
+import type { RefCounter } from './refs.js';
+import type { TabHost } from './tab-host.js';
+import { Tab } from './tab.js';
+import type { CdpSession } from './transport.js';
+
+interface TabEntry {
+  id: number;
+  targetId: string;
+  info: TargetInfo;
+  tab: Promise<Tab>;
+}
+
+export class ContextSession implements TabHost {
+  private readonly entries = new Map<string, TabEntry>();
+  private readonly counter: RefCounter = { next: 1 };
+  private notices: string[] = [];
+  private nextTabId = 1;
+  private activeTargetId: string | undefined;
+  private closed = false;
+
+  /** `contextId` undefined: the browser's default context (a provider's pre-made browser). */
+  constructor(
+    private readonly root: CdpSession,
+    readonly contextId: string | undefined,
+    private readonly ownsContext: boolean,
+  ) {}
+
+  owns(info: TargetInfo): boolean {
+    return info.type === 'page' && (this.contextId === undefined || info.browserContextId === this.contextId);
+  }
+
+  /** Called by the browser engine for every page target created in this context. */
+  onTargetCreated(info: TargetInfo): void {
+    if (this.closed || this.entries.has(info.targetId)) return;
+    const entry = this.track(info);
+    if (this.activeTargetId === undefined) this.activeTargetId = info.targetId;
+    else
+      this.notice(
+        `A new tab ${entry.id} opened${info.openerId ? ' (by the page)' : ''}; browser_tab_activate switches to it.`,
+      );
+  }
+
+  onTargetInfoChanged(info: TargetInfo): void {
+    const entry = this.entries.get(info.targetId);
+    if (entry) entry.info = info;
+  }
+
+  onTargetDestroyed(targetId: string): void {
+    const entry = this.entries.get(targetId);
+    if (!entry) return;
+    this.entries.delete(targetId);
+    void entry.tab.then((tab) => tab.dispose()).catch(() => undefined);
+    if (this.activeTargetId === targetId) {
+      this.activeTargetId = [...this.entries.keys()].at(-1);
+      const next = this.activeTargetId ? this.entries.get(this.activeTargetId)?.id : undefined;
+      this.notice(`Tab ${entry.id} was closed${next ? `; tab ${next} is now active` : ''}.`);
+    }
+  }
+
+  private track(info: TargetInfo): TabEntry {
+    const entry: TabEntry = {
+      id: this.nextTabId++,
+      targetId: info.targetId,
+      info,
+      tab: this.attach(info.targetId),
+    };
+    entry.tab.catch(() => undefined);
+    this.entries.set(info.targetId, entry);
+    return entry;
+  }
+
+  private async attach(targetId: string): Promise<Tab> {
+    const { sessionId } = await this.root.send<{ sessionId: string }>('Target.attachToTarget', {
+      targetId,
+      flatten: true,
+    });
+    const tab = new Tab(this.root.child(sessionId), this.counter, (text) => this.notice(text));
+    await tab.init();
+    return tab;
+  }
+
+  private notice(text: string): void {
+    this.notices.push(text);
+    if (this.notices.length > 20) this.notices.shift();
+  }
+
+  drainNotices(): string[] {
+    const notices = this.notices;
+    this.notices = [];
+    return notices;
+  }
+
+  async activeTab(): Promise<Tab> {
+    let entry = this.activeTargetId ? this.entries.get(this.activeTargetId) : undefined;
+    if (!entry) {
+      const { targetId } = await this.root.send<{ targetId: string }>('Target.createTarget', {
+        url: 'about:blank',
+        ...(this.contextId ? { browserContextId: this.contextId } : {}),
+      });
+      entry =
+        this.entries.get(targetId) ??
+        this.track({ targetId, type: 'page', title: '', url: 'about:blank', attached: false });
+      this.activeTargetId = targetId;
+    }
+    const tab = await entry.tab;
+    if (tab.crashed) {
+      this.onTargetDestroyed(entry.targetId);
+      await this.root.send('Target.closeTarget', { targetId: entry.targetId }).catch(() => undefined);
+      throw new TabgateError(
+        'browser_crashed',
+        'The tab crashed; it was closed, and the next call opens a fresh one.',
+      );
+    }
+    return tab;
+  }
+
+  async listTabs(): Promise<TabInfo[]> {
+    return [...this.entries.values()].map((entry) => ({
+      id: entry.id,
+      title: entry.info.title.slice(0, 500),
+      url: entry.info.url.slice(0, 2000),
+      active: entry.targetId === this.activeTargetId,
+    }));
+  }
+
+  async activateTab(id: number): Promise<Tab> {
+    const entry = [...this.entries.values()].find((candidate) => candidate.id === id);
+    if (!entry) throw new TabgateError('tab_not_found', `There is no tab ${id} in this session.`);
+    this.activeTargetId = entry.targetId;
+    await this.root.send('Target.activateTarget', { targetId: entry.targetId }).catch(() => undefined);
+    return entry.tab;
+  }
+
+  /** Disposes the context (or closes our tabs in a shared one). Never throws. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    for (const entry of this.entries.values())
+      void entry.tab.then((tab) => tab.dispose()).catch(() => undefined);
+    if (this.ownsContext && this.contextId) {
+      await this.root
+        .send('Target.disposeBrowserContext', { browserContextId: this.contextId })
+        .catch(() => undefined);
+    } else {
+      await Promise.all(
+        [...this.entries.keys()].map((targetId) =>
+          this.root.send('Target.closeTarget', { targetId }).catch(() => undefined),
+        ),
+      );
+    }
+    this.entries.clear();
+  }
+}

@@ -1,0 +1,130 @@
+/**
+ * Our isolated world in each frame of one CDP session (a page, or an out-of-process iframe). Context ids
+ * are per document: when a frame navigates its world is destroyed, which is exactly what makes every ref
+ * minted in it stale. We create a world on demand and forget it when Chromium says it is gone.
+ */
+import { TabgateError } from '../protocol/index.js';
+import type { CallFunctionResult, ExecutionContextDescription } from './cdp-types.js';
+import { INSTALL_EXPRESSION, RUN_FUNCTION, WORLD_NAME } from './page/install.js';
+import type { CdpSession } from './transport.js';
+
+export class FrameWorlds {
+  private readonly byFrame = new Map<string, number>();
+  private readonly alive = new Set<number>();
+  private readonly installed = new Set<number>();
+  private readonly unsubscribe: (() => void)[];
+
+  constructor(readonly session: CdpSession) {
+    this.unsubscribe = [
+      session.on<{ context: ExecutionContextDescription }>(
+        'Runtime.executionContextCreated',
+        ({ context }) => {
+          const frameId = context.auxData?.frameId;
+          if (context.name !== WORLD_NAME || !frameId) return;
+          this.byFrame.set(frameId, context.id);
+          this.alive.add(context.id);
+        },
+      ),
+      session.on<{ executionContextId: number }>(
+        'Runtime.executionContextDestroyed',
+        ({ executionContextId }) => this.forget(executionContextId),
+      ),
+      session.on('Runtime.executionContextsCleared', () => {
+        this.byFrame.clear();
+        this.alive.clear();
+        this.installed.clear();
+      }),
+    ];
+  }
+
+  dispose(): void {
+    for (const off of this.unsubscribe) off();
+  }
+
+  isAlive(contextId: number): boolean {
+    return this.alive.has(contextId);
+  }
+
+  /** The world's context id in this frame's current document, created (and our agent installed) if needed. */
+  async contextFor(frameId: string): Promise<number> {
+    let contextId = this.byFrame.get(frameId);
+    if (contextId === undefined || !this.alive.has(contextId)) {
+      const created = await this.session.send<{ executionContextId: number }>('Page.createIsolatedWorld', {
+        frameId,
+        worldName: WORLD_NAME,
+        grantUniveralAccess: false,
+      });
+      contextId = created.executionContextId;
+      this.byFrame.set(frameId, contextId);
+      this.alive.add(contextId);
+    }
+    if (!this.installed.has(contextId)) {
+      await this.evaluateInstall(contextId);
+      this.installed.add(contextId);
+    }
+    return contextId;
+  }
+
+  /** Runs one page command in a world; a vanished context means the document is gone (stale). */
+  async run<T>(contextId: number, command: string, arg?: unknown): Promise<T> {
+    if (!this.alive.has(contextId)) throw staleError();
+    if (!this.installed.has(contextId)) {
+      await this.evaluateInstall(contextId);
+      this.installed.add(contextId);
+    }
+    let response: CallFunctionResult;
+    try {
+      response = await this.session.send<CallFunctionResult>('Runtime.callFunctionOn', {
+        functionDeclaration: RUN_FUNCTION,
+        executionContextId: contextId,
+        arguments: [{ value: command }, { value: arg ?? null }],
+        returnByValue: true,
+        awaitPromise: false,
+      });
+    } catch (error) {
+      if (!this.alive.has(contextId) || /context|Cannot find/i.test(String(error))) throw staleError();
+      throw error;
+    }
+    if (response.exceptionDetails) {
+      const detail = response.exceptionDetails.exception?.description ?? response.exceptionDetails.text;
+      throw new Error(`page command ${command} failed: ${detail}`);
+    }
+    return response.result.value as T;
+  }
+
+  /** Runs a page command with `this` bound to a remote object of our world (a node resolved by CDP). */
+  async runOn<T>(objectId: string, command: string, arg?: unknown): Promise<T> {
+    const response = await this.session.send<CallFunctionResult>('Runtime.callFunctionOn', {
+      functionDeclaration: RUN_FUNCTION,
+      objectId,
+      arguments: [{ value: command }, { value: arg ?? null }],
+      returnByValue: true,
+    });
+    if (response.exceptionDetails) throw new Error(`page command ${command} failed`);
+    return response.result.value as T;
+  }
+
+  private forget(contextId: number): void {
+    this.alive.delete(contextId);
+    this.installed.delete(contextId);
+    for (const [frameId, id] of this.byFrame) if (id === contextId) this.byFrame.delete(frameId);
+  }
+
+  private async evaluateInstall(contextId: number): Promise<void> {
+    const response = await this.session.send<CallFunctionResult>('Runtime.evaluate', {
+      expression: INSTALL_EXPRESSION,
+      contextId,
+      returnByValue: true,
+    });
+    if (response.exceptionDetails) {
+      throw new Error(`could not install the page agent: ${response.exceptionDetails.text}`);
+    }
+  }
+}
+
+export function staleError(): TabgateError {
+  return new TabgateError(
+    'stale_ref',
+    'That ref belongs to a page or element that no longer exists (the page navigated or the element was removed). Take a new browser_snapshot.',
+  );
+}

@@ -1,0 +1,15 @@
+/**
+ * The browser engine: drives pages over CDP through a tiny transport (`CdpTransport`), so the same code
+ * serves a local Chromium, a provider's CDP URL and, inside the extension, `chrome.debugger`. Imports
+ * only protocol. Start at `BrowserEngine` (browser connection) or `Tab` + your own `TabHost`, then
+ * `runTool`.
+ */
+export { type CdpTransport, type CdpEventListener, CdpSession } from './transport.js';
+export { BrowserEngine } from './browser-engine.js';
+export { ContextSession } from './context-session.js';
+export { Tab } from './tab.js';
+export type { TabHost, EngineOptions } from './tab-host.js';
+export type { RefCounter } from './refs.js';
+export { runTool } from './tools.js';
+export { pageSnapshot } from './snapshot-pager.js';
+export { INSTALL_EXPRESSION, WORLD_NAME } from './page/install.js';

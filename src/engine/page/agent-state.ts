@@ -1,0 +1,218 @@
+/**
+ * The page side of the engine, part 1: the ref registry and the actions' DOM work. It runs inside an
+ * isolated world of each frame (never the page's own world), so page scripts can neither see nor forge
+ * the ref map. The function below is serialised with `Function.prototype.toString` and must therefore be
+ * self-contained: no imports, no closures over module scope. Types are erased and may be shared.
+ */
+
+export type ResolveOutcome =
+  | { ok: true; x: number; y: number }
+  | { ok: false; reason: 'stale' | 'hidden' | 'disabled' | 'outside' }
+  | { ok: false; reason: 'covered'; by: string };
+
+export type FocusOutcome =
+  | { ok: true; kind: 'text' | 'content'; empty: boolean; password: boolean }
+  | { ok: true; kind: 'select'; chosen: string }
+  | { ok: false; reason: 'stale' | 'disabled' | 'readonly' | 'not_editable' | 'no_option'; detail?: string };
+
+export interface AgentState {
+  ids: WeakMap<Element, number>;
+  elements: Map<number, WeakRef<Element>>;
+  next: number;
+  idOf(el: Element): number;
+  lookup(id: number): Element | null;
+  hitTest(x: number, y: number): Element | null;
+  contains(target: Element, node: Node | null): boolean;
+  describe(el: Element): string;
+  snapshot?: (full: boolean) => string;
+  run(command: string, arg: unknown, self: unknown): unknown;
+}
+
+export function installAgentState(): void {
+  const g = globalThis as unknown as { __tabgate?: AgentState };
+  if (g.__tabgate) return;
+
+  // eslint-disable-next-line no-control-regex -- page text must not carry our marker characters
+  const clean = (text: string) => text.replace(/[\u0000-\u001f\s]+/g, ' ').trim();
+  const disabled = (el: Element) =>
+    (el as HTMLButtonElement).disabled === true || el.getAttribute('aria-disabled') === 'true';
+
+  const state: AgentState = {
+    ids: new WeakMap(),
+    elements: new Map(),
+    next: 1,
+    idOf(el) {
+      let id = state.ids.get(el);
+      if (id === undefined) {
+        id = state.next++;
+        state.ids.set(el, id);
+        state.elements.set(id, new WeakRef(el));
+      }
+      return id;
+    },
+    // A ref acts on its own node or on nothing: gone, collected or detached all count as stale.
+    lookup(id) {
+      const el = state.elements.get(id)?.deref();
+      if (!el || !el.isConnected || el.ownerDocument !== document) return null;
+      return el;
+    },
+    hitTest(x, y) {
+      let hit = document.elementFromPoint(x, y);
+      while (hit?.shadowRoot) {
+        const inner = hit.shadowRoot.elementFromPoint(x, y);
+        if (!inner || inner === hit) break;
+        hit = inner;
+      }
+      return hit;
+    },
+    contains(target, node) {
+      for (let n: Node | null = node; n; n = n.parentNode ?? (n as ShadowRoot).host ?? null) {
+        if (n === target) return true;
+      }
+      return false;
+    },
+    describe(el) {
+      const id = el.id ? `#${el.id}` : '';
+      const cls = typeof el.className === 'string' && el.className ? '.' + el.className.split(/\s+/)[0] : '';
+      const text = clean(el.textContent ?? '').slice(0, 40);
+      return `${el.tagName.toLowerCase()}${id}${cls}${text ? ` "${text}"` : ''}`;
+    },
+    run(command, arg, self) {
+      const handler = commands[command];
+      if (!handler) throw new Error(`unknown page command ${command}`);
+      return handler(arg, self);
+    },
+  };
+
+  const viewportPoint = (el: Element): ResolveOutcome => {
+    const rect = el.getBoundingClientRect();
+    if (rect.width <= 0 || rect.height <= 0) return { ok: false, reason: 'hidden' };
+    const left = Math.max(rect.left, 0);
+    const top = Math.max(rect.top, 0);
+    const right = Math.min(rect.right, window.innerWidth);
+    const bottom = Math.min(rect.bottom, window.innerHeight);
+    if (right <= left || bottom <= top) return { ok: false, reason: 'outside' };
+    const x = (left + right) / 2;
+    const y = (top + bottom) / 2;
+    const hit = state.hitTest(x, y);
+    if (!hit) return { ok: false, reason: 'outside' };
+    const label = hit.closest('label');
+    if (state.contains(el, hit) || (label && label.control === el)) {
+      return { ok: true, x, y };
+    }
+    return { ok: false, reason: 'covered', by: state.describe(hit) };
+  };
+
+  const commands: Record<string, (arg: unknown, self: unknown) => unknown> = {
+    idOf: (_arg, self) => state.idOf(self as Element),
+    scrollIntoView: (id) => {
+      const el = state.lookup(id as number);
+      if (!el) return false;
+      el.scrollIntoView({ block: 'center', inline: 'center', behavior: 'instant' });
+      return true;
+    },
+    resolve: (id): ResolveOutcome => {
+      const el = state.lookup(id as number);
+      if (!el) return { ok: false, reason: 'stale' };
+      if (disabled(el)) return { ok: false, reason: 'disabled' };
+      el.scrollIntoView({ block: 'center', inline: 'center', behavior: 'instant' });
+      return viewportPoint(el);
+    },
+    // Where a point inside the iframe with this id lands in this frame's viewport, checked for cover.
+    frameOffset: (arg): ResolveOutcome => {
+      const { id, x, y } = arg as { id: number; x: number; y: number };
+      const el = state.lookup(id);
+      if (!el) return { ok: false, reason: 'stale' };
+      const rect = el.getBoundingClientRect();
+      const style = getComputedStyle(el);
+      const px = rect.left + el.clientLeft + parseFloat(style.paddingLeft) + x;
+      const py = rect.top + el.clientTop + parseFloat(style.paddingTop) + y;
+      const hit = state.hitTest(px, py);
+      if (!hit) return { ok: false, reason: 'outside' };
+      if (hit !== el) return { ok: false, reason: 'covered', by: state.describe(hit) };
+      return { ok: true, x: px, y: py };
+    },
+    focusForType: (arg): FocusOutcome => {
+      const { id, text } = arg as { id: number; text: string };
+      const el = state.lookup(id);
+      if (!el) return { ok: false, reason: 'stale' };
+      if (disabled(el)) return { ok: false, reason: 'disabled' };
+      if (el instanceof HTMLSelectElement) {
+        const wanted = text.trim().toLowerCase();
+        const option = [...el.options].find(
+          (o) => o.label.trim().toLowerCase() === wanted || o.value.toLowerCase() === wanted,
+        );
+        if (!option) {
+          const labels = [...el.options].map((o) => o.label.trim()).slice(0, 20);
+          return { ok: false, reason: 'no_option', detail: labels.join(', ') };
+        }
+        el.value = option.value;
+        el.dispatchEvent(new Event('input', { bubbles: true }));
+        el.dispatchEvent(new Event('change', { bubbles: true }));
+        return { ok: true, kind: 'select', chosen: option.label.trim() };
+      }
+      const textual = /^(text|search|url|tel|email|password|number|)$/;
+      if (el instanceof HTMLInputElement && textual.test(el.type)) {
+        if (el.readOnly) return { ok: false, reason: 'readonly' };
+        el.focus();
+        el.select();
+        return { ok: true, kind: 'text', empty: el.value === '', password: el.type === 'password' };
+      }
+      if (el instanceof HTMLTextAreaElement) {
+        if (el.readOnly) return { ok: false, reason: 'readonly' };
+        el.focus();
+        el.select();
+        return { ok: true, kind: 'text', empty: el.value === '', password: false };
+      }
+      if (el instanceof HTMLElement && el.isContentEditable) {
+        el.focus();
+        const range = document.createRange();
+        range.selectNodeContents(el);
+        const selection = getSelection();
+        selection?.removeAllRanges();
+        selection?.addRange(range);
+        return { ok: true, kind: 'content', empty: (el.textContent ?? '') === '', password: false };
+      }
+      return { ok: false, reason: 'not_editable' };
+    },
+    scroll: (arg) => {
+      const { direction, amount } = arg as { direction: string; amount: number | null };
+      const horizontal = direction === 'left' || direction === 'right';
+      const step = amount ?? Math.round((horizontal ? innerWidth : innerHeight) * 0.9);
+      const sign = direction === 'up' || direction === 'left' ? -1 : 1;
+      const dx = horizontal ? sign * step : 0;
+      const dy = horizontal ? 0 : sign * step;
+      const root = document.scrollingElement ?? document.documentElement;
+      const before = [root.scrollLeft, root.scrollTop];
+      window.scrollBy({ left: dx, top: dy, behavior: 'instant' });
+      if (root.scrollLeft !== before[0] || root.scrollTop !== before[1]) {
+        return { x: root.scrollLeft, y: root.scrollTop };
+      }
+      // The document does not scroll: move the scrollable box under the middle of the viewport instead.
+      for (let el = state.hitTest(innerWidth / 2, innerHeight / 2); el; el = el.parentElement) {
+        const style = getComputedStyle(el);
+        const canY = dy !== 0 && el.scrollHeight > el.clientHeight && /auto|scroll/.test(style.overflowY);
+        const canX = dx !== 0 && el.scrollWidth > el.clientWidth && /auto|scroll/.test(style.overflowX);
+        if (canX || canY) {
+          el.scrollBy({ left: dx, top: dy, behavior: 'instant' });
+          return { x: el.scrollLeft, y: el.scrollTop };
+        }
+      }
+      return { x: root.scrollLeft, y: root.scrollTop };
+    },
+    viewport: () => ({ width: innerWidth, height: innerHeight }),
+    images: () =>
+      [...document.images].slice(0, 300).map((img) => ({
+        src: (img.currentSrc || img.src).slice(0, 2000),
+        alt: clean(img.alt).slice(0, 300),
+        width: img.naturalWidth,
+        height: img.naturalHeight,
+      })),
+    snapshot: (full) => {
+      if (!state.snapshot) throw new Error('snapshot walker not installed');
+      return state.snapshot(full === true);
+    },
+  };
+
+  g.__tabgate = state;
+}

@@ -1,0 +1,20 @@
+/**
+ * How the page-side functions reach a frame: their source, serialised once, evaluated in our isolated
+ * world. Bundlers and tsx may wrap functions with a `__name(fn, "name")` helper (esbuild keepNames); the
+ * shim defines it so the same source works from tsc output, tsx and the extension's esbuild bundle.
+ */
+import { installAgentState } from './agent-state.js';
+import { installSnapshotWalker } from './agent-snapshot.js';
+
+export const WORLD_NAME = '__tabgate_world';
+
+export const INSTALL_EXPRESSION = `(() => {
+  const __name = (target) => target;
+  (${installAgentState.toString()})();
+  (${installSnapshotWalker.toString()})();
+  return true;
+})()`;
+
+/** Called with `this` bound to an element (objectId) or to nothing (executionContextId). */
+export const RUN_FUNCTION =
+  'function (command, arg) { return globalThis.__tabgate.run(command, arg, this); }';

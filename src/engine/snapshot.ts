@@ -1,0 +1,88 @@
+/**
+ * The engine side of a snapshot: walk every frame of the tab with our page-side walker, splice child
+ * frames (same-process and out-of-process) in under their iframe line, and turn the walker's markers
+ * into session-wide refs (`@eN`).
+ */
+import type { FrameEntry, Tab } from './tab.js';
+import type { WorldNode } from './refs.js';
+
+const MAX_FRAMES = 50;
+
+export interface TabSnapshot {
+  text: string;
+  refCount: number;
+}
+
+export async function snapshotTab(tab: Tab, full: boolean): Promise<TabSnapshot> {
+  tab.refs.prune();
+  const frames = await tab.frames();
+  let refCount = 0;
+  let framesWalked = 0;
+
+  const walkFrame = async (frameId: string, ancestors: WorldNode[], indent: string): Promise<string[]> => {
+    const entry = frames.get(frameId);
+    if (!entry || framesWalked++ >= MAX_FRAMES) return [];
+    const contextId = await entry.worlds.contextFor(frameId);
+    const raw = await entry.worlds.run<string>(contextId, 'snapshot', full);
+    const owners = await frameOwners(entry, contextId);
+    const out: string[] = [];
+    for (const rawLine of raw === '' ? [] : raw.split('\n')) {
+      // eslint-disable-next-line no-control-regex -- the walker's ref markers
+      let line = rawLine.replace(/\u0001(\d+)\u0002/g, (_match, id: string) => {
+        refCount++;
+        return '@' + tab.refs.mint({ worlds: entry.worlds, contextId, localId: Number(id), ancestors });
+      });
+      // eslint-disable-next-line no-control-regex -- the walker's iframe marker
+      const frameMarker = /\u0003(\d+)$/.exec(line);
+      if (!frameMarker) {
+        out.push(indent + line);
+        continue;
+      }
+      line = line.slice(0, frameMarker.index);
+      const iframeId = Number(frameMarker[1]);
+      const childFrameId = owners.get(iframeId);
+      const childLines = childFrameId
+        ? await walkFrame(
+            childFrameId,
+            [...ancestors, { worlds: entry.worlds, contextId, localId: iframeId }],
+            indent + leadingSpaces(line) + '  ',
+          ).catch(() => [])
+        : [];
+      out.push(indent + line + (childLines.length > 0 ? ':' : ''), ...childLines);
+    }
+    return out;
+  };
+
+  const lines = await walkFrame(tab.mainFrameId, [], '');
+  return { text: lines.join('\n'), refCount };
+}
+
+function leadingSpaces(line: string): string {
+  return /^ */.exec(line)?.[0] ?? '';
+}
+
+/** Which child frame each iframe element of this frame (by its id in our world) hosts. */
+async function frameOwners(entry: FrameEntry, contextId: number): Promise<Map<number, string>> {
+  const owners = new Map<number, string>();
+  await Promise.all(
+    entry.children.map(async (childId) => {
+      try {
+        const owner = await entry.worlds.session.send<{ backendNodeId: number }>('DOM.getFrameOwner', {
+          frameId: childId,
+        });
+        const resolved = await entry.worlds.session.send<{ object: { objectId?: string } }>(
+          'DOM.resolveNode',
+          {
+            backendNodeId: owner.backendNodeId,
+            executionContextId: contextId,
+          },
+        );
+        if (!resolved.object.objectId) return;
+        owners.set(await entry.worlds.runOn<number>(resolved.object.objectId, 'idOf'), childId);
+      } catch {
+        // A frame that went away while we looked is simply not shown.
+      }
+    }),
+  );
+  return owners;
+}

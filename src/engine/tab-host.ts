@@ -1,0 +1,25 @@
+/**
+ * Where the engine finds tabs: a browser context over CDP (`ContextSession`), or, in the extension, the
+ * tabs the user leased to a session through `chrome.tabs` + `chrome.debugger`. The tools only need this.
+ */
+import type { TabInfo } from '../protocol/index.js';
+import type { Tab } from './tab.js';
+
+export interface TabHost {
+  /** The tab calls act on; a host with no tab opens one. */
+  activeTab(): Promise<Tab>;
+  listTabs(): Promise<TabInfo[]>;
+  /** Throws `tab_not_found` for an id `listTabs` does not give. */
+  activateTab(id: number): Promise<Tab>;
+  /** Things that happened since the last call (dialogs dismissed, tabs opened or closed). */
+  drainNotices(): string[];
+}
+
+export interface EngineOptions {
+  snapshotMaxChars: number;
+  /** The cap on one tool call; navigation waits a little less so it can answer with its own error. */
+  commandTimeoutMs: number;
+  /** The browser is not on this machine (provider, CDP URL): private addresses are refused. */
+  remote: boolean;
+  allowPrivateUrls: boolean;
+}

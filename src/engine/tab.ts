@@ -1,0 +1,200 @@
+/**
+ * One tab as the engine sees it: the page's CDP session, the sessions of its out-of-process iframes
+ * (auto-attached, flattened), our isolated world per frame, the main frame's loading state, console
+ * messages, and dialogs (dismissed at once so nothing ever hangs, then reported as notices). Works on
+ * any transport: a browser connection or `chrome.debugger` attached to one tab.
+ */
+import type {
+  AttachedToTarget,
+  FrameTree,
+  JavascriptDialogOpening,
+  LifecycleEvent,
+  ResponseReceived,
+} from './cdp-types.js';
+import { ConsoleLog } from './console-log.js';
+import { FrameWorlds } from './frame-worlds.js';
+import { RefTable, type RefCounter } from './refs.js';
+import type { CdpSession } from './transport.js';
+
+export interface FrameEntry {
+  worlds: FrameWorlds;
+  parentId: string | undefined;
+  children: string[];
+}
+
+export class Tab {
+  readonly pageWorlds: FrameWorlds;
+  readonly console = new ConsoleLog();
+  readonly refs: RefTable;
+  mainFrameId = '';
+  crashed = false;
+  /** Main-frame navigation state, read by the waits of navigation and actions. */
+  loading = false;
+  navigations = 0;
+  sameDocumentNavigations = 0;
+  mainLoaderId = '';
+  private readonly lifecycle = new Map<string, Set<string>>();
+  private readonly statuses = new Map<string, number>();
+  private readonly children = new Map<string, FrameWorlds>();
+  private readonly waiters = new Set<() => void>();
+  private readonly unsubscribe: (() => void)[] = [];
+
+  constructor(
+    readonly page: CdpSession,
+    counter: RefCounter,
+    private readonly notice: (text: string) => void,
+  ) {
+    this.pageWorlds = new FrameWorlds(page);
+    this.refs = new RefTable(counter);
+  }
+
+  async init(): Promise<void> {
+    const page = this.page;
+    const watching = this.watch(page);
+    this.unsubscribe.push(
+      page.on<LifecycleEvent>('Page.lifecycleEvent', (event) => {
+        if (event.frameId !== this.mainFrameId) return;
+        if (event.name === 'init') this.lifecycle.set(event.loaderId, new Set());
+        this.lifecycle.get(event.loaderId)?.add(event.name);
+        this.poke();
+      }),
+      page.on<{ frame: { id: string; parentId?: string; loaderId: string } }>(
+        'Page.frameNavigated',
+        ({ frame }) => {
+          if (frame.parentId) return;
+          this.mainFrameId = frame.id;
+          this.mainLoaderId = frame.loaderId;
+          this.navigations++;
+          this.poke();
+        },
+      ),
+      page.on<{ frameId: string }>('Page.navigatedWithinDocument', ({ frameId }) => {
+        if (frameId !== this.mainFrameId) return;
+        this.sameDocumentNavigations++;
+        this.poke();
+      }),
+      page.on<{ frameId: string }>('Page.frameStartedLoading', ({ frameId }) => {
+        if (frameId === this.mainFrameId) this.loading = true;
+        this.poke();
+      }),
+      page.on<{ frameId: string }>('Page.frameStoppedLoading', ({ frameId }) => {
+        if (frameId === this.mainFrameId) this.loading = false;
+        this.poke();
+      }),
+      page.on<ResponseReceived>('Network.responseReceived', (event) => {
+        if (event.type !== 'Document' || event.frameId !== this.mainFrameId) return;
+        this.statuses.set(event.loaderId, event.response.status);
+        if (this.statuses.size > 20) this.statuses.delete(this.statuses.keys().next().value ?? '');
+      }),
+      page.on('Inspector.targetCrashed', () => {
+        this.crashed = true;
+        this.poke();
+      }),
+    );
+    const [tree] = await Promise.all([
+      page.send<{ frameTree: FrameTree }>('Page.getFrameTree'),
+      watching,
+      page.send('Page.setLifecycleEventsEnabled', { enabled: true }),
+      page.send('Network.enable', { maxTotalBufferSize: 0, maxResourceBufferSize: 0 }),
+      page.send('Emulation.setFocusEmulationEnabled', { enabled: true }),
+    ]);
+    this.mainFrameId = tree.frameTree.frame.id;
+    this.mainLoaderId = tree.frameTree.frame.loaderId;
+  }
+
+  /** Page, Runtime and auto-attach on one session: the page itself or an out-of-process iframe. */
+  private async watch(session: CdpSession): Promise<void> {
+    this.unsubscribe.push(
+      ...this.console.listen(session),
+      session.on<JavascriptDialogOpening>('Page.javascriptDialogOpening', (dialog) => {
+        // beforeunload is accepted so that navigation away never stalls; everything else is dismissed.
+        const accept = dialog.type === 'beforeunload';
+        session.send('Page.handleJavaScriptDialog', { accept }).catch(() => undefined);
+        const text = JSON.stringify(dialog.message.slice(0, 300));
+        this.notice(
+          `A ${dialog.type} dialog ${text} was ${accept ? 'accepted' : 'dismissed'} automatically.`,
+        );
+      }),
+      session.on<AttachedToTarget>('Target.attachedToTarget', (event) => void this.adopt(event)),
+      session.on<{ sessionId: string }>('Target.detachedFromTarget', ({ sessionId }) => {
+        this.children.get(sessionId)?.dispose();
+        this.children.delete(sessionId);
+      }),
+    );
+    await Promise.all([
+      session.send('Page.enable'),
+      session.send('Runtime.enable'),
+      session.send('Target.setAutoAttach', { autoAttach: true, waitForDebuggerOnStart: true, flatten: true }),
+    ]);
+  }
+
+  private async adopt({ sessionId, targetInfo, waitingForDebugger }: AttachedToTarget): Promise<void> {
+    const child = this.page.child(sessionId);
+    if (targetInfo.type === 'iframe') {
+      this.children.set(sessionId, new FrameWorlds(child));
+      await this.watch(child).catch(() => undefined);
+    }
+    if (waitingForDebugger) await child.send('Runtime.runIfWaitingForDebugger').catch(() => undefined);
+    // Workers and the like are not ours to drive.
+    if (targetInfo.type !== 'iframe')
+      await child.send('Target.detachFromTarget', { sessionId }).catch(() => undefined);
+  }
+
+  /** Every frame of the tab, in-process and out-of-process, with the worlds that reach it. */
+  async frames(): Promise<Map<string, FrameEntry>> {
+    const index = new Map<string, FrameEntry>();
+    const add = (tree: FrameTree, worlds: FrameWorlds) => {
+      index.set(tree.frame.id, { worlds, parentId: tree.frame.parentId, children: [] });
+      for (const child of tree.childFrames ?? []) add(child, worlds);
+    };
+    add((await this.page.send<{ frameTree: FrameTree }>('Page.getFrameTree')).frameTree, this.pageWorlds);
+    const trees = await Promise.all(
+      [...this.children.values()].map(async (worlds) => {
+        const tree = await worlds.session
+          .send<{ frameTree: FrameTree }>('Page.getFrameTree')
+          .catch(() => null);
+        return { worlds, tree };
+      }),
+    );
+    for (const { worlds, tree } of trees) if (tree) add(tree.frameTree, worlds);
+    for (const [id, entry] of index) if (entry.parentId) index.get(entry.parentId)?.children.push(id);
+    return index;
+  }
+
+  documentStatus(loaderId: string): number | null {
+    return this.statuses.get(loaderId) ?? null;
+  }
+
+  reached(loaderId: string, event: 'load' | 'DOMContentLoaded'): boolean {
+    return this.lifecycle.get(loaderId)?.has(event) ?? false;
+  }
+
+  /** Resolves true once `check` holds (re-checked on every main-frame event), false after `timeoutMs`. */
+  waitUntil(check: () => boolean, timeoutMs: number): Promise<boolean> {
+    if (check() || this.crashed) return Promise.resolve(check());
+    return new Promise((resolve) => {
+      const done = (value: boolean) => {
+        clearTimeout(timer);
+        this.waiters.delete(waiter);
+        resolve(value);
+      };
+      const waiter = () => {
+        if (check()) done(true);
+        else if (this.crashed) done(false);
+      };
+      const timer = setTimeout(() => done(false), Math.max(0, timeoutMs));
+      this.waiters.add(waiter);
+    });
+  }
+
+  private poke(): void {
+    for (const waiter of [...this.waiters]) waiter();
+  }
+
+  dispose(): void {
+    for (const off of this.unsubscribe) off();
+    this.pageWorlds.dispose();
+    for (const worlds of this.children.values()) worlds.dispose();
+    for (const waiter of [...this.waiters]) waiter();
+  }
+}

@@ -1,0 +1,108 @@
+/**
+ * The browser_* tools on the engine: one function per tool of the catalog, each returning the result
+ * shape of protocol's results.ts. The same code serves the local Chromium, provider sessions, CDP URLs
+ * and (over chrome.debugger) the extension, so the snapshot format, refs and semantics are identical.
+ */
+import type { ToolInput, ToolName, ToolResults } from '../protocol/index.js';
+import { click, pressKey, settleAfterInput, typeInto } from './actions.js';
+import { goBack, navigate, pageInfo } from './navigation.js';
+import { screenshot } from './screenshot.js';
+import { snapshotTab } from './snapshot.js';
+import { pageSnapshot } from './snapshot-pager.js';
+import type { EngineOptions, TabHost } from './tab-host.js';
+import type { Tab } from './tab.js';
+
+type Handler<N extends ToolName> = (
+  host: TabHost,
+  args: ToolInput<N>,
+  options: EngineOptions,
+) => Promise<ToolResults[N]>;
+
+const refOf = (ref: string) => (ref.startsWith('@') ? ref : `@${ref}`);
+
+async function snapshotResult(tab: Tab, full: boolean, offset: number, options: EngineOptions) {
+  const [{ text, refCount }, info] = await Promise.all([snapshotTab(tab, full), pageInfo(tab)]);
+  return { ...info, ...pageSnapshot(text, offset, options.snapshotMaxChars), ref_count: refCount };
+}
+
+const HANDLERS: { [N in ToolName]: Handler<N> } = {
+  async browser_navigate(host, { url }, options) {
+    const tab = await host.activeTab();
+    const navigated = await navigate(tab, url, options, Math.max(1000, options.commandTimeoutMs - 2000));
+    const snapshot = await snapshotResult(tab, false, 0, options);
+    return { ...navigated, snapshot };
+  },
+  async browser_snapshot(host, { full, offset }, options) {
+    return snapshotResult(await host.activeTab(), full === true, offset ?? 0, options);
+  },
+  async browser_click(host, { ref }, options) {
+    const tab = await host.activeTab();
+    await click(tab, refOf(ref));
+    await settleAfterInput(tab, options.commandTimeoutMs);
+    return { clicked: refOf(ref) };
+  },
+  async browser_type(host, { ref, text, submit }, options) {
+    const tab = await host.activeTab();
+    await typeInto(tab, refOf(ref), text);
+    if (submit) {
+      await pressKey(tab, 'Enter', []);
+      await settleAfterInput(tab, options.commandTimeoutMs);
+    }
+    return { typed_into: refOf(ref), submitted: submit === true };
+  },
+  async browser_press(host, { key, modifiers }, options) {
+    const tab = await host.activeTab();
+    await pressKey(tab, key, modifiers ?? []);
+    if (key === 'Enter') await settleAfterInput(tab, options.commandTimeoutMs);
+    const combo = [...(modifiers ?? []), key].join('+');
+    return { pressed: combo };
+  },
+  async browser_scroll(host, { direction, amount }) {
+    const tab = await host.activeTab();
+    const contextId = await tab.pageWorlds.contextFor(tab.mainFrameId);
+    const position = await tab.pageWorlds.run<{ x: number; y: number }>(contextId, 'scroll', {
+      direction,
+      amount: amount ?? null,
+    });
+    return { scrolled: direction, scroll_x: Math.round(position.x), scroll_y: Math.round(position.y) };
+  },
+  async browser_back(host, _args, options) {
+    return goBack(await host.activeTab(), Math.max(1000, options.commandTimeoutMs - 2000));
+  },
+  async browser_screenshot(host, { full_page }) {
+    return screenshot(await host.activeTab(), full_page === true);
+  },
+  async browser_tabs(host) {
+    return { tabs: await host.listTabs() };
+  },
+  async browser_tab_activate(host, { tab_id }) {
+    const tab = await host.activateTab(tab_id);
+    return { activated: tab_id, ...(await pageInfo(tab)) };
+  },
+  async browser_console(host, { clear }) {
+    const tab = await host.activeTab();
+    const result = { messages: tab.console.messages, errors: tab.console.errors, cleared: clear === true };
+    if (clear) tab.console.clear();
+    return result;
+  },
+  async browser_get_images(host) {
+    const tab = await host.activeTab();
+    const contextId = await tab.pageWorlds.contextFor(tab.mainFrameId);
+    return {
+      images: await tab.pageWorlds.run<ToolResults['browser_get_images']['images']>(contextId, 'images'),
+    };
+  },
+};
+
+/** Runs one validated tool call; notices of what happened meanwhile ride along on object results. */
+export async function runTool<N extends ToolName>(
+  host: TabHost,
+  tool: N,
+  args: ToolInput<N>,
+  options: EngineOptions,
+): Promise<ToolResults[N] & { notices?: string[] }> {
+  const handler = HANDLERS[tool] as Handler<N>;
+  const result = await handler(host, args, options);
+  const notices = host.drainNotices();
+  return notices.length > 0 ? { ...result, notices } : result;
+}

@@ -1,0 +1,42 @@
+/**
+ * The engine's only way to the browser: CDP commands and events over one connection with flattened
+ * child sessions. A Node WebSocket to a browser endpoint implements it (local Chromium, a provider's CDP
+ * URL), and so can `chrome.debugger` inside the extension, which also speaks flattened `sessionId`s.
+ */
+export type CdpEventListener = (params: unknown, sessionId: string | undefined) => void;
+
+export interface CdpTransport {
+  /** Sends one command; `sessionId` addresses an attached target, undefined the root session. */
+  send(method: string, params?: object, sessionId?: string): Promise<unknown>;
+  /** Subscribes to an event of any session; returns the unsubscribe function. */
+  on(event: string, listener: CdpEventListener): () => void;
+  /** Called once when the connection is gone (browser exited, socket closed, debugger detached). */
+  onClose(listener: (reason: string) => void): () => void;
+  readonly closed: boolean;
+}
+
+/**
+ * One CDP session (the root, a page, an out-of-process iframe) on a transport. Results are typed by the
+ * caller: they come from the browser we drive, so the engine trusts their shape the way a CDP client does.
+ */
+export class CdpSession {
+  constructor(
+    readonly transport: CdpTransport,
+    readonly id: string | undefined,
+  ) {}
+
+  async send<T = unknown>(method: string, params?: object): Promise<T> {
+    return (await this.transport.send(method, params, this.id)) as T;
+  }
+
+  /** Listens to one event of this session only. */
+  on<T = unknown>(event: string, listener: (params: T) => void): () => void {
+    return this.transport.on(event, (params, sessionId) => {
+      if (sessionId === this.id) listener(params as T);
+    });
+  }
+
+  child(sessionId: string): CdpSession {
+    return new CdpSession(this.transport, sessionId);
+  }
+}

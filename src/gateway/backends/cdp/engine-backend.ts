@@ -1,0 +1,224 @@
+/**
+ * A `BrowserBackend` on the engine over one browser connection, whatever opened it (a Chromium we
+ * launched, a provider's CDP URL). It owns the session bookkeeping every such backend needs: one
+ * context per session opened lazily, calls of a session run one at a time under the command timeout,
+ * idle sessions swept, and a lost browser reported once per affected session as `browser_crashed`.
+ */
+import { TabgateError } from '../../../protocol/index.js';
+import { BrowserEngine, runTool, type ContextSession, type EngineOptions } from '../../../engine/index.js';
+import type { Logger } from '../../logger.js';
+import type { BrowserBackend, ToolCall } from '../backend.js';
+import type { BrowserSettings } from '../settings.js';
+import { CdpConnection } from './cdp-connection.js';
+
+/** A connected browser and how to let go of it. */
+export interface OpenBrowser {
+  connection: CdpConnection;
+  /** Ends the browser (a launched one) or only the connection (someone else's). Never throws. */
+  dispose(): Promise<void>;
+}
+
+export interface BrowserSource {
+  name: string;
+  /** The browser is not on this machine: private addresses are refused unless allowed. */
+  remote: boolean;
+  /** Each session in its own browser context; false uses the browser's default context. */
+  isolated: boolean;
+  open(): Promise<OpenBrowser>;
+}
+
+interface SessionState {
+  context: Promise<ContextSession>;
+  lastUsed: number;
+  busy: number;
+  queue: Promise<unknown>;
+}
+
+interface Connected {
+  browser: OpenBrowser;
+  engine: BrowserEngine;
+}
+
+export class EngineBackend implements BrowserBackend {
+  readonly name: string;
+  private connected: Promise<Connected> | undefined;
+  private readonly sessions = new Map<string, SessionState>();
+  private readonly crashed = new Set<string>();
+  private readonly sweeper: NodeJS.Timeout;
+  private closing = false;
+
+  constructor(
+    private readonly source: BrowserSource,
+    private readonly settings: BrowserSettings,
+    private readonly log: Logger,
+  ) {
+    this.name = source.name;
+    const idleMs = settings.inactivityTimeoutSeconds * 1000;
+    this.sweeper = setInterval(() => void this.sweep(), Math.min(30_000, Math.max(200, idleMs / 4)));
+    this.sweeper.unref();
+  }
+
+  private get options(): EngineOptions {
+    return {
+      snapshotMaxChars: this.settings.snapshotMaxChars,
+      commandTimeoutMs: this.settings.commandTimeoutSeconds * 1000,
+      remote: this.source.remote,
+      allowPrivateUrls: this.settings.allowPrivateUrls,
+    };
+  }
+
+  async call(call: ToolCall): Promise<unknown> {
+    if (this.closing) throw new TabgateError('backend_unavailable', 'The browser backend is shutting down.');
+    if (this.crashed.delete(call.sessionId)) {
+      throw new TabgateError(
+        'browser_crashed',
+        'The browser crashed and this session lost its pages; the next call starts a fresh browser.',
+      );
+    }
+    const state = this.sessionState(call.sessionId);
+    const run = state.queue.then(() => this.runNow(call, state));
+    state.queue = run.catch(() => undefined);
+    return run;
+  }
+
+  private sessionState(sessionId: string): SessionState {
+    let state = this.sessions.get(sessionId);
+    if (!state) {
+      const context = this.connect().then(({ engine }) =>
+        engine.openSession({ isolated: this.source.isolated }),
+      );
+      context.catch(() => this.sessions.delete(sessionId));
+      state = { context, lastUsed: Date.now(), busy: 0, queue: Promise.resolve() };
+      this.sessions.set(sessionId, state);
+    }
+    return state;
+  }
+
+  private async runNow(call: ToolCall, state: SessionState): Promise<unknown> {
+    state.busy++;
+    state.lastUsed = Date.now();
+    const timeoutMs = this.options.commandTimeoutMs;
+    let timer: NodeJS.Timeout | undefined;
+    const deadline = new Promise<never>((_resolve, reject) => {
+      timer = setTimeout(
+        () =>
+          reject(
+            new TabgateError('command_timeout', `${call.tool} did not finish within ${timeoutMs / 1000} s.`),
+          ),
+        timeoutMs,
+      );
+    });
+    const aborted = new Promise<never>((_resolve, reject) => {
+      call.signal?.addEventListener(
+        'abort',
+        () => reject(new TabgateError('controller_cancelled', 'The call was cancelled.')),
+        { once: true },
+      );
+    });
+    try {
+      const work = state.context.then((context) => runTool(context, call.tool, call.args, this.options));
+      return await Promise.race([work, deadline, aborted]);
+    } catch (error) {
+      throw this.translate(error, call);
+    } finally {
+      clearTimeout(timer);
+      state.busy--;
+      state.lastUsed = Date.now();
+    }
+  }
+
+  /** Anything that is not already a TabgateError is a broken browser connection or a bug. */
+  private translate(error: unknown, call: ToolCall): TabgateError {
+    if (error instanceof TabgateError) return error;
+    if (
+      this.connected === undefined ||
+      /connection (is )?closed|Target closed|Session closed/i.test(String(error))
+    ) {
+      this.crashed.delete(call.sessionId);
+      this.sessions.delete(call.sessionId);
+      return new TabgateError(
+        'browser_crashed',
+        'The browser went away during this call; the next call starts a fresh browser.',
+      );
+    }
+    this.log.error('browser call failed', {
+      backend: this.name,
+      tool: call.tool,
+      error: String(error).slice(0, 300),
+    });
+    return new TabgateError('internal_error', `${call.tool} failed inside the browser engine.`);
+  }
+
+  private connect(): Promise<Connected> {
+    this.connected ??= this.open();
+    return this.connected;
+  }
+
+  private async open(): Promise<Connected> {
+    const opening = this.source.open();
+    let browser: OpenBrowser;
+    try {
+      browser = await opening;
+    } catch (error) {
+      this.connected = undefined;
+      throw error;
+    }
+    const engine = await BrowserEngine.connect(browser.connection).catch(async (error: unknown) => {
+      this.connected = undefined;
+      await browser.dispose();
+      throw error;
+    });
+    const current = this.connected;
+    browser.connection.onClose((reason) => {
+      if (this.closing || this.connected !== current) return;
+      this.log.warn('browser lost', { backend: this.name, reason });
+      for (const sessionId of this.sessions.keys()) this.crashed.add(sessionId);
+      this.sessions.clear();
+      this.connected = undefined;
+      void browser.dispose();
+    });
+    return { browser, engine };
+  }
+
+  private async sweep(): Promise<void> {
+    const idleMs = this.settings.inactivityTimeoutSeconds * 1000;
+    const now = Date.now();
+    for (const [sessionId, state] of this.sessions) {
+      if (state.busy === 0 && now - state.lastUsed > idleMs) {
+        this.log.info('closing idle browser session', { backend: this.name, session: sessionId });
+        await this.closeSession(sessionId);
+      }
+    }
+  }
+
+  async closeSession(sessionId: string): Promise<void> {
+    this.crashed.delete(sessionId);
+    const state = this.sessions.get(sessionId);
+    if (!state) return;
+    this.sessions.delete(sessionId);
+    try {
+      const context = await state.context;
+      const { engine } = await this.connect();
+      await engine.closeSession(context);
+    } catch {
+      // Closing never throws: a session whose browser is gone is closed already.
+    }
+  }
+
+  async close(): Promise<void> {
+    if (this.closing) return;
+    this.closing = true;
+    clearInterval(this.sweeper);
+    this.sessions.clear();
+    this.crashed.clear();
+    const connected = this.connected;
+    this.connected = undefined;
+    if (!connected) return;
+    try {
+      const { browser } = await connected;
+      await browser.dispose();
+    } catch {
+      // Nothing was opened, or it is gone already.
+    }
+  }
+}

@@ -1,0 +1,45 @@
+/**
+ * The default backend: a headless Chromium that tabgate launches itself on the first call, one process
+ * for all local sessions, each session in its own browser context.
+ */
+import type { Logger } from '../../logger.js';
+import type { BrowserSettings } from '../settings.js';
+import { CdpConnection } from './cdp-connection.js';
+import { launchChromium } from './chromium-process.js';
+import { EngineBackend, type OpenBrowser } from './engine-backend.js';
+
+export function createLocalChromiumBackend(settings: BrowserSettings, log: Logger): EngineBackend {
+  return new EngineBackend(
+    {
+      name: 'local',
+      remote: false,
+      isolated: true,
+      async open(): Promise<OpenBrowser> {
+        const chromium = await launchChromium({
+          executablePath: settings.executablePath,
+          headed: settings.headed,
+          extraArgs: settings.chromiumArgs,
+        });
+        log.info('chromium started', { pid: chromium.pid });
+        let connection: CdpConnection;
+        try {
+          connection = await CdpConnection.connect(chromium.wsEndpoint);
+        } catch (error) {
+          await chromium.kill();
+          throw error;
+        }
+        // If Chromium dies, the socket closes and the backend reports the crash.
+        chromium.onExit(() => connection.close());
+        return {
+          connection,
+          async dispose() {
+            connection.close();
+            await chromium.kill();
+          },
+        };
+      },
+    },
+    settings,
+    log,
+  );
+}

@@ -1,0 +1,29 @@
+/**
+ * What the conformance suite needs from a backend under test. The local backend's test builds one on
+ * the backend directly; the providers and the extension build theirs on their own path (for example the
+ * gateway's HTTP API), so every backend runs the very same cases.
+ */
+export interface ConformanceSession {
+  /** Runs one tool in this session; rejects with an error carrying the stable `code` on failure. */
+  call(tool: string, args?: Record<string, unknown>): Promise<unknown>;
+  close(): Promise<void>;
+}
+
+export interface ConformanceHarness {
+  /** A fresh session with its own isolated browser (context). */
+  newSession(): Promise<ConformanceSession>;
+  /** URLs of the test site (test/testserver) as the browser under test reaches them. */
+  url(path: string): string;
+  /** The same site on a second, cross-site origin. */
+  otherUrl(path: string): string;
+  /** The snapshot budget the backend was configured with. */
+  snapshotMaxChars: number;
+  /** Kills the browser the way a crash would; absent when the harness cannot (the case is skipped). */
+  crashBrowser?: () => Promise<void>;
+  close(): Promise<void>;
+}
+
+export function errorCode(error: unknown): string | undefined {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' ? code : undefined;
+}

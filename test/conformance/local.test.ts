@@ -1,0 +1,49 @@
+/**
+ * The conformance suite on the local Chromium backend: one Chromium for the file, a context per case.
+ * Host names of the test site come through `--host-resolver-rules` in `chromiumArgs`, so the two
+ * origins are two different sites (the cross-origin iframe is out-of-process).
+ */
+import { randomUUID } from 'node:crypto';
+import { createLocalChromiumBackend } from '../../src/gateway/backends/cdp/index.js';
+import { DEFAULT_BROWSER_SETTINGS } from '../../src/gateway/backends/settings.js';
+import { silentLogger } from '../../src/gateway/logger.js';
+import { isTabgateError, parseToolArguments, type ToolName } from '../../src/protocol/index.js';
+import { startTestSite } from '../testserver/server.js';
+import { killChromiumByMarker } from '../engine/chromium-processes.js';
+import { runConformanceSuite } from './suite.js';
+
+runConformanceSuite('local Chromium', async () => {
+  const site = await startTestSite({ hosts: ['site-a.tabgate.test', 'site-b.tabgate.test'] });
+  const marker = `--tabgate-test-marker=${randomUUID()}`;
+  const settings = {
+    ...DEFAULT_BROWSER_SETTINGS,
+    chromiumArgs: ['--host-resolver-rules=MAP *.tabgate.test 127.0.0.1', marker],
+    snapshotMaxChars: 4000,
+  };
+  const backend = createLocalChromiumBackend(settings, silentLogger);
+  let sessions = 0;
+  return {
+    url: (path) => site.url(path),
+    otherUrl: (path) => site.otherUrl(path),
+    snapshotMaxChars: settings.snapshotMaxChars,
+    async newSession() {
+      const sessionId = `conformance-${++sessions}`;
+      return {
+        async call(tool: string, args: Record<string, unknown> = {}) {
+          try {
+            const parsed = parseToolArguments(tool as ToolName, args);
+            return await backend.call({ sessionId, tool: tool as ToolName, args: parsed, toolCallId: null });
+          } catch (error) {
+            throw isTabgateError(error) ? error : new Error(String(error));
+          }
+        },
+        close: () => backend.closeSession(sessionId),
+      };
+    },
+    crashBrowser: () => killChromiumByMarker(marker),
+    async close() {
+      await backend.close();
+      await site.close();
+    },
+  };
+});

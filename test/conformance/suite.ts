@@ -1,0 +1,37 @@
+/**
+ * The conformance suite every backend must pass: the whole toolset on real pages of the test site.
+ * `runConformanceSuite(name, makeHarness)` registers the cases with node:test; each case opens its own
+ * session. A case that a harness cannot run is skipped with its reason.
+ */
+import { after, before, describe } from 'node:test';
+import type { ConformanceHarness } from './harness.js';
+import { actionCases } from './cases-actions.js';
+import { frameCases } from './cases-frames.js';
+import { navigationCases } from './cases-navigation.js';
+import { pageCases } from './cases-page.js';
+import { snapshotCases } from './cases-snapshot.js';
+import { tabCases } from './cases-tabs.js';
+
+export type HarnessRef = () => ConformanceHarness;
+
+export function runConformanceSuite(name: string, makeHarness: () => Promise<ConformanceHarness>): void {
+  describe(`conformance: ${name}`, () => {
+    let harness: ConformanceHarness | undefined;
+    before(async () => {
+      harness = await makeHarness();
+    });
+    after(async () => {
+      await harness?.close();
+    });
+    const get: HarnessRef = () => {
+      if (!harness) throw new Error('the harness did not start');
+      return harness;
+    };
+    navigationCases(get);
+    snapshotCases(get);
+    actionCases(get);
+    frameCases(get);
+    tabCases(get);
+    pageCases(get);
+  });
+}

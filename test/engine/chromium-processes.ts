@@ -1,0 +1,39 @@
+/**
+ * Finding the Chromium processes a test started, by a marker flag on their command line (Chromium
+ * ignores flags it does not know), so tests never touch other engineers' browsers.
+ */
+import fs from 'node:fs';
+
+export function chromiumPidsWith(marker: string): number[] {
+  const pids: number[] = [];
+  for (const entry of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const cmdline = fs.readFileSync(`/proc/${entry}/cmdline`, 'utf8');
+      if (cmdline.includes(marker)) pids.push(Number(entry));
+    } catch {
+      // The process ended while we looked.
+    }
+  }
+  return pids;
+}
+
+/** Kills the browser process (not its helpers) like a crash would, and waits until it is gone. */
+export async function killChromiumByMarker(marker: string): Promise<void> {
+  const main = chromiumPidsWith(marker).filter((pid) => {
+    const cmdline = fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+    return !cmdline.includes('--type=');
+  });
+  for (const pid of main) process.kill(pid, 'SIGKILL');
+  for (let i = 0; i < 100 && main.some((pid) => fs.existsSync(`/proc/${pid}`) && !isZombie(pid)); i++) {
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+function isZombie(pid: number): boolean {
+  try {
+    return /\) Z /.test(fs.readFileSync(`/proc/${pid}/stat`, 'utf8'));
+  } catch {
+    return true;
+  }
+}

@@ -1,0 +1,150 @@
+/**
+ * The pages of the test site, as HTML strings keyed by path. `other` is the origin of the second server,
+ * used for cross-origin (out-of-process) iframes.
+ */
+const page = (title: string, body: string, head = '') =>
+  `<!doctype html><html><head><meta charset="utf-8"><title>${title}</title>${head}</head><body>${body}</body></html>`;
+
+const TRUSTED_LOG = `<script>
+  const log = (text) => { document.getElementById('out').textContent = text; };
+</script>`;
+
+export function pages(other: string): Record<string, string> {
+  const rows = Array.from(
+    { length: 1000 },
+    (_, i) =>
+      `<tr><td>Item ${i + 1}</td><td>$${(i * 1.37).toFixed(2)}</td><td><button onclick="buy(${i + 1})">Buy</button></td></tr>`,
+  ).join('');
+  const paragraphs = Array.from(
+    { length: 40 },
+    (_, i) =>
+      `<p>Paragraph ${i + 1} of the article talks about browsers, agents and the web at some length, so that the text is long enough to matter when a snapshot is measured and clipped for the reader.</p>`,
+  ).join('');
+  return {
+    '/form': page(
+      'Test form',
+      `<h1>Test form</h1>
+      <form action="/thanks" method="get">
+        <label for="name">Your name</label> <input id="name" name="name" placeholder="type here">
+        <label>Email <input name="email" type="email"></label>
+        <label>Password <input name="password" type="password"></label>
+        <label>Country <select name="country"><option>France</option><option>Germany</option><option>Spain</option></select></label>
+        <label><input type="checkbox" name="agree"> I agree</label>
+        <textarea name="notes" aria-label="Notes"></textarea>
+        <button type="submit">Send</button>
+      </form>
+      <button id="check" onclick="log('clicked trusted=' + event.isTrusted)">Check trust</button>
+      <a href="/page2">Go to page 2</a>
+      <div id="out">nothing yet</div>
+      <div id="keys"></div>
+      ${TRUSTED_LOG}
+      <script>
+        document.addEventListener('keydown', (e) => {
+          document.getElementById('keys').textContent += ' ' + e.key + (e.ctrlKey ? '+ctrl' : '') + ':' + e.isTrusted;
+        });
+        document.getElementById('name').addEventListener('input', (e) => log('input trusted=' + e.isTrusted));
+      </script>`,
+    ),
+    '/thanks': page(
+      'Thanks',
+      `<h1>Thanks</h1><p id="who"></p><script>document.getElementById('who').textContent = 'Hello ' + new URLSearchParams(location.search).get('name');</script>`,
+    ),
+    '/page2': page('Page two', `<h1>Page two</h1><a href="/form">Back to the form</a>`),
+    '/frames': page(
+      'Frames',
+      `<h1>Frames</h1>
+      <iframe title="Same origin" src="/inner?label=same" width="400" height="150"></iframe>
+      <iframe title="Cross origin" src="${other}/inner?label=cross" width="400" height="150"></iframe>`,
+    ),
+    '/inner': page(
+      'Inner',
+      `<p>Inside a frame</p><button onclick="document.getElementById('r').textContent = 'inner clicked trusted=' + event.isTrusted">Inner button</button>
+      <input aria-label="Inner field"><span id="r"></span>`,
+    ),
+    '/shadow': page(
+      'Shadow',
+      `<h1>Shadow DOM</h1><x-widget></x-widget><div id="out"></div>
+      <script>
+        customElements.define('x-widget', class extends HTMLElement {
+          connectedCallback() {
+            const root = this.attachShadow({ mode: 'open' });
+            root.innerHTML = '<label>Shadow field <input id="f"></label><button>Shadow button</button>';
+            root.querySelector('button').addEventListener('click', (e) => {
+              document.getElementById('out').textContent = 'shadow clicked ' + root.getElementById('f').value + ' trusted=' + e.isTrusted;
+            });
+          }
+        });
+      </script>`,
+    ),
+    '/popup': page(
+      'Popups',
+      `<h1>Popups</h1><a href="/page2" target="_blank">Open page 2 in a new tab</a>
+      <button onclick="window.open('/thanks?name=popup')">Open a popup</button>`,
+    ),
+    '/dialogs': page(
+      'Dialogs',
+      `<h1>Dialogs</h1>
+      <button onclick="alert('Hello from alert'); document.getElementById('out').textContent = 'after alert'">Alert</button>
+      <button onclick="document.getElementById('out').textContent = 'confirm=' + confirm('Sure?')">Confirm</button>
+      <button onclick="document.getElementById('out').textContent = 'prompt=' + prompt('Name?')">Prompt</button>
+      <div id="out">none</div>`,
+    ),
+    '/long': page(
+      'Long page',
+      `<h1>Long page</h1>${Array.from({ length: 300 }, (_, i) => `<p>Line ${i + 1}</p>`).join('')}
+      <button onclick="this.textContent = 'Bottom clicked'">Bottom button</button>`,
+    ),
+    '/table': page(
+      'Big table',
+      `<h1>Price list</h1><table><tbody>${rows}</tbody></table><div id="out"></div>
+      <script>function buy(n) { document.getElementById('out').textContent = 'bought ' + n; }</script>`,
+    ),
+    '/article': page(
+      'Article',
+      `<article><h1>The long article</h1><nav><a href="/page2">Related</a> <a href="/form">Contact</a></nav>
+      <h2>Part one</h2>${paragraphs.slice(0, 1000)}${paragraphs}<h2>Part two</h2><p>See <a href="/page2">the next page</a> for more.</p></article>`,
+    ),
+    '/mutating': page(
+      'Mutating',
+      `<h1>Mutating</h1><div id="slot"><button id="target" onclick="count()">Target</button></div>
+      <button onclick="replaceTarget()">Replace</button><div id="out">count=0</div>
+      <script>
+        let n = 0;
+        function count() { n++; document.getElementById('out').textContent = 'count=' + n; }
+        function replaceTarget() {
+          const fresh = document.createElement('button');
+          fresh.textContent = 'Target'; fresh.onclick = count;
+          document.getElementById('slot').replaceChildren(fresh);
+        }
+      </script>`,
+    ),
+    '/covered': page(
+      'Covered',
+      `<h1>Covered</h1><button onclick="document.getElementById('out').textContent = 'clicked'">Hidden action</button>
+      <div id="overlay" style="position:fixed;inset:0;background:rgba(0,0,0,.5)">Cookie banner</div><div id="out">no</div>`,
+    ),
+    '/images': page(
+      'Images',
+      `<h1>Images</h1><img src="/img/a.svg" alt="A red box"><img src="/img/b.svg" alt="">`,
+    ),
+    '/console': page(
+      'Console',
+      `<h1>Console</h1><script>
+        console.log('hello', 42);
+        console.warn('careful');
+        setTimeout(() => { throw new Error('boom from page'); }, 0);
+      </script>`,
+    ),
+    '/cookies': page(
+      'Cookies',
+      `<h1>Cookies</h1><div id="c"></div><script>document.getElementById('c').textContent = 'cookie=' + document.cookie;</script>`,
+    ),
+  };
+}
+
+export const IMAGES: Record<string, string> = {
+  '/img/a.svg':
+    '<svg xmlns="http://www.w3.org/2000/svg" width="40" height="30"><rect width="40" height="30" fill="red"/></svg>',
+  '/img/b.svg':
+    '<svg xmlns="http://www.w3.org/2000/svg" width="10" height="20"><rect width="10" height="20" fill="blue"/></svg>',
+};

@@ -1,0 +1,74 @@
+/**
+ * The local test site: two node:http servers on port 0 (two origins, so iframes can be cross-site and
+ * out-of-process), serving the pages every backend's conformance suite browses.
+ */
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { IMAGES, pages } from './pages.js';
+
+export interface TestSite {
+  /** Absolute URL of a path on the main origin. */
+  url(path: string): string;
+  /** Absolute URL of a path on the second (cross-site) origin. */
+  otherUrl(path: string): string;
+  close(): Promise<void>;
+}
+
+export interface TestSiteOptions {
+  /** Host names for the two origins (default 127.0.0.1 and localhost: two different sites). */
+  hosts?: [string, string];
+}
+
+function handler(getOther: () => string): http.RequestListener {
+  return (request, response) => {
+    const url = new URL(request.url ?? '/', 'http://x');
+    const send = (status: number, type: string, body: string, headers: http.OutgoingHttpHeaders = {}) => {
+      response.writeHead(status, { 'content-type': type, 'cache-control': 'no-store', ...headers });
+      response.end(body);
+    };
+    if (url.pathname === '/redirect')
+      return send(302, 'text/plain', '', { location: url.searchParams.get('to') ?? '/' });
+    if (url.pathname === '/missing') return send(404, 'text/html', '<title>Missing</title><h1>Not here</h1>');
+    if (url.pathname === '/set-cookie') {
+      const value = url.searchParams.get('v') ?? 'x';
+      return send(200, 'text/html', `<title>Set</title><p>set ${value}</p>`, {
+        'set-cookie': `tg=${value}; Path=/`,
+      });
+    }
+    if (url.pathname === '/slow') {
+      const timer = setTimeout(() => send(200, 'text/html', '<title>Slow</title>slow'), 60_000);
+      request.on('close', () => clearTimeout(timer));
+      return;
+    }
+    const image = IMAGES[url.pathname];
+    if (image) return send(200, 'image/svg+xml', image);
+    const html = pages(getOther())[url.pathname];
+    if (html) return send(200, 'text/html; charset=utf-8', html);
+    send(404, 'text/plain', 'not found');
+  };
+}
+
+async function listen(server: http.Server): Promise<number> {
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return (server.address() as AddressInfo).port;
+}
+
+export async function startTestSite(options: TestSiteOptions = {}): Promise<TestSite> {
+  const [hostA, hostB] = options.hosts ?? ['127.0.0.1', 'localhost'];
+  let otherOrigin = '';
+  let mainOrigin = '';
+  const main = http.createServer(handler(() => otherOrigin));
+  const other = http.createServer(handler(() => mainOrigin));
+  mainOrigin = `http://${hostA}:${await listen(main)}`;
+  otherOrigin = `http://${hostB}:${await listen(other)}`;
+  return {
+    url: (path) => mainOrigin + path,
+    otherUrl: (path) => otherOrigin + path,
+    async close() {
+      for (const server of [main, other]) {
+        server.closeAllConnections();
+        await new Promise<void>((resolve) => server.close(() => resolve()));
+      }
+    },
+  };
+}
