@@ -8,6 +8,8 @@ import { serveCommand } from './commands/serve.js';
 import { toolsCommand } from './commands/tools.js';
 import { pairCommand } from './commands/pair.js';
 import { extensionPathCommand } from './commands/extension-path.js';
+import { mcpCommand } from './commands/mcp.js';
+import { callCommand } from './commands/call.js';
 
 export type CommandDefinition = (program: Command) => void;
 
@@ -18,6 +20,8 @@ export const COMMANDS: CommandDefinition[] = [
   pairCommand,
   extensionPathCommand,
   toolsCommand,
+  mcpCommand,
+  callCommand,
 ];
 
 export function buildProgram(): Command {

@@ -30,6 +30,8 @@ import { browserControlRoutes } from './http/routes/browser-control.js';
 import { sessionRoutes } from './http/routes/sessions.js';
 import { toolRoutes } from './http/routes/tools.js';
 import { createLogger, type Logger } from './logger.js';
+import { McpHttpEndpoint } from './mcp/http-endpoint.js';
+import { mcpRoutes } from './mcp/routes.js';
 import type { GatewayService } from './service.js';
 import { Sessions } from './sessions.js';
 import { openDatabase } from './store/database.js';
@@ -91,6 +93,8 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
   const backend = options.backend ?? createDefaultBackend({ settings: browserSettingsOf(config), log });
   const service = new DefaultGatewayService({ sessions, broker, backend, extensionControl, log });
 
+  const mcp = new McpHttpEndpoint({ service, log });
+
   // The Host guard needs the bound port, known only after listen.
   let hostGuard = new HostGuard(new Set());
   const routes = new RouteTable();
@@ -107,6 +111,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
     ...pairing.routes,
     ...sessionRoutes(service, sessions),
     ...toolRoutes(service),
+    ...mcpRoutes(mcp),
     ...(options.routes ?? []),
   );
   const app = createHttpApp({ routes, hostGuard: () => hostGuard, originGuard, authenticator, log });
@@ -134,6 +139,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
       });
     });
   } catch (error) {
+    await mcp.close();
     endpoint.close();
     db.close();
     await backend.close().catch(() => undefined);
@@ -147,6 +153,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
   const close = () =>
     (closing ??= (async () => {
       const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
+      await mcp.close();
       endpoint.close();
       broker.close();
       server.closeAllConnections();

@@ -1,0 +1,25 @@
+/**
+ * How CLI commands that talk to a running gateway find it and its key: `--gateway URL`, else the
+ * configured host and port; the key from `API_SERVER_KEY`, else the configuration, else the home folder.
+ */
+import { resolveApiKey } from '../gateway/auth/api-key.js';
+import { GatewayClient } from '../gateway/client/gateway-client.js';
+import { loadConfig, type GatewayConfig } from '../gateway/config/index.js';
+
+export function gatewayUrlOf(config: GatewayConfig, explicit: string | undefined): string {
+  if (explicit) return explicit;
+  const host = config.gateway.host.includes(':') ? `[${config.gateway.host}]` : config.gateway.host;
+  const reachable = host === '0.0.0.0' ? '127.0.0.1' : host === '[::]' ? '[::1]' : host;
+  return `http://${reachable}:${config.gateway.port}`;
+}
+
+export function connectToGateway(explicitUrl: string | undefined): GatewayClient {
+  const config = loadConfig({ env: process.env });
+  const key = resolveApiKey(config, { create: false }).key;
+  if (!key) {
+    throw new Error(
+      'no API key found: set API_SERVER_KEY, or run `tabgate serve` once so it creates one in the home folder',
+    );
+  }
+  return new GatewayClient({ baseUrl: gatewayUrlOf(config, explicitUrl), apiKey: key });
+}
