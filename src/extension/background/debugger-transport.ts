@@ -1,0 +1,78 @@
+/**
+ * The engine's CDP transport over `chrome.debugger`, one per shared tab: the tab is the root session,
+ * and out-of-process iframes arrive as flattened child sessions (`{tabId, sessionId}` debuggees), the
+ * same shape a browser connection gives the engine. The chrome.debugger listeners are registered once,
+ * at the worker's top level, and fan events out to the live transports by tab id.
+ */
+import type { CdpEventListener, CdpTransport } from '../../engine/transport.js';
+import { chrome, type Debuggee } from '../chrome-api.js';
+
+const live = new Map<number, DebuggerTransport>();
+
+/** Called synchronously at the worker's top level (FEASIBILITY.md gotcha 6: listeners first). */
+export function installDebuggerListeners(): void {
+  chrome.debugger.onEvent.addListener((source, method, params) => {
+    if (source.tabId !== undefined) live.get(source.tabId)?.emit(method, params, source.sessionId);
+  });
+  chrome.debugger.onDetach.addListener((source, reason) => {
+    if (source.tabId !== undefined) live.get(source.tabId)?.markClosed(reason);
+  });
+}
+
+export class DebuggerTransport implements CdpTransport {
+  private readonly listeners = new Map<string, Set<CdpEventListener>>();
+  private readonly closeListeners = new Set<(reason: string) => void>();
+  closed = false;
+
+  private constructor(readonly tabId: number) {}
+
+  /** Attaches the debugger to the tab (the browser shows its "is debugging this browser" bar). */
+  static async attach(tabId: number): Promise<DebuggerTransport> {
+    const transport = new DebuggerTransport(tabId);
+    try {
+      await chrome.debugger.attach({ tabId }, '1.3');
+    } catch (error) {
+      const message = String((error as Error).message ?? error);
+      // A previous worker life may have left it attached; then it is ours already.
+      if (!/already attached/i.test(message)) throw error;
+    }
+    live.get(tabId)?.markClosed('replaced');
+    live.set(tabId, transport);
+    return transport;
+  }
+
+  async send(method: string, params?: object, sessionId?: string): Promise<unknown> {
+    if (this.closed) throw new Error(`debugger detached from tab ${this.tabId}`);
+    const target: Debuggee = sessionId ? { tabId: this.tabId, sessionId } : { tabId: this.tabId };
+    return chrome.debugger.sendCommand(target, method, params ?? {});
+  }
+
+  on(event: string, listener: CdpEventListener): () => void {
+    let set = this.listeners.get(event);
+    if (!set) this.listeners.set(event, (set = new Set()));
+    set.add(listener);
+    return () => set.delete(listener);
+  }
+
+  onClose(listener: (reason: string) => void): () => void {
+    this.closeListeners.add(listener);
+    return () => this.closeListeners.delete(listener);
+  }
+
+  emit(method: string, params: unknown, sessionId: string | undefined): void {
+    for (const listener of this.listeners.get(method) ?? []) listener(params ?? {}, sessionId);
+  }
+
+  markClosed(reason: string): void {
+    if (this.closed) return;
+    this.closed = true;
+    if (live.get(this.tabId) === this) live.delete(this.tabId);
+    for (const listener of this.closeListeners) listener(reason);
+  }
+
+  /** Detaches the debugger; never throws (the tab may be gone already). */
+  async detach(): Promise<void> {
+    this.markClosed('detached');
+    await chrome.debugger.detach({ tabId: this.tabId }).catch(() => undefined);
+  }
+}

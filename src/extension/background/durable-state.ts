@@ -1,0 +1,104 @@
+/**
+ * Everything the service worker must remember, in chrome.storage, because Chrome stops an idle worker
+ * after ~30 s and anything held only in memory is then gone. Long-lived facts (the pairing token, the
+ * controller identity, the shared tabs) live in `local`; per-boot facts (connection status, backoff
+ * step, boot count) in `session`, which a browser restart clears.
+ */
+import { chrome } from '../chrome-api.js';
+
+export const DEFAULT_GATEWAY_URL = 'http://127.0.0.1:8642';
+
+export interface Pairing {
+  token: string;
+  grant_id: string;
+  name: string;
+}
+
+export interface PendingPairing {
+  pairing_id: string;
+  code: string;
+  approve_url: string;
+  /** Epoch ms. */
+  expires_at: number;
+}
+
+export interface Share {
+  session_id: string;
+  title: string | null;
+  /** The tabs the agent may see and drive: the shared tab and the tabs it opened. */
+  tab_ids: number[];
+  /** The tab later calls act on. */
+  active_tab_id: number;
+  group_id: number | null;
+}
+
+export interface Identity {
+  controller_id: string;
+  browser_profile_id: string;
+}
+
+export type ConnectionState = 'idle' | 'connecting' | 'connected' | 'offline' | 'stopped';
+
+export interface Status {
+  state: ConnectionState;
+  /** Why the controller stopped retrying, or what the last attempt ran into. */
+  error: { code: string; message: string } | null;
+  /** Reconnect attempts since the last success (indexes the backoff). */
+  attempt: number;
+}
+
+interface LocalShape {
+  gateway_url: string;
+  pairing: Pairing | null;
+  pending_pairing: PendingPairing | null;
+  share: Share | null;
+  identity: Identity | null;
+}
+
+interface SessionShape {
+  status: Status;
+  boot_count: number;
+}
+
+const LOCAL_DEFAULTS: LocalShape = {
+  gateway_url: DEFAULT_GATEWAY_URL,
+  pairing: null,
+  pending_pairing: null,
+  share: null,
+  identity: null,
+};
+
+const SESSION_DEFAULTS: SessionShape = { status: { state: 'idle', error: null, attempt: 0 }, boot_count: 0 };
+
+export async function readLocal<K extends keyof LocalShape>(key: K): Promise<LocalShape[K]> {
+  const got = await chrome.storage.local.get(key);
+  return (got[key] as LocalShape[K] | undefined) ?? LOCAL_DEFAULTS[key];
+}
+
+export async function writeLocal<K extends keyof LocalShape>(key: K, value: LocalShape[K]): Promise<void> {
+  await chrome.storage.local.set({ [key]: value });
+}
+
+export async function readSession<K extends keyof SessionShape>(key: K): Promise<SessionShape[K]> {
+  const got = await chrome.storage.session.get(key);
+  return (got[key] as SessionShape[K] | undefined) ?? SESSION_DEFAULTS[key];
+}
+
+export async function writeSession<K extends keyof SessionShape>(
+  key: K,
+  value: SessionShape[K],
+): Promise<void> {
+  await chrome.storage.session.set({ [key]: value });
+}
+
+/** This browser profile's controller identity, made once and kept, so a reconnect is the same controller. */
+export async function identity(): Promise<Identity> {
+  const stored = await readLocal('identity');
+  if (stored) return stored;
+  const made: Identity = {
+    controller_id: `tabgate-ext-${crypto.randomUUID()}`,
+    browser_profile_id: `profile-${crypto.randomUUID()}`,
+  };
+  await writeLocal('identity', made);
+  return made;
+}

@@ -1,0 +1,182 @@
+/**
+ * Runs the gateway's commands on the shared tabs, enforcing the allowlist a second time (the gateway
+ * already does): anything not on it is `unsupported_action`. Exactly one result per command_id; a
+ * duplicate id while the original runs gets `duplicate_command` and leaves the original alone; a
+ * cancel (or the deadline) settles the command at once as `cancelled`, whatever the action is doing.
+ */
+import { runTool, type EngineOptions } from '../../engine/index.js';
+import {
+  DEFAULT_COMMAND_TIMEOUT_SECONDS,
+  FRAME_METHODS,
+  isControllerCapability,
+  isTabgateError,
+  parseToolArguments,
+  type CommandParams,
+  type Frame,
+  type ToolName,
+} from '../../protocol/index.js';
+import type { SharedTabs } from './shared-tabs.js';
+
+/** The reference protocol's cap on a screenshot data URL. */
+export const MAX_SCREENSHOT_DATA_URL_CHARS = 1_500_000;
+const REMEMBERED_IDS = 1024;
+
+interface ErrorPayload {
+  code: string;
+  message: string;
+}
+
+class CommandError extends Error {
+  constructor(
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+interface Running {
+  settle(outcome: { ok: true; result: unknown } | { ok: false; error: ErrorPayload }): void;
+  /** Settles without a reply. */
+  silence(): void;
+  abort: AbortController;
+}
+
+export class CommandExecutor {
+  private readonly running = new Map<string, Running>();
+  /** Ids that already got their one result, so a replay is never executed again. */
+  private readonly finished = new Set<string>();
+
+  constructor(
+    private readonly tabs: SharedTabs,
+    private readonly send: (frame: Frame) => void,
+    private readonly snapshotMaxChars = 15_000,
+  ) {}
+
+  get pending(): number {
+    return this.running.size;
+  }
+
+  handleCommand(params: CommandParams): void {
+    const id = params.command_id;
+    if (this.running.has(id)) {
+      this.reply(id, {
+        ok: false,
+        error: { code: 'duplicate_command', message: `command ${id} is already running` },
+      });
+      return;
+    }
+    if (this.finished.has(id)) return;
+    const abort = new AbortController();
+    let settled = false;
+    const running: Running = {
+      abort,
+      settle: (outcome) => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        this.running.delete(id);
+        this.remember(id);
+        this.reply(id, outcome);
+      },
+      silence: () => {
+        settled = true;
+        clearTimeout(timer);
+      },
+    };
+    const deadline = params.deadline_at ?? Date.now() + DEFAULT_COMMAND_TIMEOUT_SECONDS * 1000;
+    const timer = setTimeout(
+      () => {
+        abort.abort();
+        running.settle({
+          ok: false,
+          error: { code: 'deadline_exceeded', message: 'the command ran past its deadline' },
+        });
+      },
+      Math.max(0, deadline - Date.now()),
+    );
+    this.running.set(id, running);
+    this.execute(params, deadline).then(
+      (result) => running.settle({ ok: true, result }),
+      (error: unknown) => running.settle({ ok: false, error: toPayload(error) }),
+    );
+  }
+
+  /** A cancel from the gateway: settle at once; the action's own result, if it comes, is dropped. */
+  handleCancel(commandId: string): void {
+    const running = this.running.get(commandId);
+    if (!running) return;
+    running.abort.abort();
+    running.settle({ ok: false, error: { code: 'cancelled', message: 'the command was cancelled' } });
+  }
+
+  /**
+   * The share stopped after a detach: everything still running is aborted, silently, because the
+   * gateway has already failed those commands as cancelled and would ignore a late result anyway.
+   */
+  abortAll(): void {
+    for (const [id, running] of [...this.running]) {
+      this.running.delete(id);
+      this.remember(id);
+      running.abort.abort();
+      running.silence();
+    }
+  }
+
+  private async execute(params: CommandParams, deadline: number): Promise<unknown> {
+    const action = params.action;
+    if (!isControllerCapability(action)) {
+      throw new CommandError(
+        'unsupported_action',
+        `${action.slice(0, 100)} is not an action this extension runs`,
+      );
+    }
+    if (action === 'controller.noop') return { ...params.arguments };
+    if (Date.now() > deadline)
+      throw new CommandError('deadline_expired', 'the command arrived after its deadline');
+    const args = parseToolArguments(action as ToolName, params.arguments);
+    const options: EngineOptions = {
+      snapshotMaxChars: this.snapshotMaxChars,
+      commandTimeoutMs: Math.max(1000, deadline - Date.now()),
+      // The user's own browser: it may open what the user can open; the gateway refused metadata URLs.
+      remote: false,
+      allowPrivateUrls: true,
+    };
+    const result = await runTool(this.tabs, action as ToolName, args, options);
+    if (action === 'browser_screenshot') {
+      const data = (result as { data?: string }).data ?? '';
+      if ('data:image/png;base64,'.length + data.length > MAX_SCREENSHOT_DATA_URL_CHARS) {
+        throw new CommandError(
+          'screenshot_too_large',
+          'The screenshot is over 1.5 million characters as a data URL; take a viewport screenshot.',
+        );
+      }
+    }
+    return result;
+  }
+
+  private reply(
+    commandId: string,
+    outcome: { ok: true; result: unknown } | { ok: false; error: ErrorPayload },
+  ): void {
+    this.send({
+      method: FRAME_METHODS.result,
+      params: outcome.ok
+        ? { command_id: commandId, ok: true, result: outcome.result }
+        : { command_id: commandId, ok: false, error: outcome.error },
+    });
+  }
+
+  private remember(id: string): void {
+    this.finished.add(id);
+    if (this.finished.size > REMEMBERED_IDS)
+      this.finished.delete(this.finished.values().next().value as string);
+  }
+}
+
+function toPayload(error: unknown): ErrorPayload {
+  if (isTabgateError(error)) return { code: error.code, message: error.message };
+  if (error instanceof CommandError) return { code: error.code, message: error.message };
+  const message = error instanceof Error ? error.message : String(error);
+  return { code: 'command_error', message: message.slice(0, 500) };
+}

@@ -1,0 +1,128 @@
+/**
+ * The extension's HTTP calls to the gateway, all on loopback. The pairing token travels only in the
+ * Authorization header and the ticket only in the WebSocket subprotocol: no secret is ever put in a URL.
+ */
+import {
+  CONTROLLER_CAPABILITIES,
+  PROTOCOL_VERSION,
+  REGISTER_PATH,
+  type ControllerCapability,
+} from '../../protocol/index.js';
+
+/** A refusal from the gateway, with its stable code; `network` when it could not be reached at all. */
+export class GatewayError extends Error {
+  constructor(
+    readonly code: string,
+    message: string,
+    readonly status: number,
+  ) {
+    super(message);
+    this.name = 'GatewayError';
+  }
+}
+
+async function call(url: string, init: RequestInit): Promise<{ status: number; body: unknown }> {
+  let response: Response;
+  try {
+    response = await fetch(url, { ...init, cache: 'no-store', credentials: 'omit', redirect: 'error' });
+  } catch {
+    throw new GatewayError('network', `The tabgate gateway at ${new URL(url).origin} is not reachable.`, 0);
+  }
+  const text = await response.text();
+  let body: unknown = null;
+  try {
+    body = text ? JSON.parse(text) : null;
+  } catch {
+    body = null;
+  }
+  if (!response.ok) {
+    const error = (body as { error?: { code?: unknown; message?: unknown } } | null)?.error;
+    throw new GatewayError(
+      typeof error?.code === 'string' ? error.code : `http_${response.status}`,
+      typeof error?.message === 'string' ? error.message : `The gateway answered ${response.status}.`,
+      response.status,
+    );
+  }
+  return { status: response.status, body };
+}
+
+const json = (body: unknown, token?: string): RequestInit => ({
+  method: 'POST',
+  headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
+  body: JSON.stringify(body),
+});
+
+export interface PairStart {
+  pairing_id: string;
+  code: string;
+  expires_in_seconds: number;
+  approve_url: string;
+}
+
+export async function startPairing(base: string, name: string): Promise<PairStart> {
+  return (await call(`${base}/v1/browser-control/pair`, json({ name }))).body as PairStart;
+}
+
+export type PairPoll =
+  | { status: 'pending'; expires_in_seconds: number }
+  | { status: 'approved'; token: string; grant_id: string; name: string };
+
+export async function pollPairing(base: string, pairingId: string): Promise<PairPoll> {
+  return (await call(`${base}/v1/browser-control/pair/${encodeURIComponent(pairingId)}/token`, json({})))
+    .body as PairPoll;
+}
+
+export interface SessionSummary {
+  session_id: string;
+  title: string | null;
+  created_at: string;
+  source: string;
+}
+
+export async function listSessions(base: string, token: string): Promise<SessionSummary[]> {
+  const { body } = await call(`${base}/v1/sessions`, { headers: { authorization: `Bearer ${token}` } });
+  return ((body as { sessions?: SessionSummary[] }).sessions ?? []).slice(0, 200);
+}
+
+export interface Registration {
+  ticket: string;
+  ws_path: string;
+  scope: { capabilities: ControllerCapability[] };
+}
+
+/** The registration codes after which retrying cannot help: the user or the gateway must change something. */
+export const FATAL_REGISTRATION_CODES = new Set([
+  'browser_control_disabled',
+  'browser_control_auth_required',
+  'browser_control_session_forbidden',
+  'browser_control_invalid_registration',
+  'browser_control_no_capabilities',
+  'browser_control_protocol_unsupported',
+  'browser_control_developer_mode_required',
+  // A revoked or unknown token, or one used beyond its scope: only pairing again helps.
+  'invalid_api_key',
+  'token_scope_forbidden',
+]);
+
+export async function register(
+  base: string,
+  token: string,
+  ids: { session_id: string; controller_id: string; browser_profile_id: string; version: string },
+): Promise<Registration> {
+  const capabilities = ['controller.noop', ...CONTROLLER_CAPABILITIES.filter((c) => c !== 'controller.noop')];
+  const { body } = await call(
+    base + REGISTER_PATH,
+    json(
+      {
+        protocol_version: PROTOCOL_VERSION,
+        session_id: ids.session_id,
+        controller_id: ids.controller_id,
+        browser_profile_id: ids.browser_profile_id,
+        capabilities,
+        product: { id: 'tabgate-extension', engine: 'chromium', label: `tabgate extension ${ids.version}` },
+      },
+      token,
+    ),
+  );
+  return body as Registration;
+}

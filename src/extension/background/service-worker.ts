@@ -1,0 +1,54 @@
+/**
+ * The tabgate extension's service worker. Chrome stops it after ~30 s idle and starts it again for any
+ * event, so everything here is idempotent: listeners are registered synchronously at the top level,
+ * state lives in chrome.storage, and `wake()` (run at every start and by a 30 s alarm) reconnects the
+ * share's controller and resumes a pairing in progress, whichever applies.
+ */
+import { chrome } from '../chrome-api.js';
+import { ControllerLink } from './controller-link.js';
+import { installDebuggerListeners } from './debugger-transport.js';
+import { readLocal, readSession, writeSession } from './durable-state.js';
+import { CommandExecutor } from './executor.js';
+import { resumePairing } from './pairing-flow.js';
+import { popupListener, type Parts } from './popup-requests.js';
+import { adoptTab, forgetTab } from './share.js';
+import { SharedTabs } from './shared-tabs.js';
+
+const WAKE_ALARM = 'tabgate-wake';
+
+const tabs = new SharedTabs();
+// The link delivers commands to the executor, and the executor answers through the link.
+const link: ControllerLink = new ControllerLink({
+  onCommand: (frame) => executor.handleCommand(frame.params),
+  onCancel: (commandId) => executor.handleCancel(commandId),
+});
+const executor = new CommandExecutor(tabs, (frame) => link.send(frame));
+const parts: Parts = { link, executor, tabs };
+
+async function wake(reason: string): Promise<void> {
+  if (await readLocal('pending_pairing')) void resumePairing();
+  if (await readLocal('share')) await link.ensure(reason);
+}
+
+installDebuggerListeners();
+chrome.runtime.onMessage.addListener(popupListener(parts));
+chrome.alarms.onAlarm.addListener((alarm) => {
+  if (alarm.name === WAKE_ALARM) void wake('alarm');
+});
+chrome.runtime.onStartup.addListener(() => void wake('browser-start'));
+chrome.tabs.onCreated.addListener((tab) => {
+  if (tab.id === undefined) return;
+  const id = tab.id;
+  void adoptTab(id, tab.openerTabId).then((adopted) => {
+    if (adopted) tabs.notice(`The page opened a new tab ${id}; browser_tab_activate switches to it.`);
+  });
+});
+chrome.tabs.onRemoved.addListener((tabId) => {
+  void tabs.release(tabId).then(() => forgetTab(tabId));
+});
+
+void chrome.alarms.create(WAKE_ALARM, { periodInMinutes: 0.5 });
+void (async () => {
+  await writeSession('boot_count', (await readSession('boot_count')) + 1);
+  await wake('worker-start');
+})();
