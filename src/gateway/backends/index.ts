@@ -1,22 +1,22 @@
 /**
  * Composition point of the browser backends: which backend serves a session that no controller holds.
- * The local Chromium backend replaces the placeholder below when the engine lands.
+ * The default is the local Chromium that tabgate launches itself on first use; a browser reached by a
+ * CDP URL (`browser.cdp_url`) or a provider session uses the same engine through `createCdpUrlBackend`.
  */
 import type { Logger } from '../logger.js';
 import type { BrowserBackend } from './backend.js';
+import { createLocalChromiumBackend } from './cdp/index.js';
 import type { BrowserSettings } from './settings.js';
-import { UnavailableBackend } from './unavailable.js';
 
 export type { BrowserBackend, ToolCall } from './backend.js';
 export { DEFAULT_BROWSER_SETTINGS, type BrowserSettings } from './settings.js';
+export { createCdpUrlBackend, createLocalChromiumBackend, type CdpUrlBackendOptions } from './cdp/index.js';
 
 export interface BackendDependencies {
   settings: BrowserSettings;
   log: Logger;
 }
 
-export function createDefaultBackend(_deps: BackendDependencies): BrowserBackend {
-  return new UnavailableBackend(
-    'no browser backend is available yet for sessions without a bound browser controller (the local Chromium backend is not part of this build).',
-  );
+export function createDefaultBackend(deps: BackendDependencies): BrowserBackend {
+  return createLocalChromiumBackend(deps.settings, deps.log);
 }

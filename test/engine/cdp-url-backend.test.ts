@@ -1,0 +1,85 @@
+/**
+ * The engine on someone else's browser through a CDP URL (what `browser.cdp_url` and the providers use):
+ * http URLs are resolved through /json/version, private addresses are refused unless allowed, and
+ * closing only disconnects.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import {
+  createCdpUrlBackend,
+  launchChromium,
+  type ChromiumProcess,
+} from '../../src/gateway/backends/cdp/index.js';
+import { DEFAULT_BROWSER_SETTINGS } from '../../src/gateway/backends/settings.js';
+import { silentLogger } from '../../src/gateway/logger.js';
+import type { NavigateResult } from '../../src/protocol/index.js';
+import { startTestSite, type TestSite } from '../testserver/server.js';
+
+describe('CDP URL backend', () => {
+  let site: TestSite;
+  let chromium: ChromiumProcess;
+  let httpUrl: string;
+  before(async () => {
+    site = await startTestSite();
+    chromium = await launchChromium({ executablePath: undefined, headed: false, extraArgs: [] });
+    httpUrl = `http://${new URL(chromium.wsEndpoint).host}`;
+  });
+  after(async () => {
+    await chromium.kill();
+    await site.close();
+  });
+
+  it('refuses private addresses on a remote browser with private_url_blocked', async () => {
+    const backend = createCdpUrlBackend({ cdpUrl: httpUrl }, DEFAULT_BROWSER_SETTINGS, silentLogger);
+    try {
+      await assert.rejects(
+        backend.call({
+          sessionId: 's',
+          tool: 'browser_navigate',
+          args: { url: site.url('/page2') },
+          toolCallId: null,
+        }),
+        { code: 'private_url_blocked' },
+      );
+    } finally {
+      await backend.close();
+    }
+  });
+
+  it('browses through an http CDP URL when private addresses are allowed, and close leaves the browser running', async () => {
+    const backend = createCdpUrlBackend(
+      { cdpUrl: httpUrl },
+      { ...DEFAULT_BROWSER_SETTINGS, allowPrivateUrls: true },
+      silentLogger,
+    );
+    try {
+      const result = (await backend.call({
+        sessionId: 's',
+        tool: 'browser_navigate',
+        args: { url: site.url('/page2') },
+        toolCallId: null,
+      })) as NavigateResult;
+      assert.equal(result.title, 'Page two');
+    } finally {
+      await backend.close();
+    }
+    const version = await fetch(`${httpUrl}/json/version`);
+    assert.equal(version.status, 200);
+  });
+
+  it('fails with backend_unavailable when nothing answers at the CDP URL', async () => {
+    const backend = createCdpUrlBackend(
+      { cdpUrl: 'http://127.0.0.1:9' },
+      DEFAULT_BROWSER_SETTINGS,
+      silentLogger,
+    );
+    try {
+      await assert.rejects(
+        backend.call({ sessionId: 's', tool: 'browser_tabs', args: {}, toolCallId: null }),
+        { code: 'backend_unavailable' },
+      );
+    } finally {
+      await backend.close();
+    }
+  });
+});

@@ -1,0 +1,106 @@
+/**
+ * What only the local Chromium backend promises: a clear error without a browser, idle sessions closed,
+ * and no Chromium left behind after SIGTERM, SIGINT or a plain exit of the process that launched it.
+ */
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { after, before, describe, it } from 'node:test';
+import { createLocalChromiumBackend } from '../../src/gateway/backends/cdp/index.js';
+import type { ToolCall } from '../../src/gateway/backends/backend.js';
+import { DEFAULT_BROWSER_SETTINGS } from '../../src/gateway/backends/settings.js';
+import { silentLogger } from '../../src/gateway/logger.js';
+import type { SnapshotResult, ToolName } from '../../src/protocol/index.js';
+import { startTestSite, type TestSite } from '../testserver/server.js';
+import { chromiumPidsWith } from './chromium-processes.js';
+
+const call = (
+  backend: ReturnType<typeof createLocalChromiumBackend>,
+  sessionId: string,
+  tool: ToolName,
+  args: ToolCall['args'],
+) => backend.call({ sessionId, tool, args, toolCallId: null });
+
+describe('local Chromium backend', () => {
+  let site: TestSite;
+  before(async () => {
+    site = await startTestSite();
+  });
+  after(async () => {
+    await site.close();
+  });
+
+  it('fails the first call with browser_not_found and install instructions when no Chromium exists', async () => {
+    const backend = createLocalChromiumBackend(
+      { ...DEFAULT_BROWSER_SETTINGS, executablePath: '/nonexistent/chromium' },
+      silentLogger,
+    );
+    try {
+      await assert.rejects(
+        call(backend, 's', 'browser_tabs', {}),
+        (error: { code?: string; message?: string }) => {
+          assert.equal(error.code, 'browser_not_found');
+          assert.match(error.message ?? '', /apt-get install chromium/);
+          return true;
+        },
+      );
+    } finally {
+      await backend.close();
+    }
+  });
+
+  it('closes an idle session: its pages are gone on the next call', async () => {
+    const marker = `--tabgate-test-marker=${randomUUID()}`;
+    const backend = createLocalChromiumBackend(
+      { ...DEFAULT_BROWSER_SETTINGS, inactivityTimeoutSeconds: 0.3, chromiumArgs: [marker] },
+      silentLogger,
+    );
+    try {
+      await call(backend, 'idle', 'browser_navigate', { url: site.url('/page2') });
+      await new Promise((resolve) => setTimeout(resolve, 1200));
+      const after = (await call(backend, 'idle', 'browser_snapshot', {})) as SnapshotResult;
+      assert.equal(after.url, 'about:blank');
+    } finally {
+      await backend.close();
+    }
+    assert.deepEqual(chromiumPidsWith(marker), []);
+  });
+
+  it('closeSession and close never throw, even twice or for unknown sessions', async () => {
+    const backend = createLocalChromiumBackend(DEFAULT_BROWSER_SETTINGS, silentLogger);
+    await backend.closeSession('never-opened');
+    await backend.close();
+    await backend.close();
+  });
+
+  for (const mode of ['SIGTERM', 'SIGINT', 'exit'] as const) {
+    it(`leaves no Chromium process behind after ${mode === 'exit' ? 'a plain exit' : mode}`, async () => {
+      const marker = `--tabgate-test-marker=${randomUUID()}`;
+      const child = spawn(
+        process.execPath,
+        [
+          '--import',
+          'tsx',
+          'test/engine/exit-child.ts',
+          marker,
+          site.url('/page2'),
+          mode === 'exit' ? 'exit' : 'signal',
+        ],
+        { stdio: ['ignore', 'pipe', 'inherit'] },
+      );
+      const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+      await new Promise<void>((resolve, reject) => {
+        child.stdout.on('data', (chunk: Buffer) => chunk.toString().includes('READY') && resolve());
+        child.once('exit', () => reject(new Error('the child exited before it was ready')));
+      }).catch((error: unknown) => {
+        if (mode !== 'exit') throw error;
+      });
+      if (mode !== 'exit') {
+        assert.ok(chromiumPidsWith(marker).length > 0, 'the child should have a Chromium running');
+        child.kill(mode);
+      }
+      await exited;
+      assert.deepEqual(chromiumPidsWith(marker), []);
+    });
+  }
+});
