@@ -1,0 +1,65 @@
+/**
+ * The conformance suite on a provider session, through the provider backend: a provider hands back the
+ * CDP URL of a real headless Chromium and tabgate's engine drives it, with the remote URL policy on
+ * (browser.allow_private_urls stays false). The provider is remote-cdp, whose browser is shared, so each
+ * session gets its own context; the REST providers' path through the same backend is covered by
+ * backend.test.ts. The test site's names map to 127.0.0.1 only inside that Chromium, as a cloud
+ * browser's public names would. browser.allow_private_urls is on only because one suite case navigates
+ * to http://127.0.0.1:9/ to get navigation_failed; the remote policy itself is tested in backend.test.ts.
+ */
+import { after } from 'node:test';
+import { createCdpUrlBackend } from '../../src/gateway/backends/cdp/index.js';
+import { ProviderBackend } from '../../src/gateway/backends/providers/index.js';
+import { DEFAULT_BROWSER_SETTINGS } from '../../src/gateway/backends/settings.js';
+import { silentLogger } from '../../src/gateway/logger.js';
+import { isTabgateError, parseToolArguments, type ToolName } from '../../src/protocol/index.js';
+import { RemoteCdpProvider } from '../../src/providers/bundled/index.js';
+import { runConformanceSuite } from '../conformance/suite.js';
+import { startTestSite } from '../testserver/server.js';
+import { launchChromium, type LocalChromium } from './fixtures/chromium.js';
+
+let chromium: LocalChromium | undefined;
+after(() => chromium?.kill());
+
+runConformanceSuite('provider session (remote-cdp)', async () => {
+  const site = await startTestSite({ hosts: ['site-a.tabgate.test', 'site-b.tabgate.test'] });
+  chromium = await launchChromium(['--host-resolver-rules=MAP *.tabgate.test 127.0.0.1']);
+  const settings = { ...DEFAULT_BROWSER_SETTINGS, snapshotMaxChars: 4000, allowPrivateUrls: true };
+  const provider = new RemoteCdpProvider({
+    env: { REMOTE_CDP_URL: chromium.httpEndpoint },
+    log: silentLogger,
+    config: () => ({}),
+  });
+  const backend = new ProviderBackend({
+    provider,
+    settings,
+    log: silentLogger,
+    openCdpUrl: (target) => createCdpUrlBackend(target, settings, silentLogger),
+    // These names are public on the browser's side; our DNS does not know them.
+    resolve: async () => ['93.184.215.14'],
+  });
+  let sessions = 0;
+  return {
+    url: (path) => site.url(path),
+    otherUrl: (path) => site.otherUrl(path),
+    snapshotMaxChars: settings.snapshotMaxChars,
+    async newSession() {
+      const sessionId = `provider-conformance-${++sessions}`;
+      return {
+        async call(tool: string, args: Record<string, unknown> = {}) {
+          try {
+            const parsed = parseToolArguments(tool as ToolName, args);
+            return await backend.call({ sessionId, tool: tool as ToolName, args: parsed, toolCallId: null });
+          } catch (error) {
+            throw isTabgateError(error) ? error : new Error(String(error));
+          }
+        },
+        close: () => backend.closeSession(sessionId),
+      };
+    },
+    async close() {
+      await backend.close();
+      await site.close();
+    },
+  };
+});
