@@ -1,0 +1,118 @@
+import assert from 'node:assert/strict';
+import http from 'node:http';
+import { after, before, describe, it } from 'node:test';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { startTestSite, type TestSite } from '../testserver/server.js';
+import { startTestGateway, type TestGateway } from '../gateway/fixtures/gateway.js';
+import { callTool, refOf } from './mcp-client.js';
+
+async function connect(
+  gw: TestGateway,
+  key = gw.key,
+): Promise<{ client: Client; transport: StreamableHTTPClientTransport }> {
+  const transport = new StreamableHTTPClientTransport(new URL(gw.url + '/mcp'), {
+    requestInit: { headers: { authorization: `Bearer ${key}` } },
+  });
+  const client = new Client({ name: 'tabgate-test', version: '0.0.0' });
+  await client.connect(transport);
+  return { client, transport };
+}
+
+async function sessionCount(gw: TestGateway): Promise<number> {
+  const listed = await gw.request('GET', '/v1/sessions');
+  return (listed.body as { sessions: unknown[] }).sessions.length;
+}
+
+describe('MCP over streamable HTTP at /mcp', () => {
+  let gw: TestGateway;
+  let site: TestSite;
+
+  before(async () => {
+    site = await startTestSite();
+    gw = await startTestGateway({ config: {} });
+  });
+  after(async () => {
+    await gw?.close();
+    await site?.close();
+  });
+
+  it('lists the catalog tools with read-only annotations', async () => {
+    const { client } = await connect(gw);
+    const { tools } = await client.listTools();
+    assert.ok(tools.some((tool) => tool.name === 'browser_navigate'));
+    assert.equal(tools.find((tool) => tool.name === 'browser_snapshot')?.annotations?.readOnlyHint, true);
+    assert.equal(tools.find((tool) => tool.name === 'browser_click')?.annotations?.readOnlyHint, false);
+    await client.close();
+  });
+
+  it('browses a real page: navigate, type, click and read the result', async () => {
+    const { client } = await connect(gw);
+    const nav = await callTool(client, 'browser_navigate', { url: site.url('/form') });
+    assert.equal(nav.isError, false, nav.text);
+    assert.match(nav.text, /Test form/);
+    const typed = await callTool(client, 'browser_type', { ref: refOf(nav.text, 'Your name'), text: 'Ada' });
+    assert.equal(typed.isError, false, typed.text);
+    const clicked = await callTool(client, 'browser_click', { ref: refOf(nav.text, 'Check trust') });
+    assert.equal(clicked.isError, false, clicked.text);
+    const snap = await callTool(client, 'browser_snapshot', { full: true });
+    assert.match(snap.text, /clicked trusted=true/);
+    assert.match(snap.text, /Ada/);
+    await client.close();
+  });
+
+  it('binds each MCP session to its own tabgate session and closes it with the MCP session', async () => {
+    const before = await sessionCount(gw);
+    const { client, transport } = await connect(gw);
+    await callTool(client, 'browser_tabs');
+    assert.equal(await sessionCount(gw), before + 1);
+    await transport.terminateSession();
+    await client.close();
+    assert.equal(await sessionCount(gw), before);
+  });
+
+  it('answers bad arguments with an isError result that names the field', async () => {
+    const { client } = await connect(gw);
+    const bad = await callTool(client, 'browser_scroll', { direction: 'sideways' });
+    assert.equal(bad.isError, true);
+    assert.match(bad.text, /invalid_arguments/);
+    assert.match(bad.text, /direction/);
+    await client.close();
+  });
+
+  it('keeps an unknown tool a protocol error', async () => {
+    const { client } = await connect(gw);
+    await assert.rejects(client.callTool({ name: 'browser_teleport', arguments: {} }), /Unknown tool/);
+    await client.close();
+  });
+
+  it('refuses a client without the API key', async () => {
+    await assert.rejects(connect(gw, 'wrong-key'), /401|invalid_api_key|Missing or invalid/);
+  });
+
+  it('refuses a request whose Host is not the gateway (DNS rebinding)', async () => {
+    const status = await new Promise<number>((resolve, reject) => {
+      const port = new URL(gw.url).port;
+      const req = http.request(
+        {
+          host: '127.0.0.1',
+          port,
+          path: '/mcp',
+          method: 'POST',
+          headers: {
+            host: 'evil.example:' + port,
+            authorization: `Bearer ${gw.key}`,
+            'content-type': 'application/json',
+          },
+        },
+        (res) => {
+          res.resume();
+          resolve(res.statusCode ?? 0);
+        },
+      );
+      req.on('error', reject);
+      req.end('{}');
+    });
+    assert.equal(status, 403);
+  });
+});

@@ -1,0 +1,127 @@
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import {
+  makeHome,
+  startTestGateway,
+  writeConfigFile,
+  type TestGateway,
+} from '../gateway/fixtures/gateway.js';
+import { startTestSite, type TestSite } from '../testserver/server.js';
+import { callTool, refOf } from './mcp-client.js';
+
+const BIN = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', '..', 'bin', 'tabgate.js');
+
+function stdioClient(home: string, args: string[] = []): { client: Client; transport: StdioClientTransport } {
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [BIN, 'mcp', ...args],
+    env: { ...(process.env as Record<string, string>), TABGATE_HOME: home },
+    stderr: 'pipe',
+  });
+  return { client: new Client({ name: 'tabgate-test', version: '0.0.0' }), transport };
+}
+
+describe('tabgate mcp over stdio', () => {
+  let site: TestSite;
+  before(async () => {
+    site = await startTestSite();
+  });
+  after(async () => {
+    await site?.close();
+  });
+
+  it('drives a real page standalone: navigate, snapshot, type, press, click, screenshot', async () => {
+    const home = makeHome();
+    const { client, transport } = stdioClient(home);
+    await client.connect(transport);
+    try {
+      const { tools } = await client.listTools();
+      assert.equal(tools.length, 12);
+      const nav = await callTool(client, 'browser_navigate', { url: site.url('/form') });
+      assert.equal(nav.isError, false, nav.text);
+      const snap = await callTool(client, 'browser_snapshot');
+      assert.match(snap.text, /textbox "Your name" @e\d+/);
+      const typed = await callTool(client, 'browser_type', {
+        ref: refOf(snap.text, 'Your name'),
+        text: 'Grace',
+      });
+      assert.equal(typed.isError, false, typed.text);
+      const pressed = await callTool(client, 'browser_press', { key: 'a', modifiers: ['Control'] });
+      assert.equal(pressed.isError, false, pressed.text);
+      await callTool(client, 'browser_click', { ref: refOf(snap.text, 'Check trust') });
+      const after = await callTool(client, 'browser_snapshot', { full: true });
+      assert.match(after.text, /clicked trusted=true/);
+      assert.match(after.text, /a\+ctrl:true/);
+      const shot = await callTool(client, 'browser_screenshot');
+      assert.equal(shot.images.length, 1);
+      assert.equal(shot.images[0]?.mimeType, 'image/png');
+      assert.equal(
+        Buffer.from(shot.images[0]?.data ?? '', 'base64')
+          .subarray(1, 4)
+          .toString(),
+        'PNG',
+      );
+      const bad = await callTool(client, 'browser_navigate', { url: 42 });
+      assert.equal(bad.isError, true);
+      assert.match(bad.text, /invalid_arguments: .*url/);
+    } finally {
+      await client.close();
+      fs.rmSync(home, { recursive: true, force: true, maxRetries: 10 });
+    }
+  });
+
+  it('closes its session when the client goes away', async () => {
+    const home = makeHome();
+    writeConfigFile(home, {});
+    const { client, transport } = stdioClient(home);
+    await client.connect(transport);
+    await callTool(client, 'browser_tabs');
+    const pid = transport.pid;
+    assert.ok(pid);
+    const exited = new Promise<number | null>((resolve) => {
+      const timer = setInterval(() => {
+        try {
+          process.kill(pid, 0);
+        } catch {
+          clearInterval(timer);
+          resolve(null);
+        }
+      }, 50);
+    });
+    await client.close();
+    await exited;
+    // The standalone gateway wrote its sessions to the home's store: none may be left open.
+    const gw = await startTestGateway({ home, config: {} });
+    try {
+      const listed = await gw.request('GET', '/v1/sessions');
+      assert.deepEqual((listed.body as { sessions: unknown[] }).sessions, []);
+    } finally {
+      await gw.close();
+      fs.rmSync(home, { recursive: true, force: true, maxRetries: 10 });
+    }
+  });
+
+  it('attaches to a running gateway and joins an existing session', async () => {
+    const gw: TestGateway = await startTestGateway({ config: {} });
+    const sessionId = await gw.createSession('shared');
+    const { client, transport } = stdioClient(gw.home, ['--gateway', gw.url, '--session', sessionId]);
+    await client.connect(transport);
+    try {
+      const nav = await callTool(client, 'browser_navigate', { url: site.url('/page2') });
+      assert.equal(nav.isError, false, nav.text);
+      // The same session seen through the HTTP API shows the page the MCP client opened.
+      const tabs = await gw.request('POST', `/v1/sessions/${sessionId}/tools/browser_tabs`, { body: {} });
+      assert.match(JSON.stringify(tabs.body), /page2/);
+    } finally {
+      await client.close();
+      // A joined session is left open for its owner.
+      assert.equal((await gw.request('GET', `/v1/sessions/${sessionId}`)).status, 200);
+      await gw.close();
+    }
+  });
+});
