@@ -6,12 +6,12 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { ApiKeyVerifier, resolveApiKey, type ResolvedApiKey } from './auth/api-key.js';
 import { apiKeyCredential, Authenticator } from './auth/authenticator.js';
-import { createDefaultBackend, type BrowserBackend } from './backends/index.js';
+import type { BrowserBackend } from './backends/index.js';
+import { resolveBackend } from './backends/resolve.js';
 import { createInMemoryBroker } from './broker/index.js';
 import type { Broker } from './broker/broker.js';
 import { systemClock, type Clock } from './clock.js';
 import {
-  browserSettingsOf,
   configPath,
   LiveExtensionControlFlag,
   loadConfig,
@@ -44,7 +44,7 @@ export interface GatewayOptions {
   home?: string;
   env?: Environment;
   flags?: ConfigFlags;
-  /** Serves sessions no controller holds; default: createDefaultBackend(config). */
+  /** Serves sessions no controller holds; default: resolveBackend (CDP URL, provider, or local Chromium). */
   backend?: BrowserBackend;
   clock?: Clock;
   log?: Logger;
@@ -90,7 +90,10 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
   const originGuard = new OriginGuard(config.browser.extension_control.allowed_origins);
   const pairing = createPairing({ db, clock, log, originGuard, broker });
   const authenticator = new Authenticator([apiKeyCredential(verifier), pairing.credential]);
-  const backend = options.backend ?? createDefaultBackend({ settings: browserSettingsOf(config), log });
+  const resolved = options.backend
+    ? { backend: options.backend, dispose() {} }
+    : await resolveBackend({ config, env: options.env ?? {}, log });
+  const backend = resolved.backend;
   const service = new DefaultGatewayService({ sessions, broker, backend, extensionControl, log });
 
   const mcp = new McpHttpEndpoint({ service, log });
@@ -161,6 +164,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
       await backend
         .close()
         .catch((error: unknown) => log.warn('backend close failed', { reason: String(error) }));
+      resolved.dispose();
       try {
         db.close();
       } catch (error) {

@@ -32,7 +32,7 @@ export function mcpCommand(program: Command): void {
         port = connectToGateway(options.gateway);
       } else {
         const config = loadConfig({ env: process.env, flags: { host: '127.0.0.1', port: 0 }, log });
-        const gateway = await startGateway({ config, log });
+        const gateway = await startGateway({ config, env: process.env, log });
         shutdown = () => gateway.close();
         port = inProcessAgentPort(gateway.service, {
           principalId: OWNER_PRINCIPAL_ID,

@@ -28,7 +28,7 @@ export function serveCommand(program: Command): void {
         }
         throw error;
       }
-      const gateway = await startGateway({ config, log });
+      const gateway = await startGateway({ config, env: process.env, log });
       if (!LOOPBACK.test(gateway.host)) {
         console.warn(
           `WARNING: tabgate is bound to ${gateway.host}, reachable from other machines. Anyone who has the API key can drive browsers through it.`,

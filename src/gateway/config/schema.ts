@@ -45,6 +45,8 @@ export const configSchema = z.object({
       allow_private_urls: z.boolean().default(false),
       cloud_provider: z.string().min(1).optional(),
       cdp_url: z.string().min(1).optional(),
+      /** The bundled remote-cdp provider's endpoint (a self-hosted browser's CDP URL). */
+      remote_cdp: z.object({ url: z.string().min(1).optional() }).default({}),
     })
     .default({
       extension_control: {
@@ -58,6 +60,7 @@ export const configSchema = z.object({
       snapshot_max_chars: 15_000,
       command_timeout: 30,
       allow_private_urls: false,
+      remote_cdp: {},
     }),
   plugins: z.object({ enabled: z.array(z.string()).default([]) }).default({ enabled: [] }),
   audit: z
