@@ -3,6 +3,7 @@
  * frames (same-process and out-of-process) in under their iframe line, and turn the walker's markers
  * into session-wide refs (`@eN`).
  */
+import { TabgateError } from '../protocol/index.js';
 import type { FrameEntry, Tab } from './tab.js';
 import type { WorldNode } from './refs.js';
 
@@ -13,7 +14,27 @@ export interface TabSnapshot {
   refCount: number;
 }
 
+/** How long a snapshot waits for a document that replaced the one it was reading. */
+const RELOAD_WAIT_MS = 10_000;
+const ATTEMPTS = 3;
+
+/**
+ * A snapshot reads whatever document is current. When the page navigates while we walk it (a form
+ * submitted by the previous action, a redirect), our world in the old document vanishes: that is not
+ * the agent's stale ref, so wait for the new document and read that one instead.
+ */
 export async function snapshotTab(tab: Tab, full: boolean): Promise<TabSnapshot> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await walkTab(tab, full);
+    } catch (error) {
+      if (attempt >= ATTEMPTS || !(error instanceof TabgateError && error.code === 'stale_ref')) throw error;
+      await tab.waitUntil(() => !tab.loading, RELOAD_WAIT_MS);
+    }
+  }
+}
+
+async function walkTab(tab: Tab, full: boolean): Promise<TabSnapshot> {
   tab.refs.prune();
   const frames = await tab.frames();
   let refCount = 0;
