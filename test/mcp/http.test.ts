@@ -61,6 +61,15 @@ describe('MCP over streamable HTTP at /mcp', () => {
     await client.close();
   });
 
+  it('tells the agent about a dialog the page opened and tabgate dismissed', async () => {
+    const { client } = await connect(gw);
+    const nav = await callTool(client, 'browser_navigate', { url: site.url('/dialogs') });
+    const clicked = await callTool(client, 'browser_click', { ref: refOf(nav.text, 'Alert') });
+    const next = await callTool(client, 'browser_snapshot');
+    assert.match(clicked.text + next.text, /Notice: .*Hello from alert/);
+    await client.close();
+  });
+
   it('binds each MCP session to its own tabgate session and closes it with the MCP session', async () => {
     const before = await sessionCount(gw);
     const { client, transport } = await connect(gw);

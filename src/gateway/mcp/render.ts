@@ -45,7 +45,22 @@ function withoutKeys(value: Record<string, unknown>, keys: string[]): Record<str
   return Object.fromEntries(Object.entries(value).filter(([key]) => !keys.includes(key)));
 }
 
+/** Things that happened on the page since the last call (a dialog dismissed, a tab opened). */
+function noticesOf(result: unknown): string[] {
+  if (!isRecord(result) || !Array.isArray(result.notices)) return [];
+  return result.notices.filter((notice): notice is string => typeof notice === 'string');
+}
+
 export function renderToolResult(tool: string, result: unknown): CallToolResult {
+  const rendered = renderContent(tool, result);
+  const notices = noticesOf(result);
+  if (notices.length > 0) {
+    rendered.content.push({ type: 'text', text: notices.map((notice) => `Notice: ${notice}`).join('\n') });
+  }
+  return rendered;
+}
+
+function renderContent(tool: string, result: unknown): CallToolResult {
   if (typeof result === 'string') return { content: [{ type: 'text', text: result }] };
   if (isRecord(result)) {
     if (isSnapshotResult(result)) return { content: [{ type: 'text', text: snapshotText(result) }] };
@@ -62,7 +77,7 @@ export function renderToolResult(tool: string, result: unknown): CallToolResult 
     }
     const image = imageFrom(result);
     if (image) {
-      const rest = withoutKeys(result, ['data', 'dataUrl', 'data_url', 'mime_type']);
+      const rest = withoutKeys(result, ['data', 'dataUrl', 'data_url', 'mime_type', 'notices']);
       return { content: [image, { type: 'text', text: JSON.stringify(rest) }] };
     }
     // A reference controller's snapshot carries its outline as `text`.
@@ -70,7 +85,8 @@ export function renderToolResult(tool: string, result: unknown): CallToolResult 
       return { content: [{ type: 'text', text: result.text }] };
     }
   }
-  return { content: [{ type: 'text', text: JSON.stringify(result ?? null) }] };
+  const plain = isRecord(result) ? withoutKeys(result, ['notices']) : result;
+  return { content: [{ type: 'text', text: JSON.stringify(plain ?? null) }] };
 }
 
 /** A failure the agent can act on: the stable code, what happened, and what to do next. */
