@@ -10,6 +10,8 @@ import { pairCommand } from './commands/pair.js';
 import { extensionPathCommand } from './commands/extension-path.js';
 import { mcpCommand } from './commands/mcp.js';
 import { callCommand } from './commands/call.js';
+import { auditCommand } from './commands/audit.js';
+import { doctorCommand } from './commands/doctor.js';
 
 export type CommandDefinition = (program: Command) => void;
 
@@ -22,6 +24,8 @@ export const COMMANDS: CommandDefinition[] = [
   toolsCommand,
   mcpCommand,
   callCommand,
+  auditCommand,
+  doctorCommand,
 ];
 
 export function buildProgram(): Command {

@@ -4,11 +4,12 @@
  * validation, dispatch. Once a controller is chosen its answer is final; no other backend is tried.
  */
 import { getTool, parseToolArguments, TabgateError, type ToolName } from '../protocol/index.js';
+import type { AuditLog } from './audit/audit-log.js';
 import type { BrowserBackend } from './backends/index.js';
 import type { Broker } from './broker/broker.js';
 import type { FeatureFlag } from './config/live-flag.js';
 import type { Logger } from './logger.js';
-import { decideRoute, unsafeControllerArguments } from './router/route.js';
+import { decideRoute, unsafeControllerArguments, type RouteDecision } from './router/route.js';
 import type {
   CallToolOptions,
   Caller,
@@ -24,6 +25,8 @@ export interface GatewayServiceDeps {
   backend: BrowserBackend;
   extensionControl: FeatureFlag;
   log: Logger;
+  /** Records controller-routed calls (and every call with `audit.all_backends`). */
+  audit?: AuditLog;
 }
 
 export class DefaultGatewayService implements GatewayService {
@@ -72,6 +75,32 @@ export class DefaultGatewayService implements GatewayService {
           transportFamily: caller.transportFamily,
         }),
     });
+    const run = () => this.run(decision, caller, sessionId, name, rawArguments, toolCallId, options.signal);
+    const audit = this.d.audit;
+    if (!audit || (decision.kind === 'backend' && !audit.allBackends)) return run();
+    return audit.track(
+      {
+        caller,
+        sessionId,
+        action: name,
+        arguments: rawArguments,
+        toolCallId,
+        backend: decision.kind === 'backend' ? this.d.backend.name : 'controller',
+        controllerId: decision.kind === 'controller' ? decision.scope.controller_id : null,
+      },
+      run,
+    );
+  }
+
+  private async run(
+    decision: RouteDecision,
+    caller: Caller,
+    sessionId: string,
+    name: ToolName,
+    rawArguments: unknown,
+    toolCallId: string | null,
+    signal: AbortSignal | undefined,
+  ): Promise<unknown> {
     if (decision.kind === 'unavailable') throw new TabgateError('controller_unavailable', decision.message);
     if (decision.kind === 'controller') {
       const unsafe = unsafeControllerArguments(name, rawArguments);
@@ -82,10 +111,10 @@ export class DefaultGatewayService implements GatewayService {
         action: name,
         arguments: args,
         toolCallId,
-        signal: options.signal,
+        signal,
       });
     }
     const args = parseToolArguments(name, rawArguments);
-    return this.d.backend.call({ sessionId, tool: name, args, toolCallId, signal: options.signal });
+    return this.d.backend.call({ sessionId, tool: name, args, toolCallId, signal });
   }
 }

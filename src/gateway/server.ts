@@ -4,6 +4,7 @@
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { AuditLog, AuditStore, auditRoutes } from './audit/index.js';
 import { ApiKeyVerifier, resolveApiKey, type ResolvedApiKey } from './auth/api-key.js';
 import { apiKeyCredential, Authenticator } from './auth/authenticator.js';
 import type { BrowserBackend } from './backends/index.js';
@@ -36,6 +37,8 @@ import type { GatewayService } from './service.js';
 import { Sessions } from './sessions.js';
 import { openDatabase } from './store/database.js';
 import { SessionStore } from './store/session-store.js';
+import { warnIfExposed } from './security/exposure.js';
+import { DEFAULT_RATE_LIMITS, RateLimits, type RateLimitSettings } from './security/rate-limits.js';
 import { ControllerEndpoint } from './ws/controller-endpoint.js';
 
 export interface GatewayOptions {
@@ -52,6 +55,8 @@ export interface GatewayOptions {
   routes?: Route[];
   /** Server keepalive period on controller sockets (default 20 s). */
   keepaliveMs?: number;
+  /** Per-peer limits on registration and pairing (default DEFAULT_RATE_LIMITS); load tests raise them. */
+  rateLimits?: Partial<RateLimitSettings>;
 }
 
 export interface RunningGateway {
@@ -62,6 +67,8 @@ export interface RunningGateway {
   apiKey: ResolvedApiKey;
   service: GatewayService;
   broker: Broker;
+  /** Every route served, mounted ones included: the security suite walks it. */
+  routes(): readonly Route[];
   /** Mounts more routes after start. */
   mount(...routes: Route[]): void;
   /** Stops accepting, closes sockets, the broker, the backend and the store. Never throws. */
@@ -82,6 +89,14 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
   );
   const db = openDatabase(config.home);
   const sessions = new Sessions(new SessionStore(db), clock);
+  const auditStore = new AuditStore(db);
+  const audit = new AuditLog({
+    store: auditStore,
+    clock,
+    log,
+    retentionDays: config.audit.retention_days,
+    allBackends: config.audit.all_backends,
+  });
   const broker = createInMemoryBroker({
     clock,
     log,
@@ -94,24 +109,28 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
     ? { backend: options.backend, dispose() {} }
     : await resolveBackend({ config, env: options.env ?? {}, log });
   const backend = resolved.backend;
-  const service = new DefaultGatewayService({ sessions, broker, backend, extensionControl, log });
+  const service = new DefaultGatewayService({ sessions, broker, backend, extensionControl, log, audit });
 
   const mcp = new McpHttpEndpoint({ service, log });
 
   // The Host guard needs the bound port, known only after listen.
   let hostGuard = new HostGuard(new Set());
   const routes = new RouteTable();
+  const rateLimits = new RateLimits({ ...DEFAULT_RATE_LIMITS, ...options.rateLimits }, clock);
   routes.add(
-    ...browserControlRoutes({
-      extensionControl,
-      apiKey: verifier,
-      authenticator,
-      broker,
-      sessions,
-      clock,
-      onRegistered: pairing.onRegistered,
-    }),
-    ...pairing.routes,
+    ...rateLimits.wrap([
+      ...browserControlRoutes({
+        extensionControl,
+        apiKey: verifier,
+        authenticator,
+        broker,
+        sessions,
+        clock,
+        onRegistered: pairing.onRegistered,
+      }),
+      ...pairing.routes,
+    ]),
+    ...auditRoutes(auditStore),
     ...sessionRoutes(service, sessions),
     ...toolRoutes(service),
     ...mcpRoutes(mcp),
@@ -142,6 +161,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
       });
     });
   } catch (error) {
+    audit.close();
     await mcp.close();
     endpoint.close();
     db.close();
@@ -150,6 +170,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
   }
   const address = server.address() as AddressInfo;
   hostGuard = new HostGuard(allowedHostsFor(address.address, address.port, config.gateway.allowed_hosts));
+  warnIfExposed(address.address, address.port, log);
   const urlHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
 
   let closing: Promise<void> | null = null;
@@ -159,6 +180,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
       await mcp.close();
       endpoint.close();
       broker.close();
+      audit.close();
       server.closeAllConnections();
       await stopped;
       await backend
@@ -180,6 +202,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
     apiKey,
     service,
     broker,
+    routes: () => routes.list(),
     mount: (...extra) => routes.add(...extra),
     close,
   };

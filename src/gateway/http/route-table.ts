@@ -62,6 +62,11 @@ export class RouteTable {
     for (const route of routes) this.compiled.push({ route, segments: splitPath(route.path) });
   }
 
+  /** Every route, in the order added. */
+  list(): Route[] {
+    return this.compiled.map(({ route }) => route);
+  }
+
   match(method: string, pathname: string): RouteMatch {
     const segments = splitPath(pathname);
     const allowed: string[] = [];

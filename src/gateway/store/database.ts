@@ -19,6 +19,23 @@ const MIGRATIONS: readonly string[] = [
      created_at TEXT NOT NULL
    );
    CREATE INDEX sessions_by_principal ON sessions (principal_id, created_at);`,
+  // The append-only audit log (src/gateway/audit/); rows are only inserted, and purged by age.
+  `CREATE TABLE audit_log (
+     id INTEGER PRIMARY KEY AUTOINCREMENT,
+     at_ms INTEGER NOT NULL,
+     session_id TEXT NOT NULL,
+     principal_id TEXT NOT NULL,
+     controller_id TEXT,
+     backend TEXT NOT NULL,
+     action TEXT NOT NULL,
+     arguments TEXT NOT NULL,
+     origin TEXT,
+     outcome TEXT NOT NULL,
+     duration_ms REAL NOT NULL,
+     tool_call_id TEXT
+   );
+   CREATE INDEX audit_by_session ON audit_log (session_id, id);
+   CREATE INDEX audit_by_time ON audit_log (at_ms);`,
 ];
 
 export const STATE_DB_FILE = 'state.db';

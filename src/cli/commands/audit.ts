@@ -1,0 +1,105 @@
+/**
+ * `tabgate audit [--session ID] [--limit N] [--follow] [--json]`: prints the audit log. It reads the
+ * gateway's SQLite file directly through a read-only handle rather than the HTTP API, because the log
+ * matters most when the gateway is down or was killed (after an incident), and because whoever can
+ * read the home folder can read the API key there anyway: no new access is granted.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import { InvalidArgumentError, type Command } from 'commander';
+import { AuditStore, MAX_AUDIT_LIMIT, type AuditEntry } from '../../gateway/audit/index.js';
+import { ConfigError, loadConfig } from '../../gateway/config/index.js';
+import { STATE_DB_FILE } from '../../gateway/store/database.js';
+
+const FOLLOW_INTERVAL_MS = 1000;
+
+interface AuditOptions {
+  session?: string;
+  limit: number;
+  follow?: boolean;
+  json?: boolean;
+}
+
+function parseLimit(value: string): number {
+  const limit = Number(value);
+  if (!/^\d+$/.test(value) || limit < 1 || limit > MAX_AUDIT_LIMIT) {
+    throw new InvalidArgumentError(`expected a number from 1 to ${MAX_AUDIT_LIMIT}`);
+  }
+  return limit;
+}
+
+export function formatEntry(entry: AuditEntry): string {
+  const args = Object.keys(entry.arguments).length > 0 ? ` ${JSON.stringify(entry.arguments)}` : '';
+  return (
+    [
+      entry.at,
+      entry.session_id,
+      entry.controller_id ? `controller:${entry.controller_id}` : entry.backend,
+      entry.action,
+      entry.outcome,
+      `${entry.duration_ms}ms`,
+      entry.origin ?? '-',
+    ].join('  ') + args
+  );
+}
+
+/** Opens the audit log read-only; a missing file or a gateway too old to have the table is an error. */
+export function openAuditReader(home: string): { store: AuditStore; close(): void } {
+  const file = path.join(home, STATE_DB_FILE);
+  if (!fs.existsSync(file))
+    throw new Error(`no audit log yet: ${file} does not exist (start the gateway once)`);
+  const db = new Database(file, { readonly: true, fileMustExist: true });
+  db.pragma('busy_timeout = 5000');
+  const table = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'audit_log'").get();
+  if (!table) {
+    db.close();
+    throw new Error(`${file} has no audit log yet; start this version of the gateway once`);
+  }
+  return { store: new AuditStore(db), close: () => db.close() };
+}
+
+export function auditCommand(program: Command): void {
+  program
+    .command('audit')
+    .description("Show the audit log of actions run in users' browsers (and more with audit.all_backends).")
+    .option('--session <id>', 'only this session')
+    .option('--limit <n>', `how many recent entries (1-${MAX_AUDIT_LIMIT}, default 50)`, parseLimit, 50)
+    .option('--follow', 'keep printing new entries as they are written (Ctrl-C stops)')
+    .option('--json', 'one JSON object per line')
+    .action(async (options: AuditOptions) => {
+      let reader: ReturnType<typeof openAuditReader>;
+      try {
+        reader = openAuditReader(loadConfig({ env: process.env }).home);
+      } catch (error) {
+        const message =
+          error instanceof ConfigError || error instanceof Error ? error.message : String(error);
+        process.stderr.write(`tabgate audit: ${message}\n`);
+        process.exitCode = 1;
+        return;
+      }
+      const print = (entries: AuditEntry[]) => {
+        for (const entry of entries)
+          process.stdout.write((options.json ? JSON.stringify(entry) : formatEntry(entry)) + '\n');
+      };
+      let entries = reader.store.list({ session: options.session, limit: options.limit });
+      print(entries);
+      if (!options.follow) {
+        reader.close();
+        return;
+      }
+      let after = entries.at(-1)?.id ?? 0;
+      const timer = setInterval(() => {
+        entries = reader.store.list({ session: options.session, after, limit: MAX_AUDIT_LIMIT });
+        print(entries);
+        after = entries.at(-1)?.id ?? after;
+      }, FOLLOW_INTERVAL_MS);
+      const stop = () => {
+        clearInterval(timer);
+        reader.close();
+        process.exit(0);
+      };
+      process.on('SIGINT', stop);
+      process.on('SIGTERM', stop);
+    });
+}

@@ -1,0 +1,116 @@
+/**
+ * The audit trail of tool calls: every call routed to a user's browser (the controller route, including
+ * calls refused because the controller was unreachable), and every backend call when
+ * `audit.all_backends` is on. A call is written once, when it ends, with its outcome and duration; the
+ * write happens before the agent gets the answer, so an answered call is always in the log.
+ * Rows older than `audit.retention_days` are purged at start and then daily.
+ */
+import { isTabgateError } from '../../protocol/index.js';
+import type { Clock } from '../clock.js';
+import type { Logger } from '../logger.js';
+import type { Caller } from '../service.js';
+import type { AuditStore } from './audit-store.js';
+import { originOf, redactArguments } from './redact.js';
+
+const DAY_MS = 86_400_000;
+
+export interface AuditedCall {
+  caller: Caller;
+  sessionId: string;
+  action: string;
+  /** The arguments as the agent sent them; redacted before they are stored. */
+  arguments: unknown;
+  toolCallId: string | null;
+  /** `controller` or the backend's name. */
+  backend: string;
+  controllerId: string | null;
+}
+
+export interface AuditLogOptions {
+  store: AuditStore;
+  clock: Clock;
+  log: Logger;
+  retentionDays: number;
+  /** Also audit calls served by local Chromium, a provider or a CDP URL. */
+  allBackends: boolean;
+}
+
+function outcomeOf(error: unknown): string {
+  return isTabgateError(error) ? error.code : 'internal_error';
+}
+
+function resultUrl(result: unknown): unknown {
+  return typeof result === 'object' && result !== null ? (result as { url?: unknown }).url : undefined;
+}
+
+export class AuditLog {
+  private readonly purgeTimer: NodeJS.Timeout;
+
+  constructor(private readonly o: AuditLogOptions) {
+    this.purge();
+    this.purgeTimer = setInterval(() => this.purge(), DAY_MS);
+    this.purgeTimer.unref();
+  }
+
+  /** Whether calls to a backend (not a controller) are audited. */
+  get allBackends(): boolean {
+    return this.o.allBackends;
+  }
+
+  /** Runs the call, records how it ended, and hands back its result or error unchanged. */
+  async track<T>(call: AuditedCall, run: () => Promise<T>): Promise<T> {
+    const startedAt = this.o.clock.now();
+    const started = performance.now();
+    try {
+      const result = await run();
+      this.write(call, startedAt, started, 'ok', resultUrl(result));
+      return result;
+    } catch (error) {
+      this.write(call, startedAt, started, outcomeOf(error), undefined);
+      throw error;
+    }
+  }
+
+  /** Records a call that ended before it could run (refused by the router or by validation). */
+  refused(call: AuditedCall, error: unknown): void {
+    this.write(call, this.o.clock.now(), performance.now(), outcomeOf(error), undefined);
+  }
+
+  close(): void {
+    clearInterval(this.purgeTimer);
+  }
+
+  private write(call: AuditedCall, at: number, started: number, outcome: string, url: unknown): void {
+    const args = call.arguments as { url?: unknown } | null;
+    const origin =
+      originOf(call.action === 'browser_navigate' ? args?.url : undefined) ?? originOf(url) ?? null;
+    try {
+      this.o.store.append({
+        at_ms: at,
+        session_id: call.sessionId,
+        principal_id: call.caller.principalId,
+        controller_id: call.controllerId,
+        backend: call.backend,
+        action: call.action,
+        arguments: redactArguments(call.action, call.arguments),
+        origin,
+        outcome,
+        duration_ms: Math.round((performance.now() - started) * 10) / 10,
+        tool_call_id: call.toolCallId,
+      });
+    } catch (error) {
+      // An audit write that fails must be loud, but must not turn the agent's answer into another one.
+      this.o.log.error('audit write failed', { reason: (error as Error).message, action: call.action });
+    }
+  }
+
+  private purge(): void {
+    try {
+      const cutoff = this.o.clock.now() - this.o.retentionDays * DAY_MS;
+      const removed = this.o.store.purgeBefore(cutoff);
+      if (removed > 0) this.o.log.info('audit rows past retention purged', { removed });
+    } catch (error) {
+      this.o.log.warn('audit purge failed', { reason: (error as Error).message });
+    }
+  }
+}

@@ -1,0 +1,132 @@
+/**
+ * The audit log's table (created by the store's migrations): one row per tool call that reached a
+ * browser, inserted when the call ends. Each insert is its own committed transaction in WAL mode, so a
+ * row whose call has answered survives `kill -9` of the gateway. Read by `GET /v1/audit` and, through a
+ * read-only handle, by `tabgate audit`.
+ */
+import type { Statement } from 'better-sqlite3';
+import type { Db } from '../store/database.js';
+
+export interface AuditEntry {
+  id: number;
+  /** ISO 8601, when the call started. */
+  at: string;
+  session_id: string;
+  principal_id: string;
+  /** The user's controller that ran it; null when a backend ran it or no controller was reachable. */
+  controller_id: string | null;
+  /** `controller`, or the backend's name (`local`, a provider, `cdp-url`). */
+  backend: string;
+  action: string;
+  /** Redacted: no typed text, no secret-looking URL parts. */
+  arguments: Record<string, unknown>;
+  /** The tab's origin when known (the navigate URL's, or the result's `url`). */
+  origin: string | null;
+  /** `ok`, or the error code the agent got. */
+  outcome: string;
+  duration_ms: number;
+  tool_call_id: string | null;
+}
+
+export type NewAuditEntry = Omit<AuditEntry, 'id' | 'at'> & { at_ms: number };
+
+interface Row {
+  id: number;
+  at_ms: number;
+  session_id: string;
+  principal_id: string;
+  controller_id: string | null;
+  backend: string;
+  action: string;
+  arguments: string;
+  origin: string | null;
+  outcome: string;
+  duration_ms: number;
+  tool_call_id: string | null;
+}
+
+export interface AuditQuery {
+  session?: string;
+  /** Only rows with an id greater than this (the cursor of the previous page). */
+  after?: number;
+  /** At most this many rows, oldest first. Without `after`, the newest `limit` rows. */
+  limit: number;
+}
+
+function parseArguments(text: string): Record<string, unknown> {
+  try {
+    const value = JSON.parse(text) as unknown;
+    return typeof value === 'object' && value !== null ? (value as Record<string, unknown>) : {};
+  } catch {
+    return {};
+  }
+}
+
+const toEntry = ({ at_ms, arguments: args, ...row }: Row): AuditEntry => ({
+  id: row.id,
+  at: new Date(at_ms).toISOString(),
+  session_id: row.session_id,
+  principal_id: row.principal_id,
+  controller_id: row.controller_id,
+  backend: row.backend,
+  action: row.action,
+  arguments: parseArguments(args),
+  origin: row.origin,
+  outcome: row.outcome,
+  duration_ms: row.duration_ms,
+  tool_call_id: row.tool_call_id,
+});
+
+export class AuditStore {
+  private insertStmt: Statement<unknown[]> | null = null;
+
+  constructor(private readonly db: Db) {}
+
+  append(entry: NewAuditEntry): number {
+    // Prepared on first use, so a read-only handle (`tabgate audit`) never prepares a write.
+    this.insertStmt ??= this.db.prepare<unknown[]>(
+      `INSERT INTO audit_log (at_ms, session_id, principal_id, controller_id, backend, action, arguments,
+           origin, outcome, duration_ms, tool_call_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    );
+    const info = this.insertStmt.run(
+      entry.at_ms,
+      entry.session_id,
+      entry.principal_id,
+      entry.controller_id,
+      entry.backend,
+      entry.action,
+      JSON.stringify(entry.arguments),
+      entry.origin,
+      entry.outcome,
+      entry.duration_ms,
+      entry.tool_call_id,
+    );
+    return Number(info.lastInsertRowid);
+  }
+
+  list(query: AuditQuery): AuditEntry[] {
+    const where: string[] = [];
+    const params: (string | number)[] = [];
+    if (query.session !== undefined) {
+      where.push('session_id = ?');
+      params.push(query.session);
+    }
+    if (query.after !== undefined) {
+      where.push('id > ?');
+      params.push(query.after);
+    }
+    const clause = where.length > 0 ? `WHERE ${where.join(' AND ')}` : '';
+    // Paging forward reads oldest first; the first page is the newest rows, still shown oldest first.
+    const order = query.after !== undefined ? 'ASC' : 'DESC';
+    const rows = this.db
+      .prepare<(string | number)[], Row>(`SELECT * FROM audit_log ${clause} ORDER BY id ${order} LIMIT ?`)
+      .all(...params, query.limit);
+    if (order === 'DESC') rows.reverse();
+    return rows.map(toEntry);
+  }
+
+  /** Deletes rows older than the cutoff; returns how many went. */
+  purgeBefore(cutoffMs: number): number {
+    return this.db.prepare('DELETE FROM audit_log WHERE at_ms < ?').run(cutoffMs).changes;
+  }
+}
