@@ -1,0 +1,171 @@
+/**
+ * Chaos: many controllers, many concurrent tool calls, sockets dropped at random mid-command and
+ * reconnected. Every call must end exactly once, with its own result or a typed error, never hang,
+ * never get another call's result, and never fall back to another backend.
+ * Bounded: 10 controllers, 400 calls. Full (SOAK=1): 100 controllers, 10,000 calls.
+ */
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import { after, before, describe, it } from 'node:test';
+import { startGateway, type RunningGateway } from '../../src/gateway/server.js';
+import { silentLogger } from '../../src/gateway/logger.js';
+import type { CommandParams } from '../../src/protocol/index.js';
+import { makeHome, writeConfigFile } from '../gateway/fixtures/gateway.js';
+import { RecordingBackend } from '../gateway/fixtures/recording-backend.js';
+import { callTool, type CallOutcome } from './fixtures/agent.js';
+import { HIGH_RATE_LIMITS } from './fixtures/child-gateway.js';
+import { ResilientController, type Echo } from './fixtures/resilient-controller.js';
+import { scaled, SEED, seededRandom } from './fixtures/scale.js';
+
+const CONTROLLERS = scaled(10, 100);
+const CALLS = scaled(400, 10_000);
+const WORKERS_PER_SESSION = 2;
+const COMMAND_TIMEOUT_S = 2;
+const GUARD_MS = COMMAND_TIMEOUT_S * 1000 + 5000;
+/** The call's id from its URL (`…/<session>/<seq>` ↔ `call-<seq>`). */
+const toolCallIdOf = (url: string) => `call-${url.split('/').at(-1)}`;
+const TYPED_ERRORS = new Set(['controller_timeout', 'controller_unavailable', 'controller_cancelled']);
+
+describe(`chaos: ${CONTROLLERS} controllers, ${CALLS} calls, sockets dropped mid-command`, () => {
+  const random = seededRandom(SEED);
+  const home = makeHome();
+  const backend = new RecordingBackend();
+  let gateway: RunningGateway;
+  const controllers: ResilientController[] = [];
+  const sessions: string[] = [];
+  /** tool_call_id → how many command frames carried it, over every controller. */
+  const framesPerCall = new Map<string, number>();
+  const outcomes: { sessionIndex: number; url: string; outcome: CallOutcome }[] = [];
+  /** Calls whose command arrived on a socket that was then dropped, answered over the next socket. */
+  const answeredAfterReconnect = new Set<string>();
+
+  /** Answers most commands; drops the socket under some (answering late on the new socket or never). */
+  const policy = (command: CommandParams, self: ResilientController) => {
+    const id = command.tool_call_id ?? '';
+    framesPerCall.set(id, (framesPerCall.get(id) ?? 0) + 1);
+    const roll = random();
+    if (roll < 0.05) {
+      self.drop();
+      if (random() < 0.5) {
+        const waitForReconnect = () => {
+          if (!self.connected) return void setTimeout(waitForReconnect, 20).unref();
+          answeredAfterReconnect.add(id);
+          self.answer(command);
+        };
+        setTimeout(waitForReconnect, 20).unref();
+      }
+    } else if (roll < 0.06) {
+      // Silent: this command runs into its deadline.
+    } else {
+      setTimeout(() => self.answer(command), Math.floor(random() * 10)).unref();
+    }
+  };
+
+  before(async () => {
+    writeConfigFile(home, {
+      gateway: { host: '127.0.0.1', port: 0 },
+      browser: { extension_control: { enabled: true, command_timeout: COMMAND_TIMEOUT_S } },
+    });
+    gateway = await startGateway({ home, env: {}, backend, log: silentLogger, rateLimits: HIGH_RATE_LIMITS });
+    const key = gateway.apiKey.key ?? '';
+    for (let i = 0; i < CONTROLLERS; i++) {
+      const created = await fetch(`${gateway.url}/v1/sessions`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+        body: '{}',
+      });
+      const sessionId = ((await created.json()) as { session_id: string }).session_id;
+      sessions.push(sessionId);
+      controllers.push(
+        new ResilientController({
+          baseUrl: gateway.url,
+          key,
+          sessionId,
+          controllerId: `ctrl-${i}`,
+          onCommand: policy,
+        }),
+      );
+    }
+    await Promise.all(controllers.map((c) => c.start()));
+
+    let next = 0;
+    const worker = async (sessionIndex: number) => {
+      while (next < CALLS) {
+        const seq = next++;
+        const url = `https://chaos.example/${sessionIndex}/${seq}`;
+        const outcome = await callTool({
+          baseUrl: gateway.url,
+          key,
+          sessionId: sessions[sessionIndex] as string,
+          tool: 'browser_navigate',
+          args: { url },
+          toolCallId: `call-${seq}`,
+          guardMs: GUARD_MS,
+        });
+        outcomes.push({ sessionIndex, url, outcome });
+      }
+    };
+    const workers: Promise<void>[] = [];
+    for (let s = 0; s < CONTROLLERS; s++)
+      for (let w = 0; w < WORKERS_PER_SESSION; w++) workers.push(worker(s));
+    await Promise.all(workers);
+    const tally: Record<string, number> = {};
+    for (const { outcome } of outcomes) tally[outcome.outcome] = (tally[outcome.outcome] ?? 0) + 1;
+    const reconnects = controllers.reduce((n, c) => n + c.connects - 1, 0);
+    console.log(
+      `chaos: ${outcomes.length} calls, reconnects ${reconnects}, outcomes ${JSON.stringify(tally)}`,
+    );
+  });
+
+  after(async () => {
+    await Promise.all(controllers.map((c) => c.stop()));
+    await gateway.close();
+    fs.rmSync(home, { recursive: true, force: true, maxRetries: 10 });
+  });
+
+  it('ends every call exactly once, with a result or a typed error, and none hangs', () => {
+    assert.equal(outcomes.length, CALLS);
+    const untyped = outcomes.filter(
+      ({ outcome }) => outcome.outcome !== 'ok' && !TYPED_ERRORS.has(outcome.outcome),
+    );
+    assert.deepEqual(
+      untyped.map((o) => o.outcome.outcome),
+      [],
+    );
+  });
+
+  it('delivers no result to the wrong call', () => {
+    let ok = 0;
+    for (const { sessionIndex, url, outcome } of outcomes) {
+      if (outcome.outcome !== 'ok') continue;
+      ok++;
+      const echo = outcome.result as Echo;
+      assert.equal(echo.echo_url, url);
+      assert.equal(echo.controller_id, `ctrl-${sessionIndex}`);
+    }
+    assert.ok(ok > CALLS / 2, `most calls succeed (${ok} of ${CALLS})`);
+  });
+
+  it('sends each call to a controller at most once, and never the same command twice', () => {
+    assert.deepEqual(
+      [...framesPerCall.values()].filter((n) => n > 1),
+      [],
+    );
+    assert.equal(
+      controllers.reduce((n, c) => n + c.duplicates, 0),
+      0,
+    );
+  });
+
+  it('never falls back to another backend', () => {
+    assert.equal(backend.calls.length, 0);
+  });
+
+  it('completes a command started on a dropped socket when its result comes over the new one', () => {
+    assert.ok(answeredAfterReconnect.size > 0, 'some sockets were dropped mid-command');
+    const completed = outcomes.filter(
+      (o) => o.outcome.outcome === 'ok' && answeredAfterReconnect.has(toolCallIdOf(o.url)),
+    );
+    assert.ok(completed.length > 0, `of ${answeredAfterReconnect.size} late answers none completed its call`);
+  });
+});
