@@ -33,8 +33,11 @@ export class DebuggerTransport implements CdpTransport {
       await chrome.debugger.attach({ tabId }, '1.3');
     } catch (error) {
       const message = String((error as Error).message ?? error);
-      // A previous worker life may have left it attached; then it is ours already.
       if (!/already attached/i.test(message)) throw error;
+      // A previous worker life left its attachment, with state this life does not know (auto-attach,
+      // half-done navigations): start over clean rather than inherit it.
+      await chrome.debugger.detach({ tabId }).catch(() => undefined);
+      await chrome.debugger.attach({ tabId }, '1.3');
     }
     live.get(tabId)?.markClosed('replaced');
     live.set(tabId, transport);

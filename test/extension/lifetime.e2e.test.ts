@@ -1,0 +1,68 @@
+/* eslint-disable @typescript-eslint/no-unsafe-member-access */
+/**
+ * What happens when the controller loses its worker, its socket or its token. Chromium is self-spawned
+ * and nothing attaches to the service worker, so Chrome's own lifetime rules apply (FEASIBILITY.md §4.6).
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { callTool, shareNewTab, startStage, status, waitFor, type Stage } from './fixtures/paired-setup.js';
+
+describe('the controller', () => {
+  let stage: Stage;
+  before(async () => {
+    stage = await startStage();
+  });
+  after(async () => {
+    await stage?.close();
+  });
+
+  it('comes back on its own after Chrome stops the service worker, without pairing again', async () => {
+    const { sessionId } = await shareNewTab(stage, '/form', 'survivor');
+    const boots = () =>
+      stage.browser.cdp.evaluate<number>(
+        stage.browser.popup,
+        `chrome.storage.session.get('boot_count').then((v) => v.boot_count ?? 0)`,
+      );
+    const bootsBefore = await boots();
+    await stage.browser.killWorker();
+    // The 30 s alarm (or any extension event) revives the worker, which registers again with its token.
+    await waitFor('the worker to come back', () => stage.browser.workerAlive(), 45_000);
+    const snapshot = await waitFor('the session to be served again', async () => {
+      const result = await callTool(stage, sessionId, 'browser_snapshot');
+      return result.status === 200 ? result : null;
+    });
+    assert.ok((await boots()) > bootsBefore, 'a new worker life served it');
+    assert.match(snapshot.body.result.snapshot as string, /Your name/);
+  });
+
+  it('ends a call whose socket died mid-command by its deadline', async () => {
+    const { sessionId } = await shareNewTab(stage, '/form', 'interrupted');
+    const slow = callTool(stage, sessionId, 'browser_navigate', { url: stage.site.url('/slow') });
+    await waitFor('the command to run', async () => (await status(stage.browser)).running_commands > 0);
+    await stage.browser.killWorker();
+    const interrupted = await slow;
+    assert.equal(interrupted.status, 504);
+    assert.equal(interrupted.body.error.code, 'controller_timeout');
+  });
+
+  it('closes its socket and stops when the user revokes the pairing', async () => {
+    const { sessionId } = await shareNewTab(stage, '/form', 'revoked');
+    const grants = await stage.gw.request('GET', '/v1/pairings');
+    const live = (grants.body.grants as { grant_id: string; revoked_at: string | null }[]).filter(
+      (g) => !g.revoked_at,
+    );
+    for (const grant of live) await stage.gw.request('DELETE', `/v1/pairings/${grant.grant_id}`);
+    const view = await waitFor('the extension to stop', async () => {
+      const current = await status(stage.browser);
+      return current.connection.state === 'stopped' ? current : null;
+    });
+    assert.equal(view.connection.error?.code, 'invalid_api_key');
+    const lane = stage.gw.gateway.broker.laneState({
+      principalId: 'owner',
+      profileId: 'default',
+      sessionId,
+      transportFamily: 'local-api',
+    });
+    assert.equal(lane.registered, false);
+  });
+});
