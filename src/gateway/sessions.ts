@@ -16,7 +16,12 @@ export const newSessionId = (): string => `sess_${randomBytes(18).toString('base
 
 const publicRecord = ({ principal_id: _owner, ...record }: StoredSession): SessionRecord => record;
 
+/** Sessions looked up on every tool call stay in memory; the store stays the source of truth. */
+const CACHE_LIMIT = 10_000;
+
 export class Sessions {
+  private readonly cache = new Map<string, StoredSession>();
+
   constructor(
     private readonly store: SessionStore,
     private readonly clock: Clock,
@@ -63,7 +68,7 @@ export class Sessions {
 
   /** The caller's session, or null. */
   find(caller: Caller, sessionId: string): SessionRecord | null {
-    const record = this.store.get(sessionId);
+    const record = this.cache.get(sessionId) ?? this.remember(this.store.get(sessionId));
     return record && record.principal_id === caller.principalId ? publicRecord(record) : null;
   }
 
@@ -76,5 +81,13 @@ export class Sessions {
 
   delete(caller: Caller, sessionId: string): void {
     if (!this.store.delete(sessionId, caller.principalId)) this.get(caller, sessionId);
+    this.cache.delete(sessionId);
+  }
+
+  private remember(record: StoredSession | null): StoredSession | null {
+    if (!record) return null;
+    if (this.cache.size >= CACHE_LIMIT) this.cache.clear();
+    this.cache.set(record.session_id, record);
+    return record;
   }
 }

@@ -24,8 +24,18 @@ export interface LaneQuery {
   transportFamily: TransportFamily;
 }
 
+// Scopes are immutable and reused for every call, so their keys are computed once.
+const identityKeys = new WeakMap<ControllerScope, string>();
+const lookupKeys = new WeakMap<ControllerScope, string>();
+
 // JSON arrays keep keys unambiguous whatever characters the ids hold.
-export const identityKey = (s: ControllerScope): string =>
+export function identityKey(s: ControllerScope): string {
+  let key = identityKeys.get(s);
+  if (key === undefined) identityKeys.set(s, (key = computeIdentityKey(s)));
+  return key;
+}
+
+const computeIdentityKey = (s: ControllerScope): string =>
   JSON.stringify([
     s.principal_id,
     s.profile_id,
@@ -46,5 +56,9 @@ export const laneKey = (s: ControllerScope): string =>
 export const sessionLookupKey = (sessionId: string, principalId: string, family: string): string =>
   JSON.stringify([sessionId.trim(), principalId.trim(), family.trim()]);
 
-export const lookupKeyOfScope = (s: ControllerScope): string =>
-  sessionLookupKey(s.session_id, s.principal_id, s.transport_family);
+export function lookupKeyOfScope(s: ControllerScope): string {
+  let key = lookupKeys.get(s);
+  if (key === undefined)
+    lookupKeys.set(s, (key = sessionLookupKey(s.session_id, s.principal_id, s.transport_family)));
+  return key;
+}

@@ -37,12 +37,8 @@ export class LiveExtensionControlFlag implements FeatureFlag {
   }
 
   private statSignature(): string {
-    try {
-      const stat = fs.statSync(this.file, { bigint: true });
-      return `${stat.ino}:${stat.size}:${stat.mtimeNs}:${stat.ctimeNs}`;
-    } catch {
-      return 'missing';
-    }
+    const stat = fs.statSync(this.file, { throwIfNoEntry: false });
+    return stat ? `${stat.ino}:${stat.size}:${stat.mtimeMs}:${stat.ctimeMs}` : 'missing';
   }
 
   private readFlag(): boolean {

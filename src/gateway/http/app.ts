@@ -46,7 +46,7 @@ export function createHttpApp(deps: HttpAppDeps) {
     return caller;
   }
 
-  async function run(req: IncomingMessage, res: ServerResponse, path: string, abort: AbortController) {
+  async function run(req: IncomingMessage, res: ServerResponse, path: string, signal: () => AbortSignal) {
     if (!deps.hostGuard().allows(req.headers.host)) {
       throw new TabgateError('forbidden_host', 'The Host header does not name this gateway.');
     }
@@ -79,7 +79,9 @@ export function createHttpApp(deps: HttpAppDeps) {
       params: match.params,
       caller,
       body,
-      signal: abort.signal,
+      get signal() {
+        return signal();
+      },
     });
     if (reply) sendJson(res, reply.status, reply.body);
   }
@@ -87,9 +89,13 @@ export function createHttpApp(deps: HttpAppDeps) {
   return (req: IncomingMessage, res: ServerResponse): void => {
     const started = performance.now();
     const path = pathOf(req.url);
-    const abort = new AbortController();
+    // Made on first use: most routes never look at it.
+    let abort: AbortController | undefined;
+    let gone = false;
+    const signal = () => (gone ? AbortSignal.abort() : (abort ??= new AbortController()).signal);
     res.on('close', () => {
-      if (!res.writableFinished) abort.abort();
+      gone = !res.writableFinished;
+      if (gone) abort?.abort();
       log.info('request', {
         method: req.method,
         path: path.slice(0, 300),
@@ -97,7 +103,7 @@ export function createHttpApp(deps: HttpAppDeps) {
         ms: Math.round((performance.now() - started) * 10) / 10,
       });
     });
-    run(req, res, path, abort).catch((error: unknown) => {
+    run(req, res, path, signal).catch((error: unknown) => {
       if (error instanceof TabgateError && error.code === 'body_too_large') {
         // Stop reading the rest of an oversized body; the client learns why, then the socket closes.
         res.setHeader('connection', 'close');
