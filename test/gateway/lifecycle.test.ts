@@ -147,4 +147,16 @@ describe('controller lifecycle', () => {
     assert.equal(cancel.params.command_id, command.params.command_id);
     await controller.close();
   });
+
+  it('cancels a bound controller’s work when its session is deleted', async () => {
+    const sessionId = await gw.createSession();
+    const controller = await TestController.connect(gw, { sessionId });
+    const pending = call(sessionId);
+    const command = await controller.next(COMMAND);
+    assert.equal((await gw.request('DELETE', `/v1/sessions/${sessionId}`)).status, 200);
+    const cancel = await controller.next(CANCEL);
+    assert.equal(cancel.params.command_id, command.params.command_id);
+    assert.equal((await pending).body.error.code, 'controller_cancelled');
+    await controller.close();
+  });
 });

@@ -1,0 +1,71 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { createInMemoryBroker } from '../../src/gateway/broker/index.js';
+import type { ControllerScope } from '../../src/gateway/broker/scope.js';
+import { silentLogger } from '../../src/gateway/logger.js';
+import { DEFERRED_CANCEL_CAP, TabgateError } from '../../src/protocol/index.js';
+
+const scope: ControllerScope = {
+  principal_id: 'owner',
+  profile_id: 'default',
+  session_id: 's1',
+  controller_id: 'c1',
+  browser_profile_id: 'b1',
+  transport_family: 'local-api',
+  capabilities: ['browser_tabs'],
+};
+
+describe('broker', () => {
+  it('keeps at most 512 deferred cancels for an offline controller, dropping the oldest', async () => {
+    const broker = createInMemoryBroker({ clock: { now: () => 0 }, log: silentLogger, commandTimeoutMs: 20 });
+    const first: string[] = [];
+    const socket = {};
+    broker.attach(scope, socket, (text) => first.push(text));
+    const total = DEFERRED_CANCEL_CAP + 3;
+    const calls = Array.from({ length: total }, (_, i) =>
+      broker
+        .dispatch({ scope, action: 'browser_tabs', arguments: {}, toolCallId: `t${i}`, signal: undefined })
+        .catch((error: unknown) => error),
+    );
+    broker.disconnect(scope, socket);
+    const outcomes = await Promise.all(calls);
+    assert.ok(outcomes.every((e) => e instanceof TabgateError && e.code === 'controller_timeout'));
+
+    const second: { method: string; params: { tool_call_id: string } }[] = [];
+    broker.attach(scope, {}, (text) => second.push(JSON.parse(text) as (typeof second)[number]));
+    assert.equal(second.length, DEFERRED_CANCEL_CAP);
+    assert.ok(second.every((frame) => frame.method === 'browser.controller.cancel'));
+    assert.equal(second[0]?.params.tool_call_id, 't3');
+    assert.equal(second.at(-1)?.params.tool_call_id, `t${total - 1}`);
+    broker.close();
+  });
+
+  it('keeps a controller offline when flushing its deferred cancels fails, and keeps the unsent rest', async () => {
+    const broker = createInMemoryBroker({ clock: { now: () => 0 }, log: silentLogger, commandTimeoutMs: 20 });
+    const socket = {};
+    broker.attach(scope, socket, () => undefined);
+    const calls = [0, 1].map((i) =>
+      broker
+        .dispatch({ scope, action: 'browser_tabs', arguments: {}, toolCallId: `t${i}`, signal: undefined })
+        .catch(() => undefined),
+    );
+    broker.disconnect(scope, socket);
+    await Promise.all(calls);
+    assert.throws(() =>
+      broker.attach(scope, {}, () => {
+        throw new Error('socket closed');
+      }),
+    );
+    const lane = broker.laneState({
+      principalId: 'owner',
+      profileId: 'default',
+      sessionId: 's1',
+      transportFamily: 'local-api',
+    });
+    assert.equal(lane.controllers[0]?.connected, false);
+    const flushed: string[] = [];
+    broker.attach(scope, {}, (text) => flushed.push(text));
+    assert.equal(flushed.length, 2);
+    broker.close();
+  });
+});
