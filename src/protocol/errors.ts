@@ -148,10 +148,17 @@ export function hintOf(code: ErrorCode): string {
   return ERROR_TABLE[code].hint;
 }
 
-/** The error body of every HTTP error: `{"error": {"code", "message"}}`. */
+/**
+ * The error body of every HTTP error: `{"error": {"code", "message"}}`. A rejection by a browser
+ * controller also carries the controller's own code (`stale_ref`, `tab_not_found`, …) when it sent one,
+ * so an agent can act on it while `code` stays the protocol's `controller_rejected`.
+ */
 export interface ErrorBody {
-  error: { code: string; message: string };
+  error: { code: string; message: string; controller_code?: string };
 }
+
+/** A controller's own error code, kept only when it looks like one (no free text, no secrets). */
+export const CONTROLLER_CODE_PATTERN = /^[a-z][a-z0-9_]{0,63}$/;
 
 /**
  * A failure with a stable code. Thrown by any layer; rendered once per transport. The message is for a
@@ -159,6 +166,7 @@ export interface ErrorBody {
  */
 export class TabgateError extends Error {
   readonly code: ErrorCode;
+  /** Structured facts for logs and renderers; only `controller_code` reaches an error body. */
   readonly details: Record<string, unknown> | undefined;
 
   constructor(code: ErrorCode, message: string, details?: Record<string, unknown>) {
@@ -172,8 +180,17 @@ export class TabgateError extends Error {
     return httpStatusOf(this.code);
   }
 
+  /** The controller's own code of a `controller_rejected`, when it sent a well-formed one. */
+  get controllerCode(): string | undefined {
+    const value = this.details?.controller_code;
+    return typeof value === 'string' && CONTROLLER_CODE_PATTERN.test(value) ? value : undefined;
+  }
+
   toBody(): ErrorBody {
-    return { error: { code: this.code, message: this.message } };
+    const body: ErrorBody = { error: { code: this.code, message: this.message } };
+    const controllerCode = this.controllerCode;
+    if (controllerCode) body.error.controller_code = controllerCode;
+    return body;
   }
 }
 

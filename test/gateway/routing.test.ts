@@ -96,7 +96,20 @@ describe('fail-closed routing', () => {
     assert.equal(result.status, 502);
     assert.equal(result.body.error.code, 'controller_rejected');
     assert.match(result.body.error.message, /debugger_conflict: another debugger/);
+    assert.equal(result.body.error.controller_code, 'debugger_conflict');
     assert.equal(backend.calls.length, before);
+    await controller.close();
+  });
+
+  it('keeps a free-text controller error out of controller_code', async () => {
+    const sessionId = await gw.createSession();
+    const controller = await TestController.connect(gw, { sessionId });
+    const pending = call(sessionId, 'browser_snapshot');
+    const command = await controller.next(COMMAND);
+    controller.result(command.params.command_id, false, { code: 'Not A Code; rm -rf /', message: 'x' });
+    const result = await pending;
+    assert.equal(result.body.error.code, 'controller_rejected');
+    assert.equal(result.body.error.controller_code, undefined);
     await controller.close();
   });
 

@@ -14,7 +14,7 @@ import type { ControllerRecord, LaneRegistry } from './lanes.js';
 import { identityKey, sessionLookupKey, type ControllerScope, type LaneQuery } from './scope.js';
 import type { ConsumeOutcome, MintedTicket, TicketStore } from './tickets.js';
 import { DEFERRED_CANCEL_CAP } from '../../protocol/index.js';
-import { describeRejection } from './rejection.js';
+import { describeRejection, rejectionCode } from './rejection.js';
 
 /** Command ids come from a pool of random bytes: one syscall per 256 ids instead of one per command. */
 const ID_BYTES = 16;
@@ -288,6 +288,7 @@ export class Broker {
         return new TabgateError(
           'controller_rejected',
           `controller rejected command '${commandId}': ${describeRejection(outcome.error)}`,
+          { controller_code: rejectionCode(outcome.error) },
         );
     }
   }

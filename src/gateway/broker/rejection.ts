@@ -18,3 +18,10 @@ export function describeRejection(error: unknown): string {
   else text = JSON.stringify(error) ?? typeof error;
   return text.length > MAX_CHARS ? `${text.slice(0, MAX_CHARS)}…` : text;
 }
+
+/** The controller's own error code, when it sent `{code: "<code>", …}`. */
+export function rejectionCode(error: unknown): string | undefined {
+  if (typeof error !== 'object' || error === null || Array.isArray(error)) return undefined;
+  const { code } = error as Record<string, unknown>;
+  return typeof code === 'string' ? code : undefined;
+}

@@ -96,8 +96,10 @@ export class GatewayClient implements AgentPort {
 }
 
 function toTabgateError(status: number, body: unknown): TabgateError {
-  const error = (body as { error?: { code?: unknown; message?: unknown } } | undefined)?.error;
+  const error = (
+    body as { error?: { code?: unknown; message?: unknown; controller_code?: unknown } } | undefined
+  )?.error;
   const message = typeof error?.message === 'string' ? error.message : `The gateway answered HTTP ${status}.`;
   const code = isErrorCode(error?.code) ? error.code : status === 401 ? 'invalid_api_key' : 'internal_error';
-  return new TabgateError(code, message);
+  return new TabgateError(code, message, { controller_code: error?.controller_code });
 }
