@@ -5,27 +5,25 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import {
-  createCdpUrlBackend,
-  launchChromium,
-  type ChromiumProcess,
-} from '../../src/gateway/backends/cdp/index.js';
+import { createCdpUrlBackend } from '../../src/gateway/backends/cdp/index.js';
 import { DEFAULT_BROWSER_SETTINGS } from '../../src/gateway/backends/settings.js';
 import { silentLogger } from '../../src/gateway/logger.js';
 import type { NavigateResult } from '../../src/protocol/index.js';
+import { launchChromium, type LocalChromium } from '../providers/fixtures/chromium.js';
 import { startTestSite, type TestSite } from '../testserver/server.js';
 
 describe('CDP URL backend', () => {
   let site: TestSite;
-  let chromium: ChromiumProcess;
+  // A browser someone else started, with a DevTools port (tabgate's own launches use a pipe).
+  let chromium: LocalChromium;
   let httpUrl: string;
   before(async () => {
     site = await startTestSite();
-    chromium = await launchChromium({ executablePath: undefined, headed: false, extraArgs: [] });
-    httpUrl = `http://${new URL(chromium.wsEndpoint).host}`;
+    chromium = await launchChromium();
+    httpUrl = chromium.httpEndpoint;
   });
   after(async () => {
-    await chromium.kill();
+    chromium.kill();
     await site.close();
   });
 

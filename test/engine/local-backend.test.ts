@@ -73,6 +73,26 @@ describe('local Chromium backend', () => {
     await backend.close();
   });
 
+  it('leaves no Chromium process behind when the gateway is killed with SIGKILL', async () => {
+    const marker = `--tabgate-test-marker=${randomUUID()}`;
+    const child = spawn(
+      process.execPath,
+      ['--import', 'tsx', 'test/engine/exit-child.ts', marker, site.url('/page2'), 'signal'],
+      { stdio: ['ignore', 'pipe', 'inherit'] },
+    );
+    await new Promise<void>((resolve, reject) => {
+      child.stdout.on('data', (chunk: Buffer) => chunk.toString().includes('READY') && resolve());
+      child.once('exit', () => reject(new Error('the child exited before it was ready')));
+    });
+    assert.ok(chromiumPidsWith(marker).length > 0, 'the child should have a Chromium running');
+    child.kill('SIGKILL'); // no handler runs: only the closed CDP pipe tells Chromium to quit
+    const deadline = Date.now() + 15_000;
+    while (chromiumPidsWith(marker).length > 0 && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    assert.deepEqual(chromiumPidsWith(marker), []);
+  });
+
   for (const mode of ['SIGTERM', 'SIGINT', 'exit'] as const) {
     it(`leaves no Chromium process behind after ${mode === 'exit' ? 'a plain exit' : mode}`, async () => {
       const marker = `--tabgate-test-marker=${randomUUID()}`;

@@ -1,9 +1,10 @@
 /**
- * The engine's transport over a WebSocket to a browser's DevTools endpoint: raw CDP with flattened
- * sessions, no Playwright in between, so local Chromium and providers' CDP URLs share one code path.
+ * The engine's transport to a browser: raw CDP with flattened sessions, no Playwright in between, over
+ * a WebSocket (a CDP URL) or the launch pipe (our own Chromium), so every CDP backend shares one path.
  */
-import WebSocket from 'ws';
+import type { Readable, Writable } from 'node:stream';
 import type { CdpEventListener, CdpTransport } from '../../../engine/index.js';
+import { openWebSocketWire, pipeWire, type CdpWire } from './cdp-wire.js';
 
 interface Pending {
   resolve(value: unknown): void;
@@ -27,23 +28,19 @@ export class CdpConnection implements CdpTransport {
   private readonly closeListeners = new Set<(reason: string) => void>();
   closed = false;
 
-  private constructor(private readonly socket: WebSocket) {
-    socket.on('message', (data: Buffer) => this.receive(data.toString('utf8')));
-    socket.on('close', () => this.shutdown('the browser connection closed'));
-    socket.on('error', () => this.shutdown('the browser connection failed'));
+  private constructor(private readonly wire: CdpWire) {
+    wire.onMessage((text) => this.receive(text));
+    wire.onClose((reason) => this.shutdown(reason));
   }
 
+  /** A browser's DevTools WebSocket endpoint (`ws://…/devtools/browser/…`). */
   static async connect(url: string, timeoutMs = 15_000): Promise<CdpConnection> {
-    const socket = new WebSocket(url, {
-      perMessageDeflate: false,
-      maxPayload: 512 * 1024 * 1024,
-      handshakeTimeout: timeoutMs,
-    });
-    await new Promise<void>((resolve, reject) => {
-      socket.once('open', () => resolve());
-      socket.once('error', (error) => reject(error));
-    });
-    return new CdpConnection(socket);
+    return new CdpConnection(await openWebSocketWire(url, timeoutMs));
+  }
+
+  /** The fds 3 (to the browser) and 4 (from it) of a Chromium run with `--remote-debugging-pipe`. */
+  static overPipe(toBrowser: Writable, fromBrowser: Readable): CdpConnection {
+    return new CdpConnection(pipeWire(toBrowser, fromBrowser));
   }
 
   send(method: string, params: object = {}, sessionId?: string): Promise<unknown> {
@@ -52,10 +49,9 @@ export class CdpConnection implements CdpTransport {
     const message = JSON.stringify({ id, method, params, ...(sessionId ? { sessionId } : {}) });
     return new Promise((resolve, reject) => {
       this.pending.set(id, { resolve, reject, method });
-      this.socket.send(message, (error) => {
-        if (!error) return;
+      this.wire.send(message).catch((error: unknown) => {
         this.pending.delete(id);
-        reject(error);
+        reject(error instanceof Error ? error : new Error(String(error)));
       });
     });
   }
@@ -73,7 +69,7 @@ export class CdpConnection implements CdpTransport {
   }
 
   close(): void {
-    this.socket.close();
+    this.wire.close();
     this.shutdown('closed by tabgate');
   }
 

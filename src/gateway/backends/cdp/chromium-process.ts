@@ -1,9 +1,11 @@
 /**
  * Launching Debian's Chromium ourselves (FEASIBILITY.md §1): our own flags, a fresh profile, its own
- * process group so one signal ends every child, and the DevTools endpoint read from stderr. A last-resort
- * `exit` hook kills the group even when nobody called `kill()`.
+ * process group so one signal ends every child, and CDP over `--remote-debugging-pipe` rather than a
+ * port: no other local process can attach to it, and Chromium exits on its own when the pipe closes,
+ * even if the gateway is killed with SIGKILL. A last-resort `exit` hook kills the group as well.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import type { Readable, Writable } from 'node:stream';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -32,7 +34,10 @@ export interface LaunchOptions {
 }
 
 export interface ChromiumProcess {
-  wsEndpoint: string;
+  /** CDP in: what we write reaches the browser (its fd 3). */
+  toBrowser: Writable;
+  /** CDP out: what the browser writes (its fd 4). */
+  fromBrowser: Readable;
   userDataDir: string;
   pid: number;
   onExit(listener: () => void): void;
@@ -52,11 +57,11 @@ export async function launchChromium(options: LaunchOptions): Promise<ChromiumPr
     ...(options.headed ? [] : ['--headless']),
     ...BASE_FLAGS,
     `--user-data-dir=${userDataDir}`,
-    '--remote-debugging-port=0',
+    '--remote-debugging-pipe',
     ...options.extraArgs,
     'about:blank',
   ];
-  const child = spawn(binary, args, { stdio: ['ignore', 'ignore', 'pipe'], detached: true });
+  const child = spawn(binary, args, { stdio: ['ignore', 'ignore', 'pipe', 'pipe', 'pipe'], detached: true });
   const removeProfile = () =>
     fs.rmSync(userDataDir, { recursive: true, force: true, maxRetries: 10, retryDelay: 50 });
   const killGroup = (signal: NodeJS.Signals) => {
@@ -76,15 +81,15 @@ export async function launchChromium(options: LaunchOptions): Promise<ChromiumPr
   };
   process.on('exit', lastResort);
 
-  let wsEndpoint: string;
+  const toBrowser = child.stdio[3] as Writable;
+  const fromBrowser = child.stdio[4] as Readable;
   try {
-    wsEndpoint = await readEndpoint(child, options.timeoutMs ?? 30_000);
+    await waitForStart(child, toBrowser, fromBrowser, options.timeoutMs ?? 30_000);
   } catch (error) {
     lastResort();
     process.off('exit', lastResort);
     throw error;
   }
-  child.stderr?.resume();
   const exited = new Promise<void>((resolve) => {
     if (child.exitCode !== null || child.signalCode !== null) resolve();
     else child.once('exit', () => resolve());
@@ -92,7 +97,8 @@ export async function launchChromium(options: LaunchOptions): Promise<ChromiumPr
   void exited.then(() => process.off('exit', lastResort));
 
   return {
-    wsEndpoint,
+    toBrowser,
+    fromBrowser,
     userDataDir,
     pid: child.pid ?? 0,
     onExit: (listener) => void exited.then(listener),
@@ -114,14 +120,24 @@ export async function launchChromium(options: LaunchOptions): Promise<ChromiumPr
   };
 }
 
-function readEndpoint(child: ChildProcess, timeoutMs: number): Promise<string> {
-  return new Promise((resolve, reject) => {
+/**
+ * Started means the browser answers a first CDP command on the pipe. The probe's own id is outside the
+ * range a CdpConnection uses, and its reply is read here, before the connection attaches its reader.
+ */
+const PROBE_ID = 2_000_000_000;
+
+function waitForStart(child: ChildProcess, toBrowser: Writable, fromBrowser: Readable, timeoutMs: number) {
+  return new Promise<void>((resolve, reject) => {
     let stderr = '';
+    let stdout = '';
     const cleanup = () => {
       clearTimeout(timer);
       child.off('error', onError);
       child.off('exit', onExit);
-      child.stderr?.off('data', onData);
+      child.stderr?.off('data', onStderr);
+      fromBrowser.off('data', onData);
+      // Keep draining stderr so a chatty browser never blocks on a full pipe.
+      child.stderr?.resume();
     };
     const fail = (message: string) => {
       cleanup();
@@ -129,16 +145,22 @@ function readEndpoint(child: ChildProcess, timeoutMs: number): Promise<string> {
     };
     const onError = (error: Error) => fail(`Chromium could not be started (${error.message})`);
     const onExit = (code: number | null) => fail(`Chromium exited at start (code ${code})`);
+    const onStderr = (chunk: Buffer) => {
+      stderr = (stderr + chunk.toString('utf8')).slice(-4000);
+    };
     const onData = (chunk: Buffer) => {
-      stderr += chunk.toString('utf8');
-      const match = /DevTools listening on (ws:\/\/\S+)/.exec(stderr);
-      if (!match?.[1]) return;
+      stdout += chunk.toString('utf8');
+      if (!stdout.includes(`"id":${PROBE_ID}`) || !stdout.includes('\0')) return;
+      fromBrowser.pause();
       cleanup();
-      resolve(match[1]);
+      resolve();
     };
     const timer = setTimeout(() => fail(`Chromium did not start within ${timeoutMs / 1000} s`), timeoutMs);
     child.once('error', onError);
     child.once('exit', onExit);
-    child.stderr?.on('data', onData);
+    child.stderr?.on('data', onStderr);
+    fromBrowser.on('data', onData);
+    toBrowser.on('error', () => undefined);
+    toBrowser.write(JSON.stringify({ id: PROBE_ID, method: 'Browser.getVersion' }) + '\0');
   });
 }

@@ -21,14 +21,8 @@ export function createLocalChromiumBackend(settings: BrowserSettings, log: Logge
           extraArgs: settings.chromiumArgs,
         });
         log.info('chromium started', { pid: chromium.pid });
-        let connection: CdpConnection;
-        try {
-          connection = await CdpConnection.connect(chromium.wsEndpoint);
-        } catch (error) {
-          await chromium.kill();
-          throw error;
-        }
-        // If Chromium dies, the socket closes and the backend reports the crash.
+        const connection = CdpConnection.overPipe(chromium.toBrowser, chromium.fromBrowser);
+        // If Chromium dies, the pipe closes and the backend reports the crash.
         chromium.onExit(() => connection.close());
         return {
           connection,
