@@ -108,11 +108,12 @@ describe('guards on every route', () => {
   it('refuses a controller socket with a rebinding Host or a web page Origin', async () => {
     const sessionId = await gw.createSession();
     const ticket = await register(gw, { sessionId });
-    for (const headers of [
+    const attempts: Record<string, string>[] = [
       { host: `evil.example:${port}` },
       { origin: 'https://evil.example' },
       { origin: 'null' },
-    ])
+    ];
+    for (const headers of attempts)
       assert.equal(await rawUpgrade(gw, { protocols: ticketProtocols(ticket), headers }), 403);
   });
 });
