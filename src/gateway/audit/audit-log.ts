@@ -1,6 +1,6 @@
 /**
  * The audit trail of tool calls: every call routed to a user's browser (the controller route, including
- * calls refused because the controller was unreachable), and every backend call when
+ * calls refused because the controller was unreachable or the arguments were unsafe), and every backend call when
  * `audit.all_backends` is on. A call is written once, when it ends, with its outcome and duration; the
  * write happens before the agent gets the answer, so an answered call is always in the log.
  * Rows older than `audit.retention_days` are purged at start and then daily.
@@ -69,11 +69,6 @@ export class AuditLog {
       this.write(call, startedAt, started, outcomeOf(error), undefined);
       throw error;
     }
-  }
-
-  /** Records a call that ended before it could run (refused by the router or by validation). */
-  refused(call: AuditedCall, error: unknown): void {
-    this.write(call, this.o.clock.now(), performance.now(), outcomeOf(error), undefined);
   }
 
   close(): void {
