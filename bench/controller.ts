@@ -1,24 +1,16 @@
 /**
  * `npm run bench:controller`: a tool call through HTTP → gateway → a Node controller → back, against
- * the floor (a bare node:http server relaying over a bare ws echo, same machine, same run); throughput
- * with 1, 100 and 1,000 connected controllers; memory per idle connected controller. Clients live in a
- * child process so the gateway's own memory is what gets measured.
+ * the floor (a bare node:http server relaying over a bare ws echo, same machine, same run, calls
+ * interleaved); throughput with 1, 100 and 1,000 connected controllers; memory per idle connected
+ * controller. Three processes, as in real use: this one is the agent, bench/controller-server.ts holds
+ * the gateway and the floor, bench/controller-pool.ts the browsers.
  */
 import { fork, type ChildProcess } from 'node:child_process';
-import fs from 'node:fs';
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import v8 from 'node:v8';
-import vm from 'node:vm';
-import { WebSocketServer, type WebSocket } from 'ws';
-import { silentLogger } from '../src/gateway/logger.js';
-import { startGateway } from '../src/gateway/server.js';
-
-v8.setFlagsFromString('--expose-gc');
-const gc = vm.runInNewContext('gc') as () => void;
+import type { ServerOrder, Started } from './controller-server.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
@@ -40,18 +32,6 @@ function post(url: string, headers: Record<string, string>, body: string): Promi
     req.on('error', reject);
     req.end(body);
   });
-}
-
-async function latencies(call: () => Promise<number>, n: number): Promise<number[]> {
-  for (let i = 0; i < 200; i++) await call(); // warm-up: JIT, keep-alive sockets
-  const out: number[] = [];
-  for (let i = 0; i < n; i++) {
-    const start = performance.now();
-    const status = await call();
-    out.push(performance.now() - start);
-    if (status !== 200) throw new Error(`call answered ${status}`);
-  }
-  return out.sort((a, b) => a - b);
 }
 
 const pct = (sorted: number[], p: number) =>
@@ -87,73 +67,75 @@ function stopPool(child: ChildProcess): void {
   child.disconnect();
 }
 
-/** The floor: the same HTTP → ws → HTTP hop with nothing in between. */
-async function floor(): Promise<number[]> {
-  const wss = new WebSocketServer({ port: 0, host: '127.0.0.1', perMessageDeflate: false });
-  await new Promise((resolve) => wss.once('listening', resolve));
-  let peer: WebSocket | undefined;
-  const waiting: (() => void)[] = [];
-  wss.on('connection', (ws) => {
-    peer = ws;
-    ws.on('message', () => waiting.shift()?.());
+/**
+ * Latencies of two calls measured side by side: alternating, with the order flipped every round, so
+ * load from anything else on the machine falls on both alike.
+ */
+async function interleavedLatencies(
+  a: () => Promise<number>,
+  b: () => Promise<number>,
+  n: number,
+): Promise<[number[], number[]]> {
+  for (let i = 0; i < 200; i++) await Promise.all([a(), b()]); // warm-up: JIT, keep-alive sockets
+  const outA: number[] = [];
+  const outB: number[] = [];
+  const time = async (call: () => Promise<number>, out: number[]) => {
+    const start = performance.now();
+    const status = await call();
+    out.push(performance.now() - start);
+    if (status !== 200) throw new Error(`call answered ${status}`);
+  };
+  for (let i = 0; i < n; i++) {
+    if (i % 2 === 0) {
+      await time(a, outA);
+      await time(b, outB);
+    } else {
+      await time(b, outB);
+      await time(a, outA);
+    }
+  }
+  return [outA.sort((x, y) => x - y), outB.sort((x, y) => x - y)];
+}
+
+function serverProcess(): ChildProcess {
+  return fork(path.join(here, 'controller-server.ts'), [], {
+    // BENCH_PROFILE=DIR writes a CPU profile of the gateway process there.
+    execArgv: [
+      '--import',
+      'tsx',
+      ...(process.env.BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : []),
+    ],
+    stdio: 'inherit',
   });
-  const server = http.createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      waiting.push(() => {
-        res.writeHead(200, { 'content-type': 'application/json' });
-        res.end('{"ok":true,"result":{"tabs":[]}}');
-      });
-      peer?.send(Buffer.concat(chunks).toString('utf8'));
-    });
+}
+
+function ask<T>(child: ChildProcess, message: ServerOrder): Promise<T> {
+  return new Promise((resolve) => {
+    child.once('message', (answer) => resolve(answer as T));
+    child.send(message);
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const child = pool();
-  await order(child, { kind: 'echo', url: `ws://127.0.0.1:${(wss.address() as AddressInfo).port}` });
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
-  const result = await latencies(() => post(url, {}, '{}'), LATENCY_CALLS);
-  stopPool(child);
-  server.closeAllConnections();
-  server.close();
-  wss.close();
-  return result;
 }
 
 async function main(): Promise<void> {
-  const floorLatency = await floor();
-
-  const home = fs.mkdtempSync(path.join(os.tmpdir(), 'tabgate-bench-'));
-  fs.writeFileSync(path.join(home, 'config.yaml'), 'browser:\n  extension_control:\n    enabled: true\n');
-  // One peer registers 1,000 controllers here: lift the per-peer registration limit for the run.
-  const unlimited = { capacity: 1_000_000, refillPerSecond: 1_000_000 };
-  const gateway = await startGateway({
-    home,
-    env: {},
-    flags: { port: 0 },
-    log: silentLogger,
-    rateLimits: { register: unlimited },
-  });
-  const key = gateway.apiKey.key ?? '';
-  const caller = {
-    principalId: 'owner',
-    profileId: 'default',
-    transportFamily: 'local-api',
-    credential: 'api_key',
-  } as const;
-  const sessions = Array.from(
-    { length: 1000 },
-    () => gateway.service.createSession(caller, { title: 'bench' }).session_id,
-  );
+  const server = serverProcess();
+  await new Promise((resolve) => server.once('message', resolve));
+  const started = await ask<Started>(server, { kind: 'start' });
+  const { key, sessions } = started;
   const headers = { authorization: `Bearer ${key}` };
   const callIn = (i: number) =>
-    post(`${gateway.url}/v1/sessions/${sessions[i]}/tools/browser_tabs`, headers, '{}');
+    post(`${started.gatewayUrl}/v1/sessions/${sessions[i]}/tools/browser_tabs`, headers, '{}');
+  const callFloor = () => post(started.floorUrl, {}, '{}');
 
   const rows: string[][] = [];
   const child = pool();
   try {
-    await order(child, { kind: 'controllers', url: gateway.url, key, sessions: sessions.slice(0, 1) });
-    const gatewayLatency = await latencies(() => callIn(0), LATENCY_CALLS);
+    await order(child, { kind: 'echo', url: started.floorWsUrl });
+    await order(child, { kind: 'controllers', url: started.gatewayUrl, key, sessions: sessions.slice(0, 1) });
+    const [floorLatency, gatewayLatency] = await interleavedLatencies(
+      callFloor,
+      () => callIn(0),
+      LATENCY_CALLS,
+    );
     const [f50, f99, g50, g99] = [
       pct(floorLatency, 50),
       pct(floorLatency, 99),
@@ -167,14 +149,18 @@ async function main(): Promise<void> {
       `${(g50 / f50).toFixed(2)}× floor (target ≤ 1.30×)`,
     ]);
     rows.push(['round trip p99 (ms)', f99.toFixed(3), g99.toFixed(3), `${(g99 / f99).toFixed(2)}× floor`]);
-
     rows.push([
       'commands/s, 1 controller',
-      '',
+      (await throughput(callFloor, THROUGHPUT_CALLS)).toFixed(0),
       (await throughput(() => callIn(0), THROUGHPUT_CALLS)).toFixed(0),
       `${CONCURRENCY} concurrent calls`,
     ]);
-    await order(child, { kind: 'controllers', url: gateway.url, key, sessions: sessions.slice(1, 100) });
+    await order(child, {
+      kind: 'controllers',
+      url: started.gatewayUrl,
+      key,
+      sessions: sessions.slice(1, 100),
+    });
     rows.push([
       'commands/s, 100 controllers',
       '',
@@ -182,15 +168,16 @@ async function main(): Promise<void> {
       'calls spread over all',
     ]);
 
-    gc();
-    gc();
-    const before = process.memoryUsage();
-    await order(child, { kind: 'controllers', url: gateway.url, key, sessions: sessions.slice(100, 1000) });
+    const before = await ask<{ heap: number }>(server, { kind: 'memory' });
+    await order(child, {
+      kind: 'controllers',
+      url: started.gatewayUrl,
+      key,
+      sessions: sessions.slice(100, 1000),
+    });
     await new Promise((resolve) => setTimeout(resolve, 500));
-    gc();
-    gc();
-    const after = process.memoryUsage();
-    const perController = (after.heapUsed + after.external - before.heapUsed - before.external) / 900;
+    const after = await ask<{ heap: number; rss: number }>(server, { kind: 'memory' });
+    const perController = (after.heap - before.heap) / 900;
     rows.push([
       'commands/s, 1,000 controllers',
       '',
@@ -201,21 +188,23 @@ async function main(): Promise<void> {
       'memory per idle controller (KB)',
       '',
       (perController / 1024).toFixed(1),
-      'heap+external delta / 900, after GC (target < 30)',
+      'gateway heap+external delta / 900, after GC (target < 30)',
     ]);
     rows.push(['gateway RSS with 1,000 controllers (MB)', '', (after.rss / 1024 / 1024).toFixed(0), '']);
   } finally {
     stopPool(child);
-    await gateway.close();
+    await new Promise<void>((resolve) => {
+      server.once('exit', () => resolve());
+      server.send({ kind: 'exit' } satisfies ServerOrder);
+    });
     agent.destroy();
-    fs.rmSync(home, { recursive: true, force: true, maxRetries: 10 });
   }
 
   const header = ['measure', 'floor', 'tabgate', 'note'];
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
   const line = (cells: string[]) => `| ${cells.map((c, i) => c.padEnd(widths[i] ?? 0)).join(' | ')} |`;
   console.log(
-    `controller benchmark — node ${process.version}, ${os.cpus().length} cores, ${LATENCY_CALLS} sequential calls`,
+    `controller benchmark — node ${process.version}, ${os.cpus().length} cores, ${LATENCY_CALLS} sequential calls each, floor and tabgate interleaved`,
   );
   console.log(line(header));
   console.log(line(widths.map((w) => '-'.repeat(w))));

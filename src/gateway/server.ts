@@ -130,7 +130,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
       }),
       ...pairing.routes,
     ]),
-    ...auditRoutes(auditStore),
+    ...auditRoutes(auditStore, audit),
     ...sessionRoutes(service, sessions),
     ...toolRoutes(service),
     ...mcpRoutes(mcp),
@@ -180,13 +180,14 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
       await mcp.close();
       endpoint.close();
       broker.close();
-      audit.close();
       server.closeAllConnections();
       await stopped;
       await backend
         .close()
         .catch((error: unknown) => log.warn('backend close failed', { reason: String(error) }));
       resolved.dispose();
+      // Last before the store closes: calls that ended during shutdown are queued by now.
+      audit.close();
       try {
         db.close();
       } catch (error) {

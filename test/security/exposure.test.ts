@@ -15,6 +15,8 @@ import { makeHome, startTestGateway, writeConfigFile } from '../gateway/fixtures
 import { RecordingBackend } from '../gateway/fixtures/recording-backend.js';
 import { rawRequest } from './fixtures.js';
 
+const STILL_CLOCK = { now: () => Date.UTC(2026, 0, 1) };
+
 describe('bind address', () => {
   it('binds loopback when nothing is configured', () => {
     const home = makeHome();
@@ -49,7 +51,8 @@ describe('bind address', () => {
 
 describe('rate limits', () => {
   it('answers 429 rate_limited to a peer that floods registration, and not to another peer', async () => {
-    const gw = await startTestGateway({ backend: new RecordingBackend() });
+    // Time stands still, so the buckets never refill however slow this machine runs the loop.
+    const gw = await startTestGateway({ backend: new RecordingBackend(), clock: STILL_CLOCK });
     try {
       const sessionId = await gw.createSession();
       const registerFrom = (localAddress: string) =>
@@ -77,7 +80,8 @@ describe('rate limits', () => {
   });
 
   it('answers 429 rate_limited to a peer that floods pairing requests', async () => {
-    const gw = await startTestGateway({ backend: new RecordingBackend() });
+    // Time stands still, so the buckets never refill however slow this machine runs the loop.
+    const gw = await startTestGateway({ backend: new RecordingBackend(), clock: STILL_CLOCK });
     try {
       let last = 0;
       for (let i = 0; i < 300 && last !== 429; i++) {

@@ -1,0 +1,109 @@
+/**
+ * The server side of bench/controller.ts, in a process of its own as in real use (agents and browsers
+ * never share the gateway's event loop): the floor (a bare node:http server relaying over a bare ws
+ * echo) and the real gateway, side by side, with memory measured here. Driven over IPC.
+ */
+import fs from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import v8 from 'node:v8';
+import vm from 'node:vm';
+import { WebSocketServer, type WebSocket } from 'ws';
+import { silentLogger } from '../src/gateway/logger.js';
+import { startGateway } from '../src/gateway/server.js';
+
+v8.setFlagsFromString('--expose-gc');
+const gc = vm.runInNewContext('gc') as () => void;
+
+export type ServerOrder = { kind: 'start' } | { kind: 'memory' } | { kind: 'exit' };
+
+export interface Started {
+  floorUrl: string;
+  floorWsUrl: string;
+  gatewayUrl: string;
+  key: string;
+  sessions: string[];
+}
+
+async function startFloor(): Promise<{ url: string; wsUrl: string; close(): void }> {
+  const wss = new WebSocketServer({ port: 0, host: '127.0.0.1', perMessageDeflate: false });
+  await new Promise((resolve) => wss.once('listening', resolve));
+  let peer: WebSocket | undefined;
+  const waiting: (() => void)[] = [];
+  wss.on('connection', (ws) => {
+    peer = ws;
+    ws.on('message', () => waiting.shift()?.());
+  });
+  const server = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      waiting.push(() => {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end('{"ok":true,"result":{"tabs":[]}}');
+      });
+      peer?.send(Buffer.concat(chunks).toString('utf8'));
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/`,
+    wsUrl: `ws://127.0.0.1:${(wss.address() as AddressInfo).port}`,
+    close() {
+      server.closeAllConnections();
+      server.close();
+      wss.close();
+    },
+  };
+}
+
+const home = fs.mkdtempSync(path.join(os.tmpdir(), 'tabgate-bench-'));
+fs.writeFileSync(path.join(home, 'config.yaml'), 'browser:\n  extension_control:\n    enabled: true\n');
+const floor = await startFloor();
+// One peer registers 1,000 controllers here: lift the per-peer registration limit for the run.
+const unlimited = { capacity: 1_000_000, refillPerSecond: 1_000_000 };
+const gateway = await startGateway({
+  home,
+  env: {},
+  flags: { port: 0 },
+  log: silentLogger,
+  rateLimits: { register: unlimited },
+});
+const caller = {
+  principalId: 'owner',
+  profileId: 'default',
+  transportFamily: 'local-api',
+  credential: 'api_key',
+} as const;
+
+process.on('message', (order: ServerOrder) => {
+  void (async () => {
+    if (order.kind === 'start') {
+      const sessions = Array.from(
+        { length: 1000 },
+        () => gateway.service.createSession(caller, { title: 'bench' }).session_id,
+      );
+      const started: Started = {
+        floorUrl: floor.url,
+        floorWsUrl: floor.wsUrl,
+        gatewayUrl: gateway.url,
+        key: gateway.apiKey.key ?? '',
+        sessions,
+      };
+      process.send?.(started);
+    } else if (order.kind === 'memory') {
+      gc();
+      gc();
+      const usage = process.memoryUsage();
+      process.send?.({ heap: usage.heapUsed + usage.external, rss: usage.rss });
+    } else {
+      floor.close();
+      await gateway.close();
+      fs.rmSync(home, { recursive: true, force: true, maxRetries: 10 });
+      process.exit(0);
+    }
+  })();
+});
+process.send?.({ ready: true });
