@@ -11,8 +11,11 @@ export interface TabHost {
   listTabs(): Promise<TabInfo[]>;
   /** Throws `tab_not_found` for an id `listTabs` does not give. */
   activateTab(id: number): Promise<Tab>;
-  /** Things that happened since the last call (dialogs dismissed, tabs opened or closed). */
-  drainNotices(): string[];
+  /**
+   * Things that happened since the last call (dialogs dismissed, tabs opened or closed). A host whose
+   * tab events arrive asynchronously (the extension) may first wait for those already under way.
+   */
+  drainNotices(): string[] | Promise<string[]>;
 }
 
 export interface EngineOptions {

@@ -103,6 +103,6 @@ export async function runTool<N extends ToolName>(
 ): Promise<ToolResults[N] & { notices?: string[] }> {
   const handler = HANDLERS[tool] as Handler<N>;
   const result = await handler(host, args, options);
-  const notices = host.drainNotices();
+  const notices = await host.drainNotices();
   return notices.length > 0 ? { ...result, notices } : result;
 }

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { BackResult, NavigateResult } from '../../src/protocol/index.js';
 import { refOf, rejectsWith, snapshot } from './helpers.js';
-import { withSession } from './session-fixture.js';
+import { expectedCode, withSession } from './session-fixture.js';
 import type { HarnessRef } from './suite.js';
 
 export function navigationCases(get: HarnessRef): void {
@@ -56,10 +56,10 @@ export function navigationCases(get: HarnessRef): void {
 
     it(
       'navigate refuses cloud metadata addresses',
-      withSession(get, async (s) => {
+      withSession(get, async (s, t) => {
         await rejectsWith(
           s.call('browser_navigate', { url: 'http://169.254.169.254/latest/meta-data/' }),
-          'metadata_url_blocked',
+          expectedCode(get, t, 'metadata_url_blocked'),
         );
       }),
     );

@@ -3,16 +3,17 @@ import { describe, it } from 'node:test';
 import type { ConsoleResult, ImagesResult, ScreenshotResult } from '../../src/protocol/index.js';
 import { errorCode } from './harness.js';
 import { fullText, refOf, rejectsWith } from './helpers.js';
-import { withSession } from './session-fixture.js';
+import { assertedRefusal, withSession } from './session-fixture.js';
 import type { HarnessRef } from './suite.js';
 
 export function pageCases(get: HarnessRef): void {
   describe('page reading, dialogs and crashes', () => {
     it(
       'console returns messages and page errors, and clear empties it',
-      withSession(get, async (s) => {
+      withSession(get, async (s, t) => {
         await s.call('browser_navigate', { url: get().url('/console') });
         await s.call('browser_snapshot');
+        if (await assertedRefusal(get, t, s, 'browser_console', { clear: true })) return;
         const read = (await s.call('browser_console', { clear: true })) as ConsoleResult;
         assert.deepEqual(
           read.messages.map((m) => [m.type, m.text]),
@@ -29,8 +30,9 @@ export function pageCases(get: HarnessRef): void {
 
     it(
       'get_images lists src, alt and natural size',
-      withSession(get, async (s) => {
+      withSession(get, async (s, t) => {
         await s.call('browser_navigate', { url: get().url('/images') });
+        if (await assertedRefusal(get, t, s, 'browser_get_images')) return;
         const { images } = (await s.call('browser_get_images')) as ImagesResult;
         assert.deepEqual(images, [
           { src: get().url('/img/a.svg'), alt: 'A red box', width: 40, height: 30 },

@@ -9,6 +9,19 @@ export interface ConformanceSession {
   close(): Promise<void>;
 }
 
+/**
+ * What a backend cannot do by its nature (not by a bug). A case that needs it is skipped, or asserts the
+ * refusal instead, with the reason named; cases are never deleted for one backend.
+ */
+export interface BackendLimits {
+  /** Sessions share one cookie jar (a user's own browser profile is one): why, when they do. */
+  sharedCookies?: string;
+  /** Tools this backend refuses by design, the code every refusal carries, and why. */
+  refusedTools?: { tools: readonly string[]; code: string; reason: string };
+  /** Refusals this backend reports under another code, keyed by the code the cases expect; with why. */
+  renamedCodes?: Readonly<Record<string, { code: string; reason: string }>>;
+}
+
 export interface ConformanceHarness {
   /** A fresh session with its own isolated browser (context). */
   newSession(): Promise<ConformanceSession>;
@@ -20,10 +33,20 @@ export interface ConformanceHarness {
   snapshotMaxChars: number;
   /** Kills the browser the way a crash would; absent when the harness cannot (the case is skipped). */
   crashBrowser?: () => Promise<void>;
+  limits?: BackendLimits;
   close(): Promise<void>;
 }
 
 export function errorCode(error: unknown): string | undefined {
   const code = (error as { code?: unknown } | null)?.code;
   return typeof code === 'string' ? code : undefined;
+}
+
+/** The refusal a harness declares for `tool`, if it refuses that tool. */
+export function refusalOf(
+  harness: ConformanceHarness,
+  tool: string,
+): { code: string; reason: string } | null {
+  const refused = harness.limits?.refusedTools;
+  return refused?.tools.includes(tool) ? { code: refused.code, reason: refused.reason } : null;
 }

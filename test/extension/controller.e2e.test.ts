@@ -48,18 +48,21 @@ describe('a shared tab', () => {
   });
 
   it('keeps every tab the user did not share invisible to the agent', async () => {
-    const { sessionId, tabId } = await shareNewTab(stage, '/form', 'private');
+    const { sessionId } = await shareNewTab(stage, '/form', 'private');
     const otherUrl = stage.site.url('/page2?private=1');
     await stage.browser.cdp.openPage(otherUrl);
     const otherId = await waitFor('the private tab', () => stage.browser.tabIdOf(otherUrl).catch(() => null));
     const tabs = await callTool(stage, sessionId, 'browser_tabs');
+    // The agent knows the shared tab as 1, never by chrome's own tab id.
     assert.deepEqual(
-      (tabs.body.result.tabs as { id: number }[]).map((t) => t.id),
-      [tabId],
+      (tabs.body.result.tabs as { id: number; url: string }[]).map((t) => [t.id, t.url]),
+      [[1, stage.site.url('/form')]],
     );
-    const activate = await callTool(stage, sessionId, 'browser_tab_activate', { tab_id: otherId });
-    assert.equal(activate.body.error.code, 'controller_rejected');
-    assert.equal(extensionCode(activate.body), 'tab_not_found');
+    for (const guess of [2, otherId]) {
+      const activate = await callTool(stage, sessionId, 'browser_tab_activate', { tab_id: guess });
+      assert.equal(activate.body.error.code, 'controller_rejected');
+      assert.equal(activate.body.error.controller_code, 'tab_not_found');
+    }
   });
 
   it('adds the tabs a shared page opens to the share', async () => {

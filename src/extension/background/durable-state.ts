@@ -30,6 +30,13 @@ export interface Share {
   /** The tab later calls act on. */
   active_tab_id: number;
   group_id: number | null;
+  /**
+   * The ids the agent sees: small integers per share (1 for the shared tab, then 2, 3, … for the tabs it
+   * opens), as every other backend gives, keyed by chrome tab id. Chrome's own ids are large, reveal
+   * nothing useful, and would differ from the engine's `new tab 2 opened` notices.
+   */
+  agent_ids?: Record<string, number>;
+  next_agent_id?: number;
 }
 
 export interface Identity {

@@ -19,6 +19,8 @@ import type { SharedTabs } from './shared-tabs.js';
 
 /** The reference protocol's cap on a screenshot data URL. */
 export const MAX_SCREENSHOT_DATA_URL_CHARS = 1_500_000;
+/** The snapshot budget of the extension's engine (the gateway's default `snapshot_max_chars`). */
+export const SNAPSHOT_MAX_CHARS = 15_000;
 const REMEMBERED_IDS = 1024;
 
 interface ErrorPayload {
@@ -50,7 +52,7 @@ export class CommandExecutor {
   constructor(
     private readonly tabs: SharedTabs,
     private readonly send: (frame: Frame) => void,
-    private readonly snapshotMaxChars = 15_000,
+    private readonly snapshotMaxChars = SNAPSHOT_MAX_CHARS,
   ) {}
 
   get pending(): number {

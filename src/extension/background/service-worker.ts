@@ -38,9 +38,10 @@ chrome.alarms.onAlarm.addListener((alarm) => {
 chrome.runtime.onStartup.addListener(() => void wake('browser-start'));
 chrome.tabs.onCreated.addListener((tab) => {
   if (tab.id === undefined) return;
-  const id = tab.id;
-  void adoptTab(id, tab.openerTabId).then((adopted) => {
-    if (adopted) tabs.notice(`The page opened a new tab ${id}; browser_tab_activate switches to it.`);
+  void adoptTab(tab.id, tab.openerTabId).then((agentId) => {
+    // Worded as the engine words it for every other backend.
+    if (agentId !== null)
+      tabs.notice(`A new tab ${agentId} opened (by the page); browser_tab_activate switches to it.`);
   });
 });
 chrome.tabs.onRemoved.addListener((tabId) => {

@@ -10,7 +10,7 @@ import { TabgateError, type TabInfo } from '../../protocol/index.js';
 import { chrome } from '../chrome-api.js';
 import { DebuggerTransport } from './debugger-transport.js';
 import { readLocal } from './durable-state.js';
-import { adoptTab, setActiveTab } from './share.js';
+import { adoptTab, agentIdOf, setActiveTab, shareSettled, tabIdOfAgentId } from './share.js';
 
 interface Attached {
   /** Null while the attach is in flight; concurrent calls share that attempt. */
@@ -32,7 +32,7 @@ export class SharedTabs implements TabHost {
       const opener = share.tab_ids.at(-1);
       const created = await chrome.tabs.create({ url: 'about:blank', active: true });
       tabId = created.id ?? -1;
-      if (!(await adoptTab(tabId, opener ?? tabId))) {
+      if ((await adoptTab(tabId, opener ?? tabId)) === null) {
         throw new TabgateError(
           'no_page',
           'The shared tabs were closed; share a tab again from the extension.',
@@ -43,33 +43,39 @@ export class SharedTabs implements TabHost {
     return this.tabFor(tabId);
   }
 
+  /** The shared tabs, under the small ids the agent knows them by (never chrome's own tab ids). */
   async listTabs(): Promise<TabInfo[]> {
+    await shareSettled();
     const share = await readLocal('share');
     if (!share) return [];
     const tabs: TabInfo[] = [];
-    for (const id of share.tab_ids.slice(0, 100)) {
-      const tab = await chrome.tabs.get(id).catch(() => null);
+    for (const tabId of share.tab_ids.slice(0, 100)) {
+      const tab = await chrome.tabs.get(tabId).catch(() => null);
       if (!tab) continue;
       tabs.push({
-        id,
+        id: agentIdOf(share, tabId),
         title: (tab.title ?? '').slice(0, 500),
         url: (tab.url ?? tab.pendingUrl ?? '').slice(0, 2000),
-        active: id === share.active_tab_id,
+        active: tabId === share.active_tab_id,
       });
     }
     return tabs;
   }
 
-  async activateTab(id: number): Promise<Tab> {
+  async activateTab(agentId: number): Promise<Tab> {
+    await shareSettled();
     const share = await readLocal('share');
-    if (!share?.tab_ids.includes(id))
-      throw new TabgateError('tab_not_found', `Tab ${id} is not shared with this session.`);
+    const id = share ? tabIdOfAgentId(share, agentId) : null;
+    if (id === null)
+      throw new TabgateError('tab_not_found', `Tab ${agentId} is not shared with this session.`);
     await setActiveTab(id);
     await chrome.tabs.update(id, { active: true }).catch(() => undefined);
     return this.tabFor(id);
   }
 
-  drainNotices(): string[] {
+  /** Waits for tab adoptions under way, so a tab the action opened is reported with it. */
+  async drainNotices(): Promise<string[]> {
+    await shareSettled();
     const notices = this.notices;
     this.notices = [];
     return notices;

@@ -1,0 +1,90 @@
+/**
+ * The engine's conformance suite on the user's own tab: the real gateway (extension control on), the
+ * real extension in a self-spawned headless Chromium, paired through the CLI path. Each case's session is
+ * a gateway session with a fresh tab shared to it, and every call goes through
+ * `POST /v1/sessions/{id}/tools/...`, so the whole path runs: gateway, broker, socket, extension, engine
+ * over chrome.debugger.
+ */
+import { SNAPSHOT_MAX_CHARS } from '../../src/extension/background/executor.js';
+import type { ConformanceSession } from '../conformance/harness.js';
+import { runConformanceSuite } from '../conformance/suite.js';
+import { callTool, startStage, status, waitFor, type Stage } from './fixtures/paired-setup.js';
+
+/** Long enough for a 1,000-row snapshot over chrome.debugger on two shared cores. */
+const CONFIG = { browser: { extension_control: { enabled: true, command_timeout: 30 } } };
+
+class ToolError extends Error {
+  constructor(
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+async function shareFreshTab(stage: Stage, n: number): Promise<ConformanceSession> {
+  // A blank tab, unique by its fragment, with nothing attached to it but the extension's debugger.
+  const blank = `about:blank#conformance-${n}`;
+  const { targetId } = await stage.browser.cdp.send<{ targetId: string }>('Target.createTarget', {
+    url: blank,
+  });
+  const tabId = await waitFor('the tab to exist', () => stage.browser.tabIdOf(blank).catch(() => null));
+  const sessionId = await stage.gw.createSession(`conformance ${n}`);
+  await stage.browser.ask({ type: 'share', session_id: sessionId, title: `conformance ${n}`, tab_id: tabId });
+  await waitFor(
+    'the controller to connect',
+    async () => (await status(stage.browser)).connection.state === 'connected',
+  );
+  return {
+    async call(tool, args = {}) {
+      const response: { status: number; body: unknown } = await callTool(stage, sessionId, tool, args);
+      const { status: httpStatus, body } = response;
+      if (httpStatus === 200) return (body as { result: unknown }).result;
+      const error = (body as { error?: { code?: string; controller_code?: string; message?: string } }).error;
+      // The protocol keeps `controller_rejected` for anything the controller refuses; the extension's own
+      // code (stale_ref, tab_not_found, …) rides along as controller_code, and that precise reason is what
+      // an agent acts on, so it is the code the cases expect.
+      const code = error?.controller_code ?? error?.code ?? `http_${httpStatus}`;
+      throw new ToolError(code, error?.message ?? JSON.stringify(body));
+    },
+    async close() {
+      const view = await status(stage.browser);
+      await stage.browser.ask({ type: 'stop' });
+      for (const id of view.share?.tab_ids ?? []) {
+        await stage.browser.cdp
+          .evaluate(stage.browser.popup, `chrome.tabs.remove(${id}).catch(() => undefined)`)
+          .catch(() => undefined);
+      }
+      await stage.browser.cdp.send('Target.closeTarget', { targetId }).catch(() => undefined);
+      await stage.gw.request('DELETE', `/v1/sessions/${sessionId}`);
+    },
+  };
+}
+
+runConformanceSuite('extension (the user tab, through the gateway)', async () => {
+  const stage = await startStage({ config: CONFIG });
+  let sessions = 0;
+  return {
+    url: (path) => stage.site.url(path),
+    otherUrl: (path) => stage.site.otherUrl(path),
+    snapshotMaxChars: SNAPSHOT_MAX_CHARS,
+    newSession: () => shareFreshTab(stage, ++sessions),
+    limits: {
+      sharedCookies:
+        "the user's own browser profile has one cookie jar; a share lends a tab of it, not a new profile",
+      refusedTools: {
+        tools: ['browser_console', 'browser_get_images'],
+        code: 'controller_unavailable',
+        reason: 'outside the browser-control allowlist, so the gateway never sends them to a controller',
+      },
+      renamedCodes: {
+        metadata_url_blocked: {
+          code: 'controller_unavailable',
+          reason: 'PROTOCOL.md routing rule 4: the gateway refuses it as unsafe arguments before dispatch',
+        },
+      },
+    },
+    // No crashBrowser: killing the user's own browser is not something tabgate does or can recover from.
+    close: () => stage.close(),
+  };
+});
