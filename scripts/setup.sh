@@ -8,6 +8,10 @@ as_root() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
 
 apt_packages=()
 command -v chromium > /dev/null 2>&1 || [ -n "${CHROME_PATH:-}" ] || apt_packages+=(chromium)
+# The test suite also checks a headed browser under a virtual display.
+if [ "${TABGATE_SETUP_TESTS:-0}" = 1 ]; then
+  command -v Xvfb > /dev/null 2>&1 || apt_packages+=(xvfb xauth)
+fi
 if [ "${#apt_packages[@]}" -gt 0 ]; then
   echo "setup: installing ${apt_packages[*]} from Debian"
   as_root apt-get update -qq

@@ -1,0 +1,76 @@
+/**
+ * `browser.headed: true` shows a real window where a display exists: the local backend then launches
+ * Chromium without --headless. Checked under Xvfb, which CI installs (scripts/setup.sh).
+ */
+import assert from 'node:assert/strict';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import fs from 'node:fs';
+import { after, before, describe, it } from 'node:test';
+import { createLocalChromiumBackend } from '../../src/gateway/backends/cdp/index.js';
+import { DEFAULT_BROWSER_SETTINGS } from '../../src/gateway/backends/settings.js';
+import { silentLogger } from '../../src/gateway/logger.js';
+import type { ScreenshotResult } from '../../src/protocol/index.js';
+import { startTestSite, type TestSite } from '../testserver/server.js';
+import { chromiumPidsWith } from './chromium-processes.js';
+
+const hasXvfb = spawnSync('sh', ['-c', 'command -v Xvfb']).status === 0;
+
+describe(
+  'headed local Chromium',
+  { skip: hasXvfb ? false : 'Xvfb is not installed (scripts/setup.sh installs it for tests)' },
+  () => {
+    let site: TestSite;
+    let xvfb: ChildProcess;
+    const display = `:${90 + Math.floor(Math.random() * 400)}`;
+    const previousDisplay = process.env.DISPLAY;
+
+    before(async () => {
+      site = await startTestSite();
+      xvfb = spawn('Xvfb', [display, '-screen', '0', '1280x1024x24', '-nolisten', 'tcp'], {
+        stdio: 'ignore',
+      });
+      const socket = `/tmp/.X11-unix/X${display.slice(1)}`;
+      for (let i = 0; i < 100 && !fs.existsSync(socket); i++) await new Promise((r) => setTimeout(r, 50));
+      process.env.DISPLAY = display;
+    });
+    after(async () => {
+      if (previousDisplay === undefined) delete process.env.DISPLAY;
+      else process.env.DISPLAY = previousDisplay;
+      xvfb?.kill('SIGKILL');
+      await site?.close();
+    });
+
+    it('launches Chromium without --headless and browses in a real window', async () => {
+      const marker = `--tabgate-test-marker=${randomUUID()}`;
+      const backend = createLocalChromiumBackend(
+        { ...DEFAULT_BROWSER_SETTINGS, headed: true, chromiumArgs: [marker] },
+        silentLogger,
+      );
+      try {
+        const nav = await backend.call({
+          sessionId: 'headed',
+          tool: 'browser_navigate',
+          args: { url: site.url('/page2') },
+          toolCallId: null,
+        });
+        assert.equal((nav as { title: string }).title, 'Page two');
+        const main = chromiumPidsWith(marker)
+          .map((pid) => fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0'))
+          .find((args) => !args.some((arg) => arg.startsWith('--type=')));
+        assert.ok(main, 'the browser process runs');
+        assert.equal(main.includes('--headless'), false);
+        const shot = (await backend.call({
+          sessionId: 'headed',
+          tool: 'browser_screenshot',
+          args: {},
+          toolCallId: null,
+        })) as ScreenshotResult;
+        assert.ok(shot.width > 0 && shot.height > 0);
+      } finally {
+        await backend.close();
+      }
+      assert.deepEqual(chromiumPidsWith(marker), []);
+    });
+  },
+);
