@@ -1,12 +1,10 @@
 /**
  * The provider plugin API: what a cloud-browser provider implements and what a plugin's `register(ctx)`
  * receives. A provider only creates and releases remote browsers; tabgate's own CDP engine drives the
- * `cdp_url` it returns, so every provider gets the whole toolset. Plugin authors read docs/providers.md.
+ * `cdp_url` it returns, so every provider gets the whole toolset. Plugin authors read docs/providers.md;
+ * what `register(ctx)` receives is in plugin-context.ts.
  */
 import type { Logger } from '../gateway/logger.js';
-import type { BundledProviderFactories } from './bundled/index.js';
-import type { ProviderApiError, ProviderNotConfiguredError } from './errors.js';
-import type { RestBrowserProvider } from './rest-provider.js';
 
 /**
  * What `createSession` returns. The key names are a contract shared with the reference system:
@@ -77,24 +75,4 @@ export interface ProviderContext {
   readonly log: Logger;
   /** The provider's own config section, `browser.<name with - as _>` in config.yaml (e.g. `browser.remote_cdp`). */
   readonly config: (providerName: string) => Readonly<Record<string, unknown>>;
-}
-
-/** The argument of a plugin entry's `register(ctx)`. */
-export interface PluginContext extends ProviderContext {
-  /** The plugin's `name` from plugin.yaml. */
-  readonly pluginName: string;
-  registerBrowserProvider(provider: BrowserProvider): void;
-  /** A base class for REST cloud providers: fetch with timeouts, JSON, secret redaction, never-throwing close. */
-  readonly RestBrowserProvider: typeof RestBrowserProvider;
-  readonly errors: {
-    ProviderNotConfiguredError: typeof ProviderNotConfiguredError;
-    ProviderApiError: typeof ProviderApiError;
-  };
-  /** The implementations of the bundled providers, compiled with tabgate (used by plugins/browser/*). */
-  readonly bundled: BundledProviderFactories;
-}
-
-/** The shape of a plugin entry module. */
-export interface PluginModule {
-  register(ctx: PluginContext): void | Promise<void>;
 }

@@ -4,6 +4,7 @@
  * and the URL policy of remote browsers.
  */
 export type * from './api.js';
+export type * from './plugin-context.js';
 export { ProviderApiError, ProviderNotConfiguredError } from './errors.js';
 export { redactSecrets } from './redact.js';
 export {

@@ -7,7 +7,8 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import type { BrowserProvider, PluginContext, PluginModule, ProviderContext } from './api.js';
+import type { BrowserProvider, ProviderContext } from './api.js';
+import type { PluginContext, PluginModule } from './plugin-context.js';
 import { BUNDLED_PROVIDERS } from './bundled/index.js';
 import { ProviderApiError, ProviderNotConfiguredError } from './errors.js';
 import { PROVIDER_NAME_PATTERN, readManifest } from './manifest.js';
