@@ -1,3 +1,4 @@
+/* eslint-disable @typescript-eslint/no-unsafe-member-access, @typescript-eslint/no-unsafe-argument -- tests read JSON bodies */
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
