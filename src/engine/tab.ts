@@ -14,6 +14,7 @@ import type {
 import { ConsoleLog } from './console-log.js';
 import { FrameWorlds } from './frame-worlds.js';
 import { RefTable, type RefCounter } from './refs.js';
+import { pastStalledNavigation } from './stalled-navigation.js';
 import type { CdpSession } from './transport.js';
 
 export interface FrameEntry {
@@ -48,7 +49,12 @@ export class Tab {
     this.refs = new RefTable(counter);
   }
 
-  async init(): Promise<void> {
+  /**
+   * `takeOverAfterMs`: the tab may be mid-navigation when we attach (the extension taking over a shared
+   * tab); a navigation that has not committed after that long is stopped rather than waited for
+   * (stalled-navigation.ts). Without it, a tab we opened ourselves waits for its own first navigation.
+   */
+  async init(options: { takeOverAfterMs?: number } = {}): Promise<void> {
     const page = this.page;
     const watching = this.watch(page);
     this.unsubscribe.push(
@@ -91,13 +97,17 @@ export class Tab {
         this.poke();
       }),
     );
-    const [tree] = await Promise.all([
+    const setup = Promise.all([
       page.send<{ frameTree: FrameTree }>('Page.getFrameTree'),
       watching,
       page.send('Page.setLifecycleEventsEnabled', { enabled: true }),
       page.send('Network.enable', { maxTotalBufferSize: 0, maxResourceBufferSize: 0 }),
       page.send('Emulation.setFocusEmulationEnabled', { enabled: true }),
     ]);
+    const grace = options.takeOverAfterMs;
+    const [tree] = await (grace === undefined
+      ? setup
+      : pastStalledNavigation(page, setup, grace, this.notice));
     this.mainFrameId = tree.frameTree.frame.id;
     this.mainLoaderId = tree.frameTree.frame.loaderId;
   }

@@ -45,6 +45,34 @@ describe('the controller', () => {
     assert.equal(interrupted.body.error.code, 'controller_timeout');
   });
 
+  it('serves the same tab again after the worker died while that tab loaded a slow page', async () => {
+    const { sessionId, tabId } = await shareNewTab(stage, '/form', 'mid-load');
+    const slow = callTool(stage, sessionId, 'browser_navigate', { url: stage.site.url('/slow') });
+    await waitFor('the tab to be loading /slow', () =>
+      stage.browser.cdp.evaluate<boolean>(
+        stage.browser.popup,
+        `chrome.tabs.get(${tabId}).then((t) => t.status === 'loading' && /slow$/.test(t.pendingUrl ?? ''))`,
+      ),
+    );
+    await stage.browser.killWorker();
+    assert.equal((await slow).body.error.code, 'controller_timeout');
+    await waitFor('the worker to come back', () => stage.browser.workerAlive(), 45_000);
+    // The tab is still loading /slow (the server holds it for a minute): the new worker life must take
+    // it over as it is, not wait for a document that has not committed.
+    const served = await waitFor(
+      'the same tab to be served again',
+      async () => {
+        const result = await callTool(stage, sessionId, 'browser_navigate', {
+          url: stage.site.url('/page2'),
+        });
+        return result.status === 200 ? result : null;
+      },
+      30_000,
+    );
+    assert.equal(served.body.result.title, 'Page two');
+    assert.match((served.body.result.notices as string[]).join(' '), /that load was stopped/);
+  });
+
   it('closes its socket and stops when the user revokes the pairing', async () => {
     const { sessionId } = await shareNewTab(stage, '/form', 'revoked');
     const grants = await stage.gw.request('GET', '/v1/pairings');

@@ -12,6 +12,9 @@ import { DebuggerTransport } from './debugger-transport.js';
 import { readLocal } from './durable-state.js';
 import { adoptTab, agentIdOf, setActiveTab, shareSettled, tabIdOfAgentId } from './share.js';
 
+/** How long a shared tab's pending navigation may hold our first attach before it is stopped. */
+const TAKE_OVER_AFTER_MS = 2_000;
+
 interface Attached {
   /** Null while the attach is in flight; concurrent calls share that attempt. */
   transport: DebuggerTransport | null;
@@ -113,7 +116,8 @@ export class SharedTabs implements TabHost {
       entry.transport = transport;
       transport.onClose(forget);
       const tab = new Tab(new CdpSession(transport, undefined), this.counter, (text) => this.notice(text));
-      await tab.init();
+      // The tab may be mid-load (a previous worker life died while it navigated): see stalled-navigation.ts.
+      await tab.init({ takeOverAfterMs: TAKE_OVER_AFTER_MS });
       return tab;
     })();
     entry.tab.catch(forget);
