@@ -6,7 +6,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { build } from 'esbuild';
 
-const PERMISSIONS = ['tabs', 'tabGroups', 'debugger', 'storage', 'alarms', 'scripting'];
+// webNavigation tells which tab a page opened (link target, window.open); it adds no install warning
+// beyond the one 'tabs' already brings.
+const PERMISSIONS = ['tabs', 'tabGroups', 'debugger', 'storage', 'alarms', 'scripting', 'webNavigation'];
 // Match patterns ignore ports: these cover the gateway on any loopback port.
 const HOST_PERMISSIONS = ['http://127.0.0.1/*', 'http://localhost/*', 'http://[::1]/*'];
 

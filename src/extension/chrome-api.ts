@@ -90,7 +90,7 @@ export interface ChromeApi {
     onEvent: ChromeEvent<(source: Debuggee, method: string, params?: unknown) => void>;
     onDetach: ChromeEvent<(source: Debuggee, reason: string) => void>;
   };
-  webNavigation?: {
+  webNavigation: {
     onCreatedNavigationTarget: ChromeEvent<(details: { sourceTabId: number; tabId: number }) => void>;
   };
   action: {

@@ -23,12 +23,13 @@ class ToolError extends Error {
 }
 
 async function shareFreshTab(stage: Stage, n: number): Promise<ConformanceSession> {
-  // A blank tab, unique by its fragment, with nothing attached to it but the extension's debugger.
-  const blank = `about:blank#conformance-${n}`;
+  // A blank tab with nothing attached to it but the extension's debugger.
   const { targetId } = await stage.browser.cdp.send<{ targetId: string }>('Target.createTarget', {
-    url: blank,
+    url: 'about:blank',
   });
-  const tabId = await waitFor('the tab to exist', () => stage.browser.tabIdOf(blank).catch(() => null));
+  const tabId = await waitFor('the tab to exist', () =>
+    stage.browser.tabIdOfTarget(targetId).catch(() => null),
+  );
   const sessionId = await stage.gw.createSession(`conformance ${n}`);
   await stage.browser.ask({ type: 'share', session_id: sessionId, title: `conformance ${n}`, tab_id: tabId });
   await waitFor(

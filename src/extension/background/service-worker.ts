@@ -36,9 +36,12 @@ chrome.alarms.onAlarm.addListener((alarm) => {
   if (alarm.name === WAKE_ALARM) void wake('alarm');
 });
 chrome.runtime.onStartup.addListener(() => void wake('browser-start'));
-chrome.tabs.onCreated.addListener((tab) => {
-  if (tab.id === undefined) return;
-  void adoptTab(tab.id, tab.openerTabId).then((agentId) => {
+// Only a tab a shared page opened (a link's target, window.open) joins the share. chrome.tabs.onCreated's
+// openerTabId is no proof of that: Chrome also sets it to the active tab for tabs opened by other means
+// (seen with a tab made through DevTools' Target.createTarget while a shared tab was active), and a tab
+// the user did not share must stay invisible to the agent.
+chrome.webNavigation.onCreatedNavigationTarget.addListener(({ sourceTabId, tabId }) => {
+  void adoptTab(tabId, sourceTabId).then((agentId) => {
     // Worded as the engine words it for every other backend.
     if (agentId !== null)
       tabs.notice(`A new tab ${agentId} opened (by the page); browser_tab_activate switches to it.`);
