@@ -86,6 +86,11 @@ export async function writeLocal<K extends keyof LocalShape>(key: K, value: Loca
   await chrome.storage.local.set({ [key]: value });
 }
 
+/** Several keys in one storage write: a reader (or a restarted worker) never sees half of a change. */
+export async function writeLocals(items: Partial<LocalShape>): Promise<void> {
+  await chrome.storage.local.set(items);
+}
+
 export async function readSession<K extends keyof SessionShape>(key: K): Promise<SessionShape[K]> {
   const got = await chrome.storage.session.get(key);
   return (got[key] as SessionShape[K] | undefined) ?? SESSION_DEFAULTS[key];

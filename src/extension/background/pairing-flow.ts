@@ -4,7 +4,7 @@
  * worker Chrome stopped mid-pairing resumes polling when the alarm wakes it.
  */
 import { chrome } from '../chrome-api.js';
-import { readLocal, writeLocal, writeSession } from './durable-state.js';
+import { readLocal, writeLocal, writeLocals, writeSession } from './durable-state.js';
 import { GatewayError, pollPairing, startPairing } from './gateway-api.js';
 
 const POLL_MS = 1000;
@@ -49,8 +49,11 @@ async function poll(): Promise<void> {
     try {
       const answer = await pollPairing(await readLocal('gateway_url'), pending.pairing_id);
       if (answer.status === 'approved') {
-        await writeLocal('pairing', { token: answer.token, grant_id: answer.grant_id, name: answer.name });
-        await writeLocal('pending_pairing', null);
+        // One write: the popup must never see the token and the pending code together.
+        await writeLocals({
+          pairing: { token: answer.token, grant_id: answer.grant_id, name: answer.name },
+          pending_pairing: null,
+        });
         await writeSession('status', { state: 'idle', error: null, attempt: 0 });
         return;
       }
@@ -66,6 +69,5 @@ async function poll(): Promise<void> {
 }
 
 export async function forgetPairing(): Promise<void> {
-  await writeLocal('pairing', null);
-  await writeLocal('pending_pairing', null);
+  await writeLocals({ pairing: null, pending_pairing: null });
 }
