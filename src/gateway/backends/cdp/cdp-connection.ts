@@ -49,10 +49,9 @@ export class CdpConnection implements CdpTransport {
     const message = JSON.stringify({ id, method, params, ...(sessionId ? { sessionId } : {}) });
     return new Promise((resolve, reject) => {
       this.pending.set(id, { resolve, reject, method });
-      this.wire.send(message).catch((error: unknown) => {
-        this.pending.delete(id);
-        reject(error instanceof Error ? error : new Error(String(error)));
-      });
+      // A write that fails (EPIPE from a dead browser, a socket gone) means the connection is lost:
+      // every caller must see that, not a raw I/O error read as a bug.
+      this.wire.send(message).catch(() => this.shutdown('the browser connection closed'));
     });
   }
 
