@@ -11,7 +11,7 @@ import path from 'node:path';
 import v8 from 'node:v8';
 import vm from 'node:vm';
 import { WebSocketServer, type WebSocket } from 'ws';
-import { silentLogger } from '../src/gateway/logger.js';
+import { silentLogger } from '../src/log/logger.js';
 import { startGateway } from '../src/gateway/server.js';
 
 v8.setFlagsFromString('--expose-gc');

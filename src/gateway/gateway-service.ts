@@ -8,7 +8,7 @@ import type { AuditLog } from './audit/audit-log.js';
 import type { BrowserBackend } from './backends/index.js';
 import type { Broker } from './broker/broker.js';
 import type { FeatureFlag } from './config/live-flag.js';
-import type { Logger } from './logger.js';
+import type { Logger } from '../log/logger.js';
 import { decideRoute, unsafeControllerArguments, type RouteDecision } from './router/route.js';
 import type {
   CallToolOptions,

@@ -30,7 +30,7 @@ import { RouteTable, type Route } from './http/route-table.js';
 import { browserControlRoutes } from './http/routes/browser-control.js';
 import { sessionRoutes } from './http/routes/sessions.js';
 import { toolRoutes } from './http/routes/tools.js';
-import { createLogger, type Logger } from './logger.js';
+import { createLogger, type Logger } from '../log/logger.js';
 import { McpHttpEndpoint } from './mcp/http-endpoint.js';
 import { mcpRoutes } from './mcp/routes.js';
 import type { GatewayService } from './service.js';

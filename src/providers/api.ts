@@ -4,7 +4,7 @@
  * `cdp_url` it returns, so every provider gets the whole toolset. Plugin authors read docs/providers.md;
  * what `register(ctx)` receives is in plugin-context.ts.
  */
-import type { Logger } from '../gateway/logger.js';
+import type { Logger } from '../log/logger.js';
 
 /**
  * What `createSession` returns. The key names are a contract shared with the reference system:

@@ -10,7 +10,7 @@
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { Logger } from '../gateway/logger.js';
+import type { Logger } from '../log/logger.js';
 import type { ProviderContext } from './api.js';
 import { loadPlugin, type LoadedPlugin, type PluginDiagnostic } from './plugin-loader.js';
 import { ProviderRegistry, type PluginSource } from './registry.js';

@@ -9,7 +9,7 @@
  *      alone) and third-party plugins are never picked without being named;
  *   6. otherwise the local Chromium.
  */
-import type { Logger } from '../gateway/logger.js';
+import type { Logger } from '../log/logger.js';
 import type { BrowserProvider } from './api.js';
 import type { ProviderRegistry } from './registry.js';
 

@@ -6,7 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import { createLocalChromiumBackend } from '../../src/gateway/backends/cdp/index.js';
 import { DEFAULT_BROWSER_SETTINGS } from '../../src/gateway/backends/settings.js';
-import { silentLogger } from '../../src/gateway/logger.js';
+import { silentLogger } from '../../src/log/logger.js';
 import { isTabgateError, parseToolArguments, type ToolName } from '../../src/protocol/index.js';
 import { startTestSite } from '../testserver/server.js';
 import { killChromiumByMarker } from '../engine/chromium-processes.js';

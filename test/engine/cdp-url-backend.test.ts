@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { createCdpUrlBackend } from '../../src/gateway/backends/cdp/index.js';
 import { DEFAULT_BROWSER_SETTINGS } from '../../src/gateway/backends/settings.js';
-import { silentLogger } from '../../src/gateway/logger.js';
+import { silentLogger } from '../../src/log/logger.js';
 import type { NavigateResult } from '../../src/protocol/index.js';
 import { launchChromium, type LocalChromium } from '../providers/fixtures/chromium.js';
 import { startTestSite, type TestSite } from '../testserver/server.js';

@@ -5,7 +5,7 @@
  */
 import { createLocalChromiumBackend } from '../../src/gateway/backends/cdp/index.js';
 import { DEFAULT_BROWSER_SETTINGS } from '../../src/gateway/backends/settings.js';
-import { silentLogger } from '../../src/gateway/logger.js';
+import { silentLogger } from '../../src/log/logger.js';
 
 const [marker = '', url = 'about:blank', mode = 'signal'] = process.argv.slice(2);
 const backend = createLocalChromiumBackend(

@@ -9,7 +9,7 @@ import { after, before, describe, it } from 'node:test';
 import { createLocalChromiumBackend } from '../../src/gateway/backends/cdp/index.js';
 import type { ToolCall } from '../../src/gateway/backends/backend.js';
 import { DEFAULT_BROWSER_SETTINGS } from '../../src/gateway/backends/settings.js';
-import { silentLogger } from '../../src/gateway/logger.js';
+import { silentLogger } from '../../src/log/logger.js';
 import type { SnapshotResult, ToolName } from '../../src/protocol/index.js';
 import { startTestSite, type TestSite } from '../testserver/server.js';
 import { chromiumPidsWith } from './chromium-processes.js';

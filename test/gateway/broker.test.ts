@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { createInMemoryBroker } from '../../src/gateway/broker/index.js';
 import type { ControllerScope } from '../../src/gateway/broker/scope.js';
-import { silentLogger } from '../../src/gateway/logger.js';
+import { silentLogger } from '../../src/log/logger.js';
 import { DEFERRED_CANCEL_CAP, TabgateError } from '../../src/protocol/index.js';
 
 const scope: ControllerScope = {

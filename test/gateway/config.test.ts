@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
 import { browserSettingsOf, ConfigError, loadConfig } from '../../src/gateway/config/index.js';
-import { createLogger } from '../../src/gateway/logger.js';
+import { createLogger } from '../../src/log/logger.js';
 import { makeHome } from './fixtures/gateway.js';
 
 describe('configuration', () => {

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { createInMemoryBroker } from '../../src/gateway/broker/index.js';
 import { decideRoute } from '../../src/gateway/router/route.js';
-import { silentLogger } from '../../src/gateway/logger.js';
+import { silentLogger } from '../../src/log/logger.js';
 import { TestController } from './fixtures/controller.js';
 import { ENABLED_CONFIG, startTestGateway, type TestGateway } from './fixtures/gateway.js';
 import { RecordingBackend } from './fixtures/recording-backend.js';

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { describe, it } from 'node:test';
 import { loadConfig } from '../../src/gateway/config/index.js';
-import { createLogger } from '../../src/gateway/logger.js';
+import { createLogger } from '../../src/log/logger.js';
 import { TokenBuckets } from '../../src/gateway/security/token-bucket.js';
 import { startGateway } from '../../src/gateway/server.js';
 import { EXTENSION_ORIGIN, REGISTER_PATH } from '../../src/protocol/index.js';

@@ -7,7 +7,7 @@
 import type { Command } from 'commander';
 import { DEFAULT_PROFILE_ID, OWNER_PRINCIPAL_ID } from '../../gateway/auth/authenticator.js';
 import { loadConfig } from '../../gateway/config/index.js';
-import { createLogger, type LogLevel } from '../../gateway/logger.js';
+import { createLogger, type LogLevel } from '../../log/logger.js';
 import { inProcessAgentPort, type AgentPort } from '../../gateway/mcp/agent-port.js';
 import { serveMcpOverStdio } from '../../gateway/mcp/stdio.js';
 import { startGateway } from '../../gateway/server.js';

@@ -4,7 +4,7 @@
  */
 import type { Command } from 'commander';
 import { ConfigError, loadConfig } from '../../gateway/config/index.js';
-import { createLogger } from '../../gateway/logger.js';
+import { createLogger } from '../../log/logger.js';
 import { startGateway } from '../../gateway/server.js';
 import { parsePort } from '../options.js';
 

@@ -5,7 +5,7 @@
  */
 import type { Command } from 'commander';
 import { configPath, readConfigFile, resolveHome } from '../../gateway/config/load.js';
-import { createLogger } from '../../gateway/logger.js';
+import { createLogger } from '../../log/logger.js';
 import { discoverProviders, loadHomeEnv } from '../../providers/index.js';
 import { LinePrompter } from '../../providers/setup/line-prompter.js';
 import { SetupAborted, type SetupPrompter } from '../../providers/setup/prompter.js';

@@ -9,7 +9,7 @@
  */
 import { isTabgateError } from '../../protocol/index.js';
 import type { Clock } from '../clock.js';
-import type { Logger } from '../logger.js';
+import type { Logger } from '../../log/logger.js';
 import type { Caller } from '../service.js';
 import type { AuditStore, NewAuditEntry } from './audit-store.js';
 import { originOf, redactArguments } from './redact.js';

@@ -3,7 +3,7 @@
  * The default is the local Chromium that tabgate launches itself on first use; a browser reached by a
  * CDP URL (`browser.cdp_url`) or a provider session uses the same engine through `createCdpUrlBackend`.
  */
-import type { Logger } from '../logger.js';
+import type { Logger } from '../../log/logger.js';
 import type { BrowserBackend } from './backend.js';
 import { createLocalChromiumBackend } from './cdp/index.js';
 import type { BrowserSettings } from './settings.js';

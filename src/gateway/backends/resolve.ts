@@ -13,7 +13,7 @@ import {
 } from '../../providers/index.js';
 import type { GatewayConfig } from '../config/index.js';
 import { browserSettingsOf } from '../config/index.js';
-import type { Logger } from '../logger.js';
+import type { Logger } from '../../log/logger.js';
 import type { BrowserBackend } from './backend.js';
 import { createCdpUrlBackend, createLocalChromiumBackend } from './cdp/index.js';
 import { createProviderBackend } from './providers/index.js';

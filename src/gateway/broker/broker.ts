@@ -8,7 +8,7 @@
 import { randomFillSync } from 'node:crypto';
 import { FRAME_METHODS, TabgateError, type CancelParams } from '../../protocol/index.js';
 import type { Clock } from '../clock.js';
-import type { Logger } from '../logger.js';
+import type { Logger } from '../../log/logger.js';
 import type { CommandBus, CommandOutcome, FrameSender, PendingCommand } from './commands.js';
 import type { ControllerRecord, LaneRegistry } from './lanes.js';
 import { identityKey, sessionLookupKey, type ControllerScope, type LaneQuery } from './scope.js';

@@ -4,7 +4,7 @@ export * from './tickets.js';
 export * from './lanes.js';
 export * from './commands.js';
 import type { Clock } from '../clock.js';
-import type { Logger } from '../logger.js';
+import type { Logger } from '../../log/logger.js';
 import { Broker } from './broker.js';
 import { InMemoryCommandBus } from './commands.js';
 import { InMemoryLaneRegistry } from './lanes.js';

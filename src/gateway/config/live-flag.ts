@@ -4,7 +4,7 @@
  * path costs one stat.
  */
 import fs from 'node:fs';
-import type { Logger } from '../logger.js';
+import type { Logger } from '../../log/logger.js';
 import { readConfigFile } from './load.js';
 
 export interface FeatureFlag {

@@ -8,7 +8,7 @@ import path from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 import { formatIssues } from '../../protocol/index.js';
-import type { Logger } from '../logger.js';
+import type { Logger } from '../../log/logger.js';
 import { configSchema, type GatewayConfig } from './schema.js';
 
 export type Environment = Readonly<Record<string, string | undefined>>;

@@ -8,7 +8,7 @@ import { TabgateError } from '../../protocol/index.js';
 import type { Authenticator } from '../auth/authenticator.js';
 import type { HostGuard } from '../guards/host.js';
 import type { OriginGuard } from '../guards/origin.js';
-import type { Logger } from '../logger.js';
+import type { Logger } from '../../log/logger.js';
 import type { Caller } from '../service.js';
 import { isJsonContentType, parseJsonBody, readBody, type JsonBody } from './body.js';
 import { sendError, sendJson } from './respond.js';

@@ -5,7 +5,7 @@
  */
 import type { ServerResponse } from 'node:http';
 import { isTabgateError, TabgateError } from '../../protocol/index.js';
-import type { Logger } from '../logger.js';
+import type { Logger } from '../../log/logger.js';
 
 export function sendJson(res: ServerResponse, status: number, body: unknown): void {
   if (res.headersSent || res.destroyed) return;

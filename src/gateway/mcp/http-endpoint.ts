@@ -8,7 +8,7 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
-import type { Logger } from '../logger.js';
+import type { Logger } from '../../log/logger.js';
 import type { Caller, GatewayService } from '../service.js';
 import { inProcessAgentPort } from './agent-port.js';
 import { createMcpServer } from './mcp-server.js';

@@ -5,7 +5,7 @@
  */
 import type { Readable, Writable } from 'node:stream';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import type { Logger } from '../logger.js';
+import type { Logger } from '../../log/logger.js';
 import type { AgentPort } from './agent-port.js';
 import { createMcpServer } from './mcp-server.js';
 

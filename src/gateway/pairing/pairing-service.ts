@@ -6,7 +6,7 @@
  */
 import { TabgateError } from '../../protocol/index.js';
 import type { Clock } from '../clock.js';
-import type { Logger } from '../logger.js';
+import type { Logger } from '../../log/logger.js';
 import { ApprovalLimiter } from './approval-limiter.js';
 import { normalizePairingCode } from './code.js';
 import type { PairingGrant, PairingGrantStore } from './grant-store.js';

@@ -9,7 +9,7 @@ import type { Clock } from '../clock.js';
 import type { RegistrationResponse } from '../controller-registration.js';
 import type { OriginGuard } from '../guards/origin.js';
 import type { Route } from '../http/route-table.js';
-import type { Logger } from '../logger.js';
+import type { Logger } from '../../log/logger.js';
 import type { Caller } from '../service.js';
 import type { Db } from '../store/database.js';
 import { PairingGrantStore } from './grant-store.js';

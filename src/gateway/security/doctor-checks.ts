@@ -8,7 +8,7 @@ import { discoverProviders } from '../../providers/index.js';
 import { apiKeyFile } from '../auth/api-key.js';
 import { DEFAULT_CHROMIUM } from '../backends/cdp/chromium-process.js';
 import { configPath, readConfigFile, type GatewayConfig } from '../config/index.js';
-import { silentLogger } from '../logger.js';
+import { silentLogger } from '../../log/logger.js';
 import { isLoopbackBind } from './exposure.js';
 
 export type FindingLevel = 'ok' | 'info' | 'warn' | 'risk' | 'error';

@@ -3,7 +3,7 @@
  * the API key (or a pairing token) drives browsers through it, and the traffic is plain HTTP unless a
  * TLS proxy sits in front (docs/security.md says how).
  */
-import type { Logger } from '../logger.js';
+import type { Logger } from '../../log/logger.js';
 
 export function isLoopbackBind(address: string): boolean {
   const a = address.toLowerCase();

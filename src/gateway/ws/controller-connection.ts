@@ -7,7 +7,7 @@ import type { WebSocket } from 'ws';
 import { encodeFrame, FRAME_METHODS, isSuccessfulResult, parseFrame } from '../../protocol/index.js';
 import type { Broker } from '../broker/broker.js';
 import type { ControllerScope } from '../broker/scope.js';
-import type { Logger } from '../logger.js';
+import type { Logger } from '../../log/logger.js';
 
 /** Consecutive frames that are not protocol frames before the socket is closed with 1008. */
 export const GARBAGE_FRAME_LIMIT = 64;

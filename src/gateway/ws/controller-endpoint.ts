@@ -17,7 +17,7 @@ import {
 import type { Broker } from '../broker/broker.js';
 import type { HostGuard } from '../guards/host.js';
 import type { OriginGuard } from '../guards/origin.js';
-import type { Logger } from '../logger.js';
+import type { Logger } from '../../log/logger.js';
 import { ControllerConnection } from './controller-connection.js';
 import { checkUpgrade } from './upgrade-guards.js';
 

@@ -2,7 +2,7 @@
  * The rows of `tabgate tools`: the local Chromium first, then every registered provider that has a setup
  * schema (a provider returning null stays out), each with its badge, tag and current availability.
  */
-import type { Logger } from '../../gateway/logger.js';
+import type { Logger } from '../../log/logger.js';
 import type { SetupEnvVar } from '../api.js';
 import type { ProviderRegistry } from '../registry.js';
 import { safelyAvailable } from '../select.js';

@@ -3,7 +3,7 @@
  * end (credentials to `$TABGATE_HOME/.env`, the choice to `browser.cloud_provider` in config.yaml), so
  * cancelling at any prompt changes nothing. Flags (`--provider`, `--set`) take the same path for scripts.
  */
-import type { Logger } from '../../gateway/logger.js';
+import type { Logger } from '../../log/logger.js';
 import { ENV_KEY_PATTERN, envFilePath, writeEnvFile } from '../env-file.js';
 import type { ProviderRegistry } from '../registry.js';
 import { safelyAvailable } from '../select.js';

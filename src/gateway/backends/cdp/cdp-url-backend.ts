@@ -4,7 +4,7 @@
  * `ws://host:port`) is resolved through `/json/version`. Closing only disconnects: the browser is theirs.
  */
 import { TabgateError } from '../../../protocol/index.js';
-import type { Logger } from '../../logger.js';
+import type { Logger } from '../../../log/logger.js';
 import type { BrowserSettings } from '../settings.js';
 import { CdpConnection } from './cdp-connection.js';
 import { EngineBackend } from './engine-backend.js';

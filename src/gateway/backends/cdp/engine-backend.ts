@@ -6,7 +6,7 @@
  */
 import { TabgateError } from '../../../protocol/index.js';
 import { BrowserEngine, runTool, type ContextSession, type EngineOptions } from '../../../engine/index.js';
-import type { Logger } from '../../logger.js';
+import type { Logger } from '../../../log/logger.js';
 import type { BrowserBackend, ToolCall } from '../backend.js';
 import type { BrowserSettings } from '../settings.js';
 import { CdpConnection } from './cdp-connection.js';

@@ -2,7 +2,7 @@
  * The default backend: a headless Chromium that tabgate launches itself on the first call, one process
  * for all local sessions, each session in its own browser context.
  */
-import type { Logger } from '../../logger.js';
+import type { Logger } from '../../../log/logger.js';
 import type { BrowserSettings } from '../settings.js';
 import { CdpConnection } from './cdp-connection.js';
 import { launchChromium } from './chromium-process.js';

@@ -5,7 +5,7 @@
  * the signal would have made it. On `beforeExit` (the loop ran dry) it runs too. At `exit` no network
  * call can complete any more, so sessions still open are only logged, by id.
  */
-import type { Logger } from '../../logger.js';
+import type { Logger } from '../../../log/logger.js';
 import type { ProviderBackend } from './provider-backend.js';
 
 export interface EmergencyHooks {

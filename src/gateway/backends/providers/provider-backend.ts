@@ -9,7 +9,7 @@
 import { TabgateError } from '../../../protocol/index.js';
 import type { BrowserProvider, ProviderSessionMetadata } from '../../../providers/api.js';
 import { checkRemoteNavigation, type Resolver } from '../../../providers/remote-url-guard.js';
-import type { Logger } from '../../logger.js';
+import type { Logger } from '../../../log/logger.js';
 import type { BrowserBackend, ToolCall } from '../backend.js';
 import type { BrowserSettings } from '../settings.js';
 
