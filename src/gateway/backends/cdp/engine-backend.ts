@@ -115,11 +115,17 @@ export class EngineBackend implements BrowserBackend {
         { once: true },
       );
     });
+    // The connection the call ran on: if it is gone when the call fails, the failure is the crash,
+    // whatever error the engine happened to meet first (a stale world, a refused write).
+    let ranOn: CdpConnection | undefined;
     try {
-      const work = state.context.then((context) => runTool(context, call.tool, call.args, this.options));
+      const work = state.context.then(async (context) => {
+        ranOn = (await this.connected)?.browser.connection;
+        return runTool(context, call.tool, call.args, this.options);
+      });
       return await Promise.race([work, deadline, aborted]);
     } catch (error) {
-      throw this.translate(error, call);
+      throw this.translate(ranOn?.closed === true ? new Error('connection closed') : error, call);
     } finally {
       clearTimeout(timer);
       state.busy--;
