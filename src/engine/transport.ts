@@ -16,6 +16,41 @@ export interface CdpTransport {
 }
 
 /**
+ * The listener bookkeeping every transport needs, whatever carries its messages: a transport feeds it
+ * the events it receives and, once, the reason it ended.
+ */
+export class CdpEventHub {
+  private readonly listeners = new Map<string, Set<CdpEventListener>>();
+  private readonly closeListeners = new Set<(reason: string) => void>();
+
+  on(event: string, listener: CdpEventListener): () => void {
+    let set = this.listeners.get(event);
+    if (!set) this.listeners.set(event, (set = new Set()));
+    set.add(listener);
+    return () => set.delete(listener);
+  }
+
+  onClose(listener: (reason: string) => void): () => void {
+    this.closeListeners.add(listener);
+    return () => this.closeListeners.delete(listener);
+  }
+
+  emit(method: string, params: unknown, sessionId: string | undefined): void {
+    for (const listener of [...(this.listeners.get(method) ?? [])]) {
+      try {
+        listener(params ?? {}, sessionId);
+      } catch {
+        // One faulty listener must not stop the others or the transport.
+      }
+    }
+  }
+
+  closed(reason: string): void {
+    for (const listener of [...this.closeListeners]) listener(reason);
+  }
+}
+
+/**
  * One CDP session (the root, a page, an out-of-process iframe) on a transport. Results are typed by the
  * caller: they come from the browser we drive, so the engine trusts their shape the way a CDP client does.
  */

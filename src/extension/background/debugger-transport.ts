@@ -4,7 +4,7 @@
  * same shape a browser connection gives the engine. The chrome.debugger listeners are registered once,
  * at the worker's top level, and fan events out to the live transports by tab id.
  */
-import type { CdpEventListener, CdpTransport } from '../../engine/transport.js';
+import { CdpEventHub, type CdpEventListener, type CdpTransport } from '../../engine/transport.js';
 import { chrome, type Debuggee } from '../chrome-api.js';
 
 const live = new Map<number, DebuggerTransport>();
@@ -20,8 +20,7 @@ export function installDebuggerListeners(): void {
 }
 
 export class DebuggerTransport implements CdpTransport {
-  private readonly listeners = new Map<string, Set<CdpEventListener>>();
-  private readonly closeListeners = new Set<(reason: string) => void>();
+  private readonly events = new CdpEventHub();
   closed = false;
 
   private constructor(readonly tabId: number) {}
@@ -51,26 +50,22 @@ export class DebuggerTransport implements CdpTransport {
   }
 
   on(event: string, listener: CdpEventListener): () => void {
-    let set = this.listeners.get(event);
-    if (!set) this.listeners.set(event, (set = new Set()));
-    set.add(listener);
-    return () => set.delete(listener);
+    return this.events.on(event, listener);
   }
 
   onClose(listener: (reason: string) => void): () => void {
-    this.closeListeners.add(listener);
-    return () => this.closeListeners.delete(listener);
+    return this.events.onClose(listener);
   }
 
   emit(method: string, params: unknown, sessionId: string | undefined): void {
-    for (const listener of this.listeners.get(method) ?? []) listener(params ?? {}, sessionId);
+    this.events.emit(method, params, sessionId);
   }
 
   markClosed(reason: string): void {
     if (this.closed) return;
     this.closed = true;
     if (live.get(this.tabId) === this) live.delete(this.tabId);
-    for (const listener of this.closeListeners) listener(reason);
+    this.events.closed(reason);
   }
 
   /** Detaches the debugger; never throws (the tab may be gone already). */

@@ -3,7 +3,7 @@
  * a WebSocket (a CDP URL) or the launch pipe (our own Chromium), so every CDP backend shares one path.
  */
 import type { Readable, Writable } from 'node:stream';
-import type { CdpEventListener, CdpTransport } from '../../../engine/index.js';
+import { CdpEventHub, type CdpEventListener, type CdpTransport } from '../../../engine/index.js';
 import { openWebSocketWire, pipeWire, type CdpWire } from './cdp-wire.js';
 
 interface Pending {
@@ -24,8 +24,7 @@ interface Message {
 export class CdpConnection implements CdpTransport {
   private nextId = 1;
   private readonly pending = new Map<number, Pending>();
-  private readonly listeners = new Map<string, Set<CdpEventListener>>();
-  private readonly closeListeners = new Set<(reason: string) => void>();
+  private readonly events = new CdpEventHub();
   closed = false;
 
   private constructor(private readonly wire: CdpWire) {
@@ -56,15 +55,11 @@ export class CdpConnection implements CdpTransport {
   }
 
   on(event: string, listener: CdpEventListener): () => void {
-    let set = this.listeners.get(event);
-    if (!set) this.listeners.set(event, (set = new Set()));
-    set.add(listener);
-    return () => set.delete(listener);
+    return this.events.on(event, listener);
   }
 
   onClose(listener: (reason: string) => void): () => void {
-    this.closeListeners.add(listener);
-    return () => this.closeListeners.delete(listener);
+    return this.events.onClose(listener);
   }
 
   close(): void {
@@ -87,14 +82,7 @@ export class CdpConnection implements CdpTransport {
       else pending.resolve(message.result ?? {});
       return;
     }
-    if (!message.method) return;
-    for (const listener of [...(this.listeners.get(message.method) ?? [])]) {
-      try {
-        listener(message.params ?? {}, message.sessionId);
-      } catch {
-        // One faulty listener must not stop the others or the socket.
-      }
-    }
+    if (message.method) this.events.emit(message.method, message.params, message.sessionId);
   }
 
   private shutdown(reason: string): void {
@@ -103,6 +91,6 @@ export class CdpConnection implements CdpTransport {
     for (const pending of this.pending.values())
       pending.reject(new Error(`CDP ${pending.method}: ${reason}`));
     this.pending.clear();
-    for (const listener of this.closeListeners) listener(reason);
+    this.events.closed(reason);
   }
 }
