@@ -70,12 +70,13 @@ describe('a shared tab', () => {
     const snap = await callTool(stage, sessionId, 'browser_snapshot');
     const link = /link "Open page 2 in a new tab" (@e\d+)/.exec(snap.body.result.snapshot as string)?.[1];
     await callTool(stage, sessionId, 'browser_click', { ref: link });
-    const tabs = await waitFor('the opened tab to join', async () => {
+    // The new tab joins as soon as Chrome creates it; its URL follows when its first page commits.
+    const tabs = await waitFor('the opened tab to join with its page', async () => {
       const result = await callTool(stage, sessionId, 'browser_tabs');
       const list = result.body.result.tabs as { url: string }[];
-      return list.length === 2 ? list : null;
+      return list.length === 2 && list.some((t) => t.url.endsWith('/page2')) ? list : null;
     });
-    assert.ok(tabs.some((t) => t.url.endsWith('/page2')));
+    assert.equal(tabs.length, 2, JSON.stringify(tabs));
   });
 
   it('fails a stale ref as stale_ref after navigation, never acting on another element', async () => {
