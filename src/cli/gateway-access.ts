@@ -13,7 +13,8 @@ export function gatewayUrlOf(config: GatewayConfig, explicit: string | undefined
   return `http://${reachable}:${config.gateway.port}`;
 }
 
-export function connectToGateway(explicitUrl: string | undefined): GatewayClient {
+/** Where the running gateway is and the key to call it with. */
+export function gatewayTarget(explicitUrl: string | undefined): { baseUrl: string; apiKey: string } {
   const config = loadConfig({ env: process.env });
   const key = resolveApiKey(config, { create: false }).key;
   if (!key) {
@@ -21,5 +22,9 @@ export function connectToGateway(explicitUrl: string | undefined): GatewayClient
       'no API key found: set API_SERVER_KEY, or run `tabgate serve` once so it creates one in the home folder',
     );
   }
-  return new GatewayClient({ baseUrl: gatewayUrlOf(config, explicitUrl), apiKey: key });
+  return { baseUrl: gatewayUrlOf(config, explicitUrl), apiKey: key };
+}
+
+export function connectToGateway(explicitUrl: string | undefined): GatewayClient {
+  return new GatewayClient(gatewayTarget(explicitUrl));
 }

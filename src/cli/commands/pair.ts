@@ -3,45 +3,24 @@
  * running gateway over loopback with the API key. The code is the one the extension shows.
  */
 import type { Command } from 'commander';
-import { resolveApiKey } from '../../gateway/auth/api-key.js';
-import { loadConfig } from '../../gateway/config/index.js';
+import { GatewayClient } from '../../gateway/client/gateway-client.js';
+import type { PairingGrant } from '../../gateway/pairing/grant-store.js';
+import { isTabgateError } from '../../protocol/index.js';
+import { gatewayTarget } from '../gateway-access.js';
 
 export interface PairTarget {
   baseUrl: string;
   apiKey: string;
 }
 
-interface GrantRow {
-  grant_id: string;
-  name: string;
-  origin: string;
-  created_at: string;
-  last_used_at: string | null;
-  revoked_at: string | null;
-}
-
+/** One call of the pairing API; a refusal reads `<message> (<code>)` for the person at the terminal. */
 async function call(target: PairTarget, method: string, path: string, body?: unknown): Promise<unknown> {
-  let response: Response;
   try {
-    response = await fetch(target.baseUrl.replace(/\/+$/, '') + path, {
-      method,
-      headers: {
-        authorization: `Bearer ${target.apiKey}`,
-        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-      },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-  } catch {
-    throw new Error(`the gateway at ${target.baseUrl} is not running (start it with \`tabgate serve\`)`);
+    return await new GatewayClient(target).request(method, path, body);
+  } catch (error) {
+    if (isTabgateError(error)) throw new Error(`${error.message} (${error.code})`);
+    throw error;
   }
-  const parsed = (await response.json().catch(() => null)) as {
-    error?: { code: string; message: string };
-  } | null;
-  if (!response.ok) {
-    const error = parsed?.error;
-    throw new Error(error ? `${error.message} (${error.code})` : `the gateway answered ${response.status}`);
-  }
-  return parsed;
 }
 
 /** Runs one pair subcommand and returns the lines to print. */
@@ -57,7 +36,7 @@ export async function runPair(target: PairTarget, action: string, argument?: str
     }
     case 'list': {
       const { grants, pending } = (await call(target, 'GET', '/v1/pairings')) as {
-        grants: GrantRow[];
+        grants: PairingGrant[];
         pending: { name: string; origin: string }[];
       };
       const lines = grants.map(
@@ -74,23 +53,13 @@ export async function runPair(target: PairTarget, action: string, argument?: str
         'DELETE',
         `/v1/pairings/${encodeURIComponent(argument ?? '')}`,
       )) as {
-        grant: GrantRow;
+        grant: PairingGrant;
       };
       return [`Revoked ${grant.grant_id} (${grant.name}); its controllers were disconnected.`];
     }
     default:
       throw new Error(`unknown pair action ${JSON.stringify(action)}: use approve, deny, list or revoke`);
   }
-}
-
-function targetFromConfig(gatewayUrl: string | undefined): PairTarget {
-  const config = loadConfig({ env: process.env });
-  const key = resolveApiKey(config, { create: false }).key;
-  if (!key) throw new Error('no API key found; start the gateway once with `tabgate serve`');
-  const host =
-    config.gateway.host === '0.0.0.0' || config.gateway.host === '::' ? '127.0.0.1' : config.gateway.host;
-  const hostPart = host.includes(':') ? `[${host}]` : host;
-  return { baseUrl: gatewayUrl ?? `http://${hostPart}:${config.gateway.port}`, apiKey: key };
 }
 
 export function pairCommand(program: Command): void {
@@ -100,11 +69,7 @@ export function pairCommand(program: Command): void {
     .option('--gateway <url>', 'the gateway to talk to (default: from config)');
   const run = async (action: string, argument?: string) => {
     try {
-      const lines = await runPair(
-        targetFromConfig(pair.opts<{ gateway?: string }>().gateway),
-        action,
-        argument,
-      );
+      const lines = await runPair(gatewayTarget(pair.opts<{ gateway?: string }>().gateway), action, argument);
       for (const line of lines) process.stdout.write(line + '\n');
     } catch (error) {
       process.stderr.write(`tabgate pair ${action}: ${(error as Error).message}\n`);

@@ -55,7 +55,8 @@ export class GatewayClient implements AgentPort {
     return body.result;
   }
 
-  private async request<T>(
+  /** Any call of the gateway's HTTP API, for commands beyond sessions and tools (`tabgate pair`). */
+  async request<T>(
     method: string,
     path: string,
     body?: unknown,
