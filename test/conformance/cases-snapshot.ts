@@ -43,6 +43,29 @@ export function snapshotCases(get: HarnessRef): void {
     );
 
     it(
+      'never shows card numbers, card codes or one-time codes, while ordinary fields stay readable',
+      withSession(get, async (s) => {
+        await s.call('browser_navigate', { url: get().url('/payment') });
+        const page = (await snapshot(s)).snapshot;
+        for (const [label, text] of [
+          ['Card number', '4111111111111111'],
+          ['Security code', '737'],
+          ['Code from the app', '918273'],
+          ['Name on card', 'Ada Lovelace'],
+        ] as const) {
+          await s.call('browser_type', { ref: refAfter(page, `textbox "${label}"`), text });
+        }
+        for (const full of [false, true]) {
+          const text = (await snapshot(s, { full })).snapshot;
+          for (const secret of ['4111111111111111', '737', '918273'])
+            assert.doesNotMatch(text, new RegExp(secret));
+          assert.match(text, /textbox "Card number" @e\d+ \[secret, filled/);
+          assert.match(text, /textbox "Name on card" @e\d+ (\[focused\] )?= "Ada Lovelace"/);
+        }
+      }),
+    );
+
+    it(
       'cuts at line boundaries within the budget and pages deterministically with offset',
       withSession(get, async (s) => {
         await s.call('browser_navigate', { url: get().url('/table') });

@@ -45,6 +45,14 @@ export function pages(other: string): Record<string, string> {
         document.getElementById('name').addEventListener('input', (e) => log('input trusted=' + e.isTrusted));
       </script>`,
     ),
+    '/payment': page(
+      'Payment',
+      `<h1>Payment</h1>
+      <label>Card number <input name="card" autocomplete="cc-number"></label>
+      <label>Security code <input name="cvc" autocomplete="cc-csc"></label>
+      <label>Code from the app <input name="otp" autocomplete="one-time-code"></label>
+      <label>Name on card <input name="holder" autocomplete="cc-name"></label>`,
+    ),
     '/thanks': page(
       'Thanks',
       `<h1>Thanks</h1><p id="who"></p><script>document.getElementById('who').textContent = 'Hello ' + new URLSearchParams(location.search).get('name');</script>`,

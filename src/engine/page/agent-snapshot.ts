@@ -211,9 +211,16 @@ export function installSnapshotWalker(): void {
     if (el.getAttribute('aria-selected') === 'true') states.push('selected');
     if (el.getAttribute('aria-pressed') === 'true') states.push('pressed');
     if ((input?.required ?? false) || el.getAttribute('aria-required') === 'true') states.push('required');
-    if (input?.type === 'password') {
-      states.push('password');
-      if (input.value !== '') states.push('filled'); // the value itself never leaves the page
+    // Passwords, card numbers and codes, and one-time codes: the value itself never leaves the page.
+    const secret =
+      input !== null &&
+      (input.type === 'password' ||
+        /\b(cc-number|cc-csc|cc-exp(-month|-year)?|one-time-code|current-password|new-password)\b/i.test(
+          input.getAttribute('autocomplete') ?? '',
+        ));
+    if (secret) {
+      states.push(input.type === 'password' ? 'password' : 'secret');
+      if (input.value !== '') states.push('filled');
     }
     if (el === deepActive()) states.push('focused');
     if (states.length > 0) out += ` [${states.join(', ')}]`;
@@ -227,10 +234,7 @@ export function installSnapshotWalker(): void {
         ' options: ' +
         shown.join(' | ') +
         (shown.length < labels.length ? ` +${labels.length - shown.length} more` : '');
-    } else if (
-      (input && input.type !== 'password' && !INPUT_ROLES[input.type]) ||
-      el instanceof HTMLTextAreaElement
-    ) {
+    } else if ((input && !secret && !INPUT_ROLES[input.type]) || el instanceof HTMLTextAreaElement) {
       const value = (el as HTMLInputElement).value;
       if (value) out += ' = ' + quote(cap(clean(value), limit));
     } else if (input && /^(range|number)$/.test(input.type)) {
