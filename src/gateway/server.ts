@@ -130,7 +130,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
       }),
       ...pairing.routes,
     ]),
-    ...auditRoutes(auditStore, audit),
+    ...auditRoutes(auditStore),
     ...sessionRoutes(service, sessions),
     ...toolRoutes(service),
     ...mcpRoutes(mcp),

@@ -1,17 +1,15 @@
 /**
  * The audit trail of tool calls: every call routed to a user's browser (the controller route, including
  * calls refused because the controller was unreachable or the arguments were unsafe), and every backend call when
- * `audit.all_backends` is on. A call is written once, when it ends, with its outcome and duration. The
- * row is queued as the answer goes out and committed in the same turn of the event loop, before any
- * later request is read: the agent does not wait on the disk, concurrent calls share one commit, and
- * only a crash inside that turn could lose a row. Reads and shutdown flush first.
+ * `audit.all_backends` is on. A call is written once, when it ends, with its outcome and duration; the
+ * write happens before the agent gets the answer, so an answered call is always in the log.
  * Rows older than `audit.retention_days` are purged at start and then daily.
  */
 import { isTabgateError } from '../../protocol/index.js';
 import type { Clock } from '../clock.js';
 import type { Logger } from '../../log/logger.js';
 import type { Caller } from '../service.js';
-import type { AuditStore, NewAuditEntry } from './audit-store.js';
+import type { AuditStore } from './audit-store.js';
 import { originOf, redactArguments } from './redact.js';
 
 const DAY_MS = 86_400_000;
@@ -47,8 +45,6 @@ function resultUrl(result: unknown): unknown {
 
 export class AuditLog {
   private readonly purgeTimer: NodeJS.Timeout;
-  private queue: NewAuditEntry[] = [];
-  private flushScheduled = false;
 
   constructor(private readonly o: AuditLogOptions) {
     this.purge();
@@ -75,45 +71,31 @@ export class AuditLog {
     }
   }
 
-  /** Commits every queued row now (before reads, and at shutdown). */
-  flush(): void {
-    this.flushScheduled = false;
-    if (this.queue.length === 0) return;
-    const batch = this.queue;
-    this.queue = [];
-    try {
-      this.o.store.appendAll(batch);
-    } catch (error) {
-      // An audit write that fails must be loud, but must not turn the agent's answer into another one.
-      this.o.log.error('audit write failed', { reason: (error as Error).message, rows: batch.length });
-    }
-  }
-
   close(): void {
     clearInterval(this.purgeTimer);
-    this.flush();
   }
 
   private write(call: AuditedCall, at: number, started: number, outcome: string, url: unknown): void {
     const args = call.arguments as { url?: unknown } | null;
     const origin =
       originOf(call.action === 'browser_navigate' ? args?.url : undefined) ?? originOf(url) ?? null;
-    this.queue.push({
-      at_ms: at,
-      session_id: call.sessionId,
-      principal_id: call.caller.principalId,
-      controller_id: call.controllerId,
-      backend: call.backend,
-      action: call.action,
-      arguments: redactArguments(call.action, call.arguments),
-      origin,
-      outcome,
-      duration_ms: Math.round((performance.now() - started) * 10) / 10,
-      tool_call_id: call.toolCallId,
-    });
-    if (!this.flushScheduled) {
-      this.flushScheduled = true;
-      setImmediate(() => this.flush());
+    try {
+      this.o.store.append({
+        at_ms: at,
+        session_id: call.sessionId,
+        principal_id: call.caller.principalId,
+        controller_id: call.controllerId,
+        backend: call.backend,
+        action: call.action,
+        arguments: redactArguments(call.action, call.arguments),
+        origin,
+        outcome,
+        duration_ms: Math.round((performance.now() - started) * 10) / 10,
+        tool_call_id: call.toolCallId,
+      });
+    } catch (error) {
+      // An audit write that fails must be loud, but must not turn the agent's answer into another one.
+      this.o.log.error('audit write failed', { reason: (error as Error).message, action: call.action });
     }
   }
 

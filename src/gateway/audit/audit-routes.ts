@@ -5,7 +5,6 @@
  */
 import { TabgateError } from '../../protocol/index.js';
 import type { Route } from '../http/route-table.js';
-import type { AuditLog } from './audit-log.js';
 import type { AuditQuery, AuditStore } from './audit-store.js';
 
 export const AUDIT_PATH = '/v1/audit';
@@ -36,14 +35,13 @@ export function parseAuditQuery(url: string | undefined): AuditQuery {
   };
 }
 
-export function auditRoutes(store: AuditStore, log: Pick<AuditLog, 'flush'>): Route[] {
+export function auditRoutes(store: AuditStore): Route[] {
   return [
     {
       method: 'GET',
       path: AUDIT_PATH,
       handle: (ctx) => {
         const query = parseAuditQuery(ctx.req.url);
-        log.flush();
         const entries = store.list(query);
         const last = entries.at(-1)?.id ?? query.after ?? null;
         return { status: 200, body: { entries, next_after: last } };

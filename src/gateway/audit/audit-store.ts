@@ -1,7 +1,7 @@
 /**
  * The audit log's table (created by the store's migrations): one row per tool call that reached a
- * browser, inserted when the call ends. Rows are committed in WAL mode, so a committed row survives
- * `kill -9` of the gateway. Read by `GET /v1/audit` and, through a
+ * browser, inserted when the call ends. Each insert is its own committed transaction in WAL mode, so a
+ * row whose call has answered survives `kill -9` of the gateway. Read by `GET /v1/audit` and, through a
  * read-only handle, by `tabgate audit`.
  */
 import type { Statement } from 'better-sqlite3';
@@ -81,18 +81,6 @@ export class AuditStore {
   private insertStmt: Statement<unknown[]> | null = null;
 
   constructor(private readonly db: Db) {}
-
-  /** Appends several rows in one transaction: one commit for a burst of calls. */
-  appendAll(entries: readonly NewAuditEntry[]): void {
-    // A lone row commits by itself; a transaction around it would only add BEGIN and COMMIT.
-    if (entries.length === 1 && entries[0]) {
-      this.append(entries[0]);
-      return;
-    }
-    this.db.transaction((batch: readonly NewAuditEntry[]) => {
-      for (const entry of batch) this.append(entry);
-    })(entries);
-  }
 
   append(entry: NewAuditEntry): number {
     // Prepared on first use, so a read-only handle (`tabgate audit`) never prepares a write.
