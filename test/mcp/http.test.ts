@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
-import http from 'node:http';
 import { after, before, describe, it } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { startTestSite, type TestSite } from '../testserver/server.js';
 import { startTestGateway, type TestGateway } from '../gateway/fixtures/gateway.js';
+import { rawRequest } from '../security/fixtures.js';
 import { callTool, refOf } from './mcp-client.js';
 
 async function connect(
@@ -100,28 +100,18 @@ describe('MCP over streamable HTTP at /mcp', () => {
   });
 
   it('refuses a request whose Host is not the gateway (DNS rebinding)', async () => {
-    const status = await new Promise<number>((resolve, reject) => {
-      const port = new URL(gw.url).port;
-      const req = http.request(
-        {
-          host: '127.0.0.1',
-          port,
-          path: '/mcp',
-          method: 'POST',
-          headers: {
-            host: 'evil.example:' + port,
-            authorization: `Bearer ${gw.key}`,
-            'content-type': 'application/json',
-          },
-        },
-        (res) => {
-          res.resume();
-          resolve(res.statusCode ?? 0);
-        },
-      );
-      req.on('error', reject);
-      req.end('{}');
+    const port = new URL(gw.url).port;
+    const refused = await rawRequest(gw.url, {
+      method: 'POST',
+      path: '/mcp',
+      headers: {
+        host: `evil.example:${port}`,
+        authorization: `Bearer ${gw.key}`,
+        'content-type': 'application/json',
+      },
+      body: '{}',
     });
-    assert.equal(status, 403);
+    assert.equal(refused.status, 403);
+    assert.equal(refused.code, 'forbidden_host');
   });
 });
