@@ -17,7 +17,7 @@ import { startGateway } from '../src/gateway/server.js';
 v8.setFlagsFromString('--expose-gc');
 const gc = vm.runInNewContext('gc') as () => void;
 
-export type ServerOrder = { kind: 'start' } | { kind: 'memory' } | { kind: 'exit' };
+export type ServerOrder = { kind: 'start' } | { kind: 'memory' } | { kind: 'cpu' } | { kind: 'exit' };
 
 export interface Started {
   floorUrl: string;
@@ -93,6 +93,8 @@ process.on('message', (order: ServerOrder) => {
         sessions,
       };
       process.send?.(started);
+    } else if (order.kind === 'cpu') {
+      process.send?.(process.cpuUsage());
     } else if (order.kind === 'memory') {
       gc();
       gc();

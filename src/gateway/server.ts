@@ -92,6 +92,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
   const auditStore = new AuditStore(db);
   const audit = new AuditLog({
     store: auditStore,
+    home: config.home,
     clock,
     log,
     retentionDays: config.audit.retention_days,
@@ -130,7 +131,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
       }),
       ...pairing.routes,
     ]),
-    ...auditRoutes(auditStore),
+    ...auditRoutes(audit),
     ...sessionRoutes(service, sessions),
     ...toolRoutes(service),
     ...mcpRoutes(mcp),

@@ -1,16 +1,19 @@
 /**
  * `tabgate audit [--session ID] [--limit N] [--follow] [--json]`: prints the audit log. It reads the
- * gateway's SQLite file directly through a read-only handle rather than the HTTP API, because the log
- * matters most when the gateway is down or was killed (after an incident), and because whoever can
- * read the home folder can read the API key there anyway: no new access is granted.
+ * gateway's SQLite file directly rather than the HTTP API, because the log matters most when the
+ * gateway is down or was killed (after an incident), and because whoever can read the home folder can
+ * read the API key there anyway: no new access is granted. Rows a killed gateway left in its journal
+ * are folded in first; no row is ever changed or removed.
  */
 import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { InvalidArgumentError, type Command } from 'commander';
 import { AuditStore, MAX_AUDIT_LIMIT, type AuditEntry } from '../../gateway/audit/index.js';
+import { foldJournals, journalDir } from '../../gateway/audit/audit-journal.js';
 import { ConfigError, loadConfig } from '../../gateway/config/index.js';
 import { STATE_DB_FILE } from '../../gateway/store/database.js';
+import { createLogger } from '../../log/logger.js';
 
 const FOLLOW_INTERVAL_MS = 1000;
 
@@ -44,19 +47,41 @@ export function formatEntry(entry: AuditEntry): string {
   );
 }
 
-/** Opens the audit log read-only; a missing file or a gateway too old to have the table is an error. */
+const hasTable = (db: Database.Database, name: string) =>
+  db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(name) !== undefined;
+
+/**
+ * Opens the audit log, first folding in what gateways' journals still hold (a gateway killed a moment
+ * after answering has its last rows there). Without write access to the file it reads what is folded.
+ * A missing file or a gateway too old to have the table is an error.
+ */
 export function openAuditReader(home: string): { store: AuditStore; close(): void } {
   const file = path.join(home, STATE_DB_FILE);
   if (!fs.existsSync(file))
     throw new Error(`no audit log yet: ${file} does not exist (start the gateway once)`);
-  const db = new Database(file, { readonly: true, fileMustExist: true });
+  let db: Database.Database;
+  try {
+    db = new Database(file, { fileMustExist: true });
+  } catch {
+    db = new Database(file, { readonly: true, fileMustExist: true });
+  }
   db.pragma('busy_timeout = 5000');
-  const table = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'audit_log'").get();
-  if (!table) {
+  if (!hasTable(db, 'audit_log')) {
     db.close();
     throw new Error(`${file} has no audit log yet; start this version of the gateway once`);
   }
-  return { store: new AuditStore(db), close: () => db.close() };
+  const store = new AuditStore(db);
+  if (!db.readonly && hasTable(db, 'audit_journal')) {
+    const log = createLogger({ level: 'warn' });
+    try {
+      foldJournals(store, journalDir(home), log);
+    } catch (error) {
+      log.warn('could not fold the audit journal; showing what is folded', {
+        reason: (error as Error).message,
+      });
+    }
+  }
+  return { store, close: () => db.close() };
 }
 
 export function auditCommand(program: Command): void {

@@ -2,14 +2,16 @@
  * The audit trail of tool calls: every call routed to a user's browser (the controller route, including
  * calls refused because the controller was unreachable or the arguments were unsafe), and every backend call when
  * `audit.all_backends` is on. A call is written once, when it ends, with its outcome and duration; the
- * write happens before the agent gets the answer, so an answered call is always in the log.
+ * write (to the journal, see audit-journal.ts) happens before the agent gets the answer, so an answered
+ * call is always in the log.
  * Rows older than `audit.retention_days` are purged at start and then daily.
  */
 import { isTabgateError } from '../../protocol/index.js';
 import type { Clock } from '../clock.js';
 import type { Logger } from '../../log/logger.js';
 import type { Caller } from '../service.js';
-import type { AuditStore } from './audit-store.js';
+import { AuditJournal } from './audit-journal.js';
+import type { AuditEntry, AuditQuery, AuditStore } from './audit-store.js';
 import { originOf, redactArguments } from './redact.js';
 
 const DAY_MS = 86_400_000;
@@ -28,6 +30,8 @@ export interface AuditedCall {
 
 export interface AuditLogOptions {
   store: AuditStore;
+  /** The gateway's home: the journal lives there. */
+  home: string;
   clock: Clock;
   log: Logger;
   retentionDays: number;
@@ -45,8 +49,10 @@ function resultUrl(result: unknown): unknown {
 
 export class AuditLog {
   private readonly purgeTimer: NodeJS.Timeout;
+  private readonly journal: AuditJournal;
 
   constructor(private readonly o: AuditLogOptions) {
+    this.journal = new AuditJournal({ home: o.home, store: o.store, log: o.log });
     this.purge();
     this.purgeTimer = setInterval(() => this.purge(), DAY_MS);
     this.purgeTimer.unref();
@@ -71,8 +77,16 @@ export class AuditLog {
     }
   }
 
+  /** The log as it stands, every answered call included. */
+  list(query: AuditQuery): AuditEntry[] {
+    this.journal.flush();
+    return this.o.store.list(query);
+  }
+
+  /** Folds what the journal still holds and stops the purge timer. */
   close(): void {
     clearInterval(this.purgeTimer);
+    this.journal.close();
   }
 
   private write(call: AuditedCall, at: number, started: number, outcome: string, url: unknown): void {
@@ -80,7 +94,7 @@ export class AuditLog {
     const origin =
       originOf(call.action === 'browser_navigate' ? args?.url : undefined) ?? originOf(url) ?? null;
     try {
-      this.o.store.append({
+      this.journal.append({
         at_ms: at,
         session_id: call.sessionId,
         principal_id: call.caller.principalId,

@@ -5,7 +5,7 @@
  */
 import { TabgateError } from '../../protocol/index.js';
 import type { Route } from '../http/route-table.js';
-import type { AuditQuery, AuditStore } from './audit-store.js';
+import type { AuditEntry, AuditQuery } from './audit-store.js';
 
 export const AUDIT_PATH = '/v1/audit';
 export const DEFAULT_AUDIT_LIMIT = 100;
@@ -35,14 +35,14 @@ export function parseAuditQuery(url: string | undefined): AuditQuery {
   };
 }
 
-export function auditRoutes(store: AuditStore): Route[] {
+export function auditRoutes(log: { list(query: AuditQuery): AuditEntry[] }): Route[] {
   return [
     {
       method: 'GET',
       path: AUDIT_PATH,
       handle: (ctx) => {
         const query = parseAuditQuery(ctx.req.url);
-        const entries = store.list(query);
+        const entries = log.list(query);
         const last = entries.at(-1)?.id ?? query.after ?? null;
         return { status: 200, body: { entries, next_after: last } };
       },

@@ -1,8 +1,7 @@
 /**
  * The audit log's table (created by the store's migrations): one row per tool call that reached a
- * browser, inserted when the call ends. Each insert is its own committed transaction in WAL mode, so a
- * row whose call has answered survives `kill -9` of the gateway. Read by `GET /v1/audit` and, through a
- * read-only handle, by `tabgate audit`.
+ * browser. Rows arrive in batches from the write-ahead journal (audit-journal.ts), which also keeps
+ * its fold offsets here. Read by `GET /v1/audit` and by `tabgate audit`.
  */
 import type { Statement } from 'better-sqlite3';
 import type { Db } from '../store/database.js';
@@ -79,8 +78,38 @@ const toEntry = ({ at_ms, arguments: args, ...row }: Row): AuditEntry => ({
 
 export class AuditStore {
   private insertStmt: Statement<unknown[]> | null = null;
+  private offsetStmt: Statement<[string], { folded: number }> | null = null;
+  private setOffsetStmt: Statement<[string, number]> | null = null;
 
   constructor(private readonly db: Db) {}
+
+  /**
+   * Runs `fn` in an IMMEDIATE transaction: the write lock is taken before the first read, so a fold's
+   * offset read and its inserts can never interleave with another process's fold.
+   */
+  transaction<T>(fn: () => T): T {
+    return this.db.transaction(fn).immediate();
+  }
+
+  /** How many bytes of a journal file are folded into the table (0 for a file never seen). */
+  journalOffset(file: string): number {
+    this.offsetStmt ??= this.db.prepare<[string], { folded: number }>(
+      'SELECT folded FROM audit_journal WHERE file = ?',
+    );
+    return this.offsetStmt.get(file)?.folded ?? 0;
+  }
+
+  setJournalOffset(file: string, folded: number): void {
+    this.setOffsetStmt ??= this.db.prepare<[string, number]>(
+      `INSERT INTO audit_journal (file, folded) VALUES (?, ?)
+         ON CONFLICT (file) DO UPDATE SET folded = excluded.folded`,
+    );
+    this.setOffsetStmt.run(file, folded);
+  }
+
+  forgetJournal(file: string): void {
+    this.db.prepare('DELETE FROM audit_journal WHERE file = ?').run(file);
+  }
 
   append(entry: NewAuditEntry): number {
     // Prepared on first use, so a read-only handle (`tabgate audit`) never prepares a write.

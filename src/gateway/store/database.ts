@@ -36,6 +36,11 @@ const MIGRATIONS: readonly string[] = [
    );
    CREATE INDEX audit_by_session ON audit_log (session_id, id);
    CREATE INDEX audit_by_time ON audit_log (at_ms);`,
+  // How far each audit journal file (src/gateway/audit/audit-journal.ts) is folded into audit_log.
+  `CREATE TABLE audit_journal (
+     file TEXT PRIMARY KEY,
+     folded INTEGER NOT NULL
+   );`,
 ];
 
 export const STATE_DB_FILE = 'state.db';
