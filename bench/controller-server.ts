@@ -12,7 +12,10 @@ import v8 from 'node:v8';
 import vm from 'node:vm';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { silentLogger } from '../src/log/logger.js';
-import { startGateway } from '../src/gateway/server.js';
+
+// The gateway as users run it: compiled to dist/ (the bench:controller script builds first).
+const compiled: string = '../dist/gateway/server.js';
+const { startGateway } = (await import(compiled)) as typeof import('../src/gateway/server.js');
 
 v8.setFlagsFromString('--expose-gc');
 const gc = vm.runInNewContext('gc') as () => void;

@@ -18,7 +18,6 @@ import {
   loadConfig,
   type ConfigFlags,
   type Environment,
-  type FeatureFlag,
   type GatewayConfig,
 } from './config/index.js';
 import { DefaultGatewayService } from './gateway-service.js';
@@ -82,12 +81,13 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
   const clock = options.clock ?? systemClock;
   const apiKey = resolveApiKey(config);
   const verifier = new ApiKeyVerifier(apiKey.key);
-  const extensionControl: FeatureFlag = new LiveExtensionControlFlag(
+  const db = openDatabase(config.home);
+  // After the store: the home folder exists now, so the flag can watch it.
+  const extensionControl = new LiveExtensionControlFlag(
     configPath(config.home),
     config.browser.extension_control.enabled,
     log,
   );
-  const db = openDatabase(config.home);
   const sessions = new Sessions(new SessionStore(db), clock);
   const auditStore = new AuditStore(db);
   const audit = new AuditLog({
@@ -162,6 +162,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
       });
     });
   } catch (error) {
+    extensionControl.close();
     audit.close();
     await mcp.close();
     endpoint.close();
@@ -187,6 +188,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
         .close()
         .catch((error: unknown) => log.warn('backend close failed', { reason: String(error) }));
       resolved.dispose();
+      extensionControl.close();
       // Last before the store closes: calls that ended during shutdown are queued by now.
       audit.close();
       try {

@@ -3,7 +3,7 @@
  * start (32 random bytes, base64url) stored in `$TABGATE_HOME/api_key` with mode 0600. The key is
  * compared in constant time and never logged; `tabgate key` is the only thing that prints it.
  */
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { hash, randomBytes, timingSafeEqual } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { GatewayConfig } from '../config/index.js';
@@ -60,7 +60,8 @@ export function resolveApiKey(config: GatewayConfig, options: { create?: boolean
   return { key, source: 'generated', file };
 }
 
-const digest = (value: string) => createHash('sha256').update(value, 'utf8').digest();
+// One-shot: no Hash stream object per request.
+const digest = (value: string): Buffer => hash('sha256', value, 'buffer');
 
 /** Constant-time comparison: both sides are hashed first, so lengths leak nothing either. */
 export function secretsEqual(presented: string, expected: string): boolean {

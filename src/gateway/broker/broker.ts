@@ -186,7 +186,8 @@ export class Broker {
           params: {
             command_id: commandId,
             action: request.action,
-            arguments: structuredClone(request.arguments),
+            // Serialized right here, so the caller's object cannot change what is sent.
+            arguments: request.arguments,
             controller_id: request.scope.controller_id,
             browser_profile_id: request.scope.browser_profile_id,
             tool_call_id: request.toolCallId,

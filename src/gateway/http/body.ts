@@ -44,9 +44,11 @@ export function readBody(req: IncomingMessage, limit = MAX_JSON_BODY_BYTES): Pro
 }
 
 export function parseJsonBody(raw: Buffer): JsonBody {
-  if (raw.length === 0 || raw.toString('utf8').trim().length === 0) return { kind: 'empty' };
+  if (raw.length === 0) return { kind: 'empty' };
+  const text = raw.toString('utf8');
+  if (text.trim().length === 0) return { kind: 'empty' };
   try {
-    return { kind: 'json', value: JSON.parse(raw.toString('utf8')) as unknown };
+    return { kind: 'json', value: JSON.parse(text) as unknown };
   } catch {
     return { kind: 'malformed' };
   }

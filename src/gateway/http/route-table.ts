@@ -44,6 +44,8 @@ export interface Route {
 interface CompiledRoute {
   route: Route;
   segments: string[];
+  /** Positions of `:name` segments, and their names. */
+  params: [number, string][];
 }
 
 export type RouteMatch =
@@ -59,7 +61,13 @@ export class RouteTable {
   private readonly compiled: CompiledRoute[] = [];
 
   add(...routes: Route[]): void {
-    for (const route of routes) this.compiled.push({ route, segments: splitPath(route.path) });
+    for (const route of routes) {
+      const segments = splitPath(route.path);
+      const params = segments.flatMap((s, i): [number, string][] =>
+        s.startsWith(':') ? [[i, s.slice(1)]] : [],
+      );
+      this.compiled.push({ route, segments, params });
+    }
   }
 
   /** Every route, in the order added. */
@@ -70,29 +78,38 @@ export class RouteTable {
   match(method: string, pathname: string): RouteMatch {
     const segments = splitPath(pathname);
     const allowed: string[] = [];
-    for (const { route, segments: pattern } of this.compiled) {
-      const params = matchSegments(pattern, segments);
-      if (!params) continue;
-      if (route.method === method) return { kind: 'found', route, params };
-      allowed.push(route.method);
+    for (const compiled of this.compiled) {
+      if (!sameShape(compiled.segments, segments)) continue;
+      if (compiled.route.method !== method) {
+        if (decodeParams(compiled, segments)) allowed.push(compiled.route.method);
+        continue;
+      }
+      const params = decodeParams(compiled, segments);
+      if (params) return { kind: 'found', route: compiled.route, params };
     }
     return allowed.length > 0 ? { kind: 'wrong_method', allowed } : { kind: 'none' };
   }
 }
 
-function matchSegments(pattern: string[], segments: string[]): Record<string, string> | null {
-  if (pattern.length !== segments.length) return null;
-  const params: Record<string, string> = {};
+/** Same length and the same literal segments; placeholders match any segment. */
+function sameShape(pattern: string[], segments: string[]): boolean {
+  if (pattern.length !== segments.length) return false;
   for (let i = 0; i < pattern.length; i++) {
     const expected = pattern[i] as string;
-    const actual = segments[i] as string;
-    if (expected.startsWith(':')) {
-      try {
-        params[expected.slice(1)] = decodeURIComponent(actual);
-      } catch {
-        return null;
-      }
-    } else if (expected !== actual) return null;
+    if (expected.charCodeAt(0) !== 0x3a && expected !== segments[i]) return false;
+  }
+  return true;
+}
+
+/** The placeholders' values, or null when one is not valid percent-encoding. */
+function decodeParams(compiled: CompiledRoute, segments: string[]): Record<string, string> | null {
+  const params: Record<string, string> = {};
+  for (const [index, name] of compiled.params) {
+    try {
+      params[name] = decodeURIComponent(segments[index] as string);
+    } catch {
+      return null;
+    }
   }
   return params;
 }
