@@ -11,6 +11,7 @@ import type { FeatureFlag } from './config/live-flag.js';
 import type { Logger } from '../log/logger.js';
 import { decideRoute, unsafeControllerArguments, type RouteDecision } from './router/route.js';
 import type {
+  CallSignal,
   CallToolOptions,
   Caller,
   CreateSessionInput,
@@ -99,7 +100,7 @@ export class DefaultGatewayService implements GatewayService {
     name: ToolName,
     rawArguments: unknown,
     toolCallId: string | null,
-    signal: AbortSignal | undefined,
+    signal: CallSignal | undefined,
   ): Promise<unknown> {
     if (decision.kind === 'unavailable') throw new TabgateError('controller_unavailable', decision.message);
     if (decision.kind === 'controller') {

@@ -4,6 +4,7 @@
  * transports; they receive validated calls and return the tool's result or throw a TabgateError.
  */
 import type { ToolInput, ToolName } from '../../protocol/index.js';
+import type { CallSignal } from '../service.js';
 
 export interface ToolCall<N extends ToolName = ToolName> {
   sessionId: string;
@@ -13,7 +14,7 @@ export interface ToolCall<N extends ToolName = ToolName> {
   /** The agent's tool-call id when it sent one; used for audit and cancel. */
   toolCallId: string | null;
   /** Aborted when the caller goes away (HTTP client disconnect, MCP cancel). */
-  signal?: AbortSignal;
+  signal?: CallSignal;
 }
 
 export interface BrowserBackend {

@@ -9,6 +9,7 @@ import { randomFillSync } from 'node:crypto';
 import { FRAME_METHODS, TabgateError, type CancelParams } from '../../protocol/index.js';
 import type { Clock } from '../clock.js';
 import type { Logger } from '../../log/logger.js';
+import type { CallSignal } from '../service.js';
 import type { CommandBus, CommandOutcome, FrameSender, PendingCommand } from './commands.js';
 import type { ControllerRecord, LaneRegistry } from './lanes.js';
 import { identityKey, sessionLookupKey, type ControllerScope, type LaneQuery } from './scope.js';
@@ -52,7 +53,7 @@ export interface DispatchRequest {
   action: string;
   arguments: Record<string, unknown>;
   toolCallId: string | null;
-  signal?: AbortSignal;
+  signal?: CallSignal;
 }
 
 export class Broker {
@@ -218,7 +219,7 @@ export class Broker {
     this.o.tickets.clear();
   }
 
-  private armTimers(commandId: string, signal: AbortSignal | undefined): void {
+  private armTimers(commandId: string, signal: CallSignal | undefined): void {
     const onTimeout = () => this.endEarly(commandId, 'timeout');
     const onAbort = () => this.endEarly(commandId, 'cancelled');
     const timer = setTimeout(onTimeout, this.o.commandTimeoutMs);

@@ -11,6 +11,7 @@ import type { OriginGuard } from '../guards/origin.js';
 import type { Logger } from '../../log/logger.js';
 import type { Caller } from '../service.js';
 import { isJsonContentType, parseJsonBody, readBody, type JsonBody } from './body.js';
+import { ClientGone } from './client-gone.js';
 import { sendError, sendJson } from './respond.js';
 import type { Route, RouteTable } from './route-table.js';
 
@@ -46,7 +47,7 @@ export function createHttpApp(deps: HttpAppDeps) {
     return caller;
   }
 
-  async function run(req: IncomingMessage, res: ServerResponse, path: string, signal: () => AbortSignal) {
+  async function run(req: IncomingMessage, res: ServerResponse, path: string, signal: ClientGone) {
     if (!deps.hostGuard().allows(req.headers.host)) {
       throw new TabgateError('forbidden_host', 'The Host header does not name this gateway.');
     }
@@ -79,9 +80,7 @@ export function createHttpApp(deps: HttpAppDeps) {
       params: match.params,
       caller,
       body,
-      get signal() {
-        return signal();
-      },
+      signal,
     });
     if (reply) sendJson(res, reply.status, reply.body);
   }
@@ -89,13 +88,9 @@ export function createHttpApp(deps: HttpAppDeps) {
   return (req: IncomingMessage, res: ServerResponse): void => {
     const started = performance.now();
     const path = pathOf(req.url);
-    // Made on first use: most routes never look at it.
-    let abort: AbortController | undefined;
-    let gone = false;
-    const signal = () => (gone ? AbortSignal.abort() : (abort ??= new AbortController()).signal);
+    const signal = new ClientGone();
     res.on('close', () => {
-      gone = !res.writableFinished;
-      if (gone) abort?.abort();
+      if (!res.writableFinished) signal.abort();
       log.info('request', {
         method: req.method,
         path: path.slice(0, 300),

@@ -3,7 +3,7 @@
  * method answers 405, matching nothing 404. Extra routes (MCP) are mounted the same way.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Caller } from '../service.js';
+import type { CallSignal, Caller } from '../service.js';
 import type { JsonBody } from './body.js';
 
 export interface RouteContext {
@@ -14,7 +14,7 @@ export interface RouteContext {
   caller: Caller | null;
   body: JsonBody;
   /** Aborted when the client goes away before the response is written. */
-  signal: AbortSignal;
+  signal: CallSignal;
 }
 
 /** A handler returns a JSON reply, or writes to `ctx.res` itself and returns nothing. */
