@@ -26,31 +26,36 @@ export interface CredentialVerifier {
 }
 
 export function apiKeyCredential(verifier: ApiKeyVerifier): CredentialVerifier {
-  return {
-    verify: (bearer) =>
-      verifier.verify(bearer)
-        ? { principalId: OWNER_PRINCIPAL_ID, profileId: DEFAULT_PROFILE_ID, credential: 'api_key' }
-        : null,
-  };
+  const owner: Identity = Object.freeze({
+    principalId: OWNER_PRINCIPAL_ID,
+    profileId: DEFAULT_PROFILE_ID,
+    credential: 'api_key',
+  });
+  return { verify: (bearer) => (verifier.verify(bearer) ? owner : null) };
 }
 
 /** `127.0.0.0/8`, `::1` and IPv4-mapped loopback are local; everything else (or unknown) is remote. */
 export function transportFamilyOf(remoteAddress: string | undefined): TransportFamily {
   if (!remoteAddress) return 'remote-api';
+  // The common peers, answered without a regex: every request asks.
+  if (remoteAddress === '127.0.0.1' || remoteAddress === '::1') return 'local-api';
   const address = remoteAddress.toLowerCase();
-  if (address === '::1') return 'local-api';
   const v4 = address.startsWith('::ffff:') ? address.slice(7) : address;
   return /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(v4) ? 'local-api' : 'remote-api';
 }
 
+const BEARER = /^Bearer +(\S+) *$/i;
+
 /** The bearer token of an `Authorization` header, or null. */
 export function bearerOf(header: string | undefined): string | null {
   if (!header) return null;
-  const match = /^Bearer +(\S+) *$/i.exec(header);
-  return match?.[1] ?? null;
+  return BEARER.exec(header)?.[1] ?? null;
 }
 
 export class Authenticator {
+  /** Callers made from an identity a verifier hands out again and again (the API key's), per family. */
+  private readonly callers = new WeakMap<Identity, Partial<Record<TransportFamily, Caller>>>();
+
   constructor(private readonly verifiers: readonly CredentialVerifier[]) {}
 
   /** The caller behind an Authorization header from a peer, or null when no verifier accepts it. */
@@ -59,8 +64,14 @@ export class Authenticator {
     if (bearer === null) return null;
     for (const verifier of this.verifiers) {
       const identity = verifier.verify(bearer);
-      if (identity) return { ...identity, transportFamily: transportFamilyOf(remoteAddress) };
+      if (identity) return this.callerOf(identity, transportFamilyOf(remoteAddress));
     }
     return null;
+  }
+
+  private callerOf(identity: Identity, transportFamily: TransportFamily): Caller {
+    let byFamily = this.callers.get(identity);
+    if (!byFamily) this.callers.set(identity, (byFamily = {}));
+    return (byFamily[transportFamily] ??= Object.freeze({ ...identity, transportFamily }));
   }
 }

@@ -105,8 +105,13 @@ function sameShape(pattern: string[], segments: string[]): boolean {
 function decodeParams(compiled: CompiledRoute, segments: string[]): Record<string, string> | null {
   const params: Record<string, string> = {};
   for (const [index, name] of compiled.params) {
+    const segment = segments[index] as string;
+    if (!segment.includes('%')) {
+      params[name] = segment;
+      continue;
+    }
     try {
-      params[name] = decodeURIComponent(segments[index] as string);
+      params[name] = decodeURIComponent(segment);
     } catch {
       return null;
     }
