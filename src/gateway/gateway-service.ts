@@ -78,8 +78,9 @@ export class DefaultGatewayService implements GatewayService {
     });
     const run = () => this.run(decision, caller, sessionId, name, rawArguments, toolCallId, options.signal);
     const audit = this.d.audit;
-    if (!audit || (decision.kind === 'backend' && !audit.allBackends)) return run();
-    return audit.track(
+    if (!audit || (decision.kind === 'backend' && !audit.allBackends)) return await run();
+    // `return await`: the answer is one microtask behind the backend's, not three.
+    return await audit.track(
       {
         caller,
         sessionId,
@@ -107,7 +108,7 @@ export class DefaultGatewayService implements GatewayService {
       const unsafe = unsafeControllerArguments(name, rawArguments);
       if (unsafe) throw new TabgateError('controller_unavailable', unsafe);
       const args = parseToolArguments(name, rawArguments) as Record<string, unknown>;
-      return this.d.broker.dispatch({
+      return await this.d.broker.dispatch({
         scope: decision.scope,
         action: name,
         arguments: args,
@@ -116,6 +117,6 @@ export class DefaultGatewayService implements GatewayService {
       });
     }
     const args = parseToolArguments(name, rawArguments);
-    return this.d.backend.call({ sessionId, tool: name, args, toolCallId, signal });
+    return await this.d.backend.call({ sessionId, tool: name, args, toolCallId, signal });
   }
 }

@@ -66,7 +66,7 @@ export function objectBody(body: JsonBody): Record<string, unknown> {
 }
 
 export function isJsonContentType(header: string | undefined): boolean {
-  if (!header) return true;
+  if (!header || header === 'application/json') return true;
   const type = header.split(';')[0]?.trim().toLowerCase() ?? '';
   return type === 'application/json' || type.endsWith('+json');
 }
