@@ -1,6 +1,6 @@
 /** `tabgate audit` reads the audit log from the home folder, filtered, as JSON, and follows new rows. */
 import assert from 'node:assert/strict';
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
@@ -45,9 +45,14 @@ describe('tabgate audit', () => {
     await gw.close();
   });
 
-  it('prints one JSON entry per line for the chosen session', () => {
+  it('prints one JSON entry per line for the chosen session', async () => {
     const { command, args, options } = cli(gw.home, ['--json', '--session', sessions[1] as string]);
-    const result = spawnSync(command, args, { ...options, encoding: 'utf8' });
+    // Not spawnSync: the gateway runs in this process and must keep folding its journal meanwhile.
+    const child = spawn(command, args, { ...options, stdio: ['ignore', 'pipe', 'pipe'] });
+    const result = { stdout: '', stderr: '', status: null as number | null };
+    child.stdout.on('data', (chunk: Buffer) => (result.stdout += chunk.toString('utf8')));
+    child.stderr.on('data', (chunk: Buffer) => (result.stderr += chunk.toString('utf8')));
+    result.status = await new Promise((resolve) => child.once('exit', resolve));
     assert.equal(result.status, 0, result.stderr);
     const entries = result.stdout
       .trim()

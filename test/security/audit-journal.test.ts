@@ -1,20 +1,23 @@
 /**
- * The audit journal: a row is on disk before the call is answered, and reaches the SQLite log exactly
- * once, whoever folds it (the gateway, a second gateway, `tabgate audit`) and whenever its gateway died.
- * Real files and a real SQLite store in a temporary home.
+ * The audit journal: a call is on disk as soon as it is dispatched, and reaches the SQLite log exactly
+ * once with how it ended, whoever folds it (the gateway, the next gateway, `tabgate audit`) and
+ * whenever its gateway died. Real files, a real SQLite store and a real SIGKILL.
  */
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { after, describe, it } from 'node:test';
 import { openAuditReader } from '../../src/cli/commands/audit.js';
 import { AuditJournal, journalDir } from '../../src/gateway/audit/audit-journal.js';
-import { AuditStore, type NewAuditEntry } from '../../src/gateway/audit/index.js';
+import { AuditStore } from '../../src/gateway/audit/index.js';
+import { endLine, startLine, type AuditStart } from '../../src/gateway/audit/journal-lines.js';
 import { openDatabase, type Db } from '../../src/gateway/store/database.js';
 import { createLogger, silentLogger } from '../../src/log/logger.js';
 import { makeHome } from '../gateway/fixtures/gateway.js';
 
+const here = path.dirname(fileURLToPath(import.meta.url));
 const homes: string[] = [];
 after(() => {
   for (const home of homes) fs.rmSync(home, { recursive: true, force: true, maxRetries: 10 });
@@ -26,7 +29,7 @@ function freshHome(): string {
   return home;
 }
 
-const row = (id: string): NewAuditEntry => ({
+const start = (id: string): AuditStart => ({
   at_ms: Date.now(),
   session_id: 's1',
   principal_id: 'owner',
@@ -35,10 +38,9 @@ const row = (id: string): NewAuditEntry => ({
   action: 'browser_snapshot',
   arguments: {},
   origin: null,
-  outcome: 'ok',
-  duration_ms: 1.5,
   tool_call_id: id,
 });
+const ended = (outcome = 'ok') => ({ outcome, duration_ms: 1.5, origin: null });
 
 /** The pid of a process that has exited: what a killed gateway's journal is named after. */
 function deadPid(): number {
@@ -56,88 +58,114 @@ function leaveJournal(home: string, pid: number, text: string): string {
   return file;
 }
 
-const line = (id: string) => JSON.stringify(row(id)) + '\n';
-
-function callIds(db: Db): string[] {
+function rows(db: Db): string[] {
   return (
-    db.prepare('SELECT tool_call_id FROM audit_log ORDER BY id').all() as { tool_call_id: string }[]
-  ).map((r) => r.tool_call_id);
+    db.prepare('SELECT tool_call_id, outcome FROM audit_log ORDER BY id').all() as {
+      tool_call_id: string;
+      outcome: string;
+    }[]
+  ).map((r) => `${r.tool_call_id}:${r.outcome}`);
 }
 
-function readIds(home: string): string[] {
+function readRows(home: string): string[] {
   const reader = openAuditReader(home);
   try {
-    return reader.store.list({ limit: 1000 }).map((e) => e.tool_call_id ?? '');
+    return reader.store.list({ limit: 1000 }).map((e) => `${e.tool_call_id ?? ''}:${e.outcome}`);
   } finally {
     reader.close();
   }
 }
 
 describe('audit journal', () => {
-  it('has the row in a file on disk as soon as append returns, before any fold', () => {
+  it('has a call in a file on disk as soon as it is dispatched, before it ends', () => {
     const home = freshHome();
     const db = openDatabase(home);
     const journal = new AuditJournal({ home, store: new AuditStore(db), log: silentLogger });
-    journal.append(row('on-disk'));
+    const ticket = journal.begin(start('on-disk'));
     const files = fs.readdirSync(journalDir(home));
     assert.equal(files.length, 1);
     assert.match(fs.readFileSync(path.join(journalDir(home), files[0] as string), 'utf8'), /"on-disk"/);
-    assert.deepEqual(callIds(db), []);
+    journal.end(ticket, ended('controller_timeout'));
+    assert.deepEqual(rows(db), [], 'the row waits for the next fold');
     journal.flush();
-    assert.deepEqual(callIds(db), ['on-disk']);
+    assert.deepEqual(rows(db), ['on-disk:controller_timeout']);
     journal.close();
+    assert.deepEqual(fs.readdirSync(journalDir(home)), [], 'a clean close leaves no journal');
     db.close();
   });
 
-  it('folds the journal a killed gateway left once, at the next start, and deletes it', () => {
-    const home = freshHome();
-    const db = openDatabase(home);
-    const file = leaveJournal(home, deadPid(), line('a') + line('b') + line('c'));
-    const journal = new AuditJournal({ home, store: new AuditStore(db), log: silentLogger });
-    assert.deepEqual(callIds(db), ['a', 'b', 'c']);
-    assert.equal(fs.existsSync(file), false);
-    journal.close();
-    const again = new AuditJournal({ home, store: new AuditStore(db), log: silentLogger });
-    again.close();
-    assert.deepEqual(callIds(db), ['a', 'b', 'c']);
-    db.close();
-  });
-
-  it('lets tabgate audit show rows a killed gateway had not folded yet, without the gateway', () => {
+  it('logs every call a gateway killed with SIGKILL had started, once, with the outcomes it knew', async () => {
     const home = freshHome();
     openDatabase(home).close();
-    leaveJournal(home, deadPid(), line('killed-1') + line('killed-2'));
-    assert.deepEqual(readIds(home), ['killed-1', 'killed-2']);
-    assert.deepEqual(readIds(home), ['killed-1', 'killed-2']);
-    assert.deepEqual(fs.readdirSync(journalDir(home)), []);
-  });
-
-  it('never folds a row twice when a reader folds a running gateway’s journal first', () => {
-    const home = freshHome();
+    const child = spawn(
+      process.execPath,
+      ['--import', 'tsx', path.join(here, 'fixtures', 'journal-child.ts'), home],
+      {
+        stdio: ['ignore', 'pipe', 'inherit'],
+      },
+    );
+    await new Promise<void>((resolve, reject) => {
+      child.stdout.on('data', (chunk: Buffer) => {
+        if (chunk.toString('utf8').includes('ready')) resolve();
+      });
+      child.once('exit', (code) => reject(new Error(`journal child exited early (${code})`)));
+    });
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    child.kill('SIGKILL');
+    await exited;
+    const expected = [
+      'a:ok',
+      'b:controller_rejected',
+      'c:ok',
+      'd:interrupted',
+      'e:interrupted',
+      'f:interrupted',
+      'g:interrupted',
+    ];
+    assert.deepEqual(readRows(home).sort(), expected);
+    assert.deepEqual(fs.readdirSync(journalDir(home)), [], 'the dead gateway’s journal is gone');
+    assert.deepEqual(readRows(home).sort(), expected, 'reading again adds nothing');
     const db = openDatabase(home);
-    const journal = new AuditJournal({ home, store: new AuditStore(db), log: silentLogger });
-    journal.append(row('one'));
-    journal.append(row('two'));
-    assert.deepEqual(readIds(home), ['one', 'two']);
-    // The running gateway's journal is folded by the reader but left in place for it.
-    assert.equal(fs.readdirSync(journalDir(home)).length, 1);
-    journal.append(row('three'));
-    journal.flush();
-    assert.deepEqual(callIds(db), ['one', 'two', 'three']);
-    journal.close();
-    assert.deepEqual(callIds(db), ['one', 'two', 'three']);
-    assert.deepEqual(fs.readdirSync(journalDir(home)), []);
+    new AuditJournal({ home, store: new AuditStore(db), log: silentLogger }).close();
+    assert.deepEqual(rows(db).sort(), expected, 'the next gateway adds nothing either');
     db.close();
   });
 
-  it('skips a line that is not a row, folds the rest and says so in the log', () => {
+  it('shows a reader the calls a running gateway has answered, before it folds them, and only once', async () => {
+    const home = freshHome();
+    const db = openDatabase(home);
+    const journal = new AuditJournal({ home, store: new AuditStore(db), log: silentLogger });
+    const answered = journal.begin(start('answered'));
+    const running = journal.begin(start('running'));
+    journal.end(answered, ended());
+    // The answer goes out in this turn of the event loop; the end line is written right after it.
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.deepEqual(readRows(home), ['answered:ok'], 'a call still running is not shown yet');
+    assert.equal(fs.readdirSync(journalDir(home)).length, 1, 'the running gateway keeps its journal');
+    journal.flush();
+    journal.end(running, ended('controller_timeout'));
+    journal.flush();
+    assert.deepEqual(rows(db), ['answered:ok', 'running:controller_timeout']);
+    journal.close();
+    db.close();
+  });
+
+  it('skips a line that is not one, folds the rest and says so in the log', () => {
     const home = freshHome();
     const db = openDatabase(home);
     const lines: string[] = [];
     const log = createLogger({ write: (l) => lines.push(l) });
-    leaveJournal(home, deadPid(), line('before') + '{"not":"a row"}\n' + 'garbage\n' + line('after'));
+    leaveJournal(
+      home,
+      deadPid(),
+      startLine(1, start('before')) +
+        '{"not":"a line"}\n' +
+        'garbage\n' +
+        startLine(2, start('after')) +
+        endLine(2, ended()),
+    );
     new AuditJournal({ home, store: new AuditStore(db), log }).close();
-    assert.deepEqual(callIds(db), ['before', 'after']);
+    assert.deepEqual(rows(db), ['before:interrupted', 'after:ok']);
     assert.ok(lines.some((l) => l.includes('audit journal lines unreadable') && l.includes('skipped=2')));
     db.close();
   });
@@ -147,38 +175,32 @@ describe('audit journal', () => {
     const db = openDatabase(home);
     const lines: string[] = [];
     const log = createLogger({ write: (l) => lines.push(l) });
-    leaveJournal(home, deadPid(), line('whole') + line('torn').slice(0, 40));
+    leaveJournal(home, deadPid(), startLine(1, start('whole')) + startLine(2, start('torn')).slice(0, 40));
     new AuditJournal({ home, store: new AuditStore(db), log }).close();
-    assert.deepEqual(callIds(db), ['whole']);
+    assert.deepEqual(rows(db), ['whole:interrupted']);
     assert.ok(lines.some((l) => l.includes('torn line')));
     assert.deepEqual(fs.readdirSync(journalDir(home)), []);
     db.close();
   });
 
-  it('leaves the journal of a gateway that is still running, after folding it', () => {
-    const home = freshHome();
-    const db = openDatabase(home);
-    // This process stands for the other gateway: it is alive.
-    const file = leaveJournal(home, process.pid, line('live'));
-    new AuditJournal({ home, store: new AuditStore(db), log: silentLogger }).close();
-    assert.deepEqual(callIds(db), ['live']);
-    assert.equal(fs.existsSync(file), true);
-    db.close();
-  });
-
-  it('moves to a fresh file past 1 MiB without losing or repeating a row', () => {
+  it('moves to a fresh file past 1 MiB, keeping the file of a call still open until it ends', () => {
     const home = freshHome();
     const db = openDatabase(home);
     const journal = new AuditJournal({ home, store: new AuditStore(db), log: silentLogger });
+    const long = journal.begin(start('long'));
     const ids = Array.from({ length: 6000 }, (_, i) => `r${i}`);
     const seen = new Set<string>();
     for (const id of ids) {
-      journal.append(row(id));
+      journal.end(journal.begin(start(id)), ended());
       for (const name of fs.readdirSync(journalDir(home))) seen.add(name);
     }
     journal.flush();
     assert.ok(seen.size >= 2, `rotated (files seen: ${seen.size})`);
-    assert.deepEqual(callIds(db), ids);
+    assert.equal(fs.readdirSync(journalDir(home)).length, 2, 'the first file waits for its open call');
+    journal.end(long, ended());
+    journal.flush();
+    assert.equal(fs.readdirSync(journalDir(home)).length, 1);
+    assert.deepEqual(rows(db).sort(), [...ids, 'long'].map((id) => `${id}:ok`).sort());
     journal.close();
     db.close();
   });

@@ -10,7 +10,7 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import { InvalidArgumentError, type Command } from 'commander';
 import { AuditStore, MAX_AUDIT_LIMIT, type AuditEntry } from '../../gateway/audit/index.js';
-import { foldJournals, journalDir } from '../../gateway/audit/audit-journal.js';
+import { foldJournals, journalDir } from '../../gateway/audit/journal-recovery.js';
 import { ConfigError, loadConfig } from '../../gateway/config/index.js';
 import { STATE_DB_FILE } from '../../gateway/store/database.js';
 import { createLogger } from '../../log/logger.js';

@@ -1,133 +1,68 @@
 /**
- * The audit log's write-ahead journal. An answered call must be in the log even if the gateway is
- * killed the next instant, but a committed SQLite insert costs ~15 syscalls (WAL frames, locks, and
- * now and then a checkpoint's fsync) on the path of every answer. So each row is first appended as one
- * JSON line to a journal file of this gateway's own (one `write`, durable against `kill -9` like a
- * WAL commit with `synchronous=NORMAL`), and folded into SQLite in batches shortly after.
+ * The audit log's write-ahead journal. A call that reached a browser must be in the log even if the
+ * gateway is killed the next instant, but a committed SQLite insert costs ~15 syscalls (WAL frames,
+ * locks, now and then a checkpoint's fsync). So each call is journaled as one line in a file of this
+ * gateway's own when it is dispatched (one `write`, durable against `kill -9` like a WAL commit with
+ * `synchronous=NORMAL`), the line that says how it ended follows right after its answer (with the ends
+ * of every call answered in the same turn of the event loop), and its row reaches SQLite in a batch.
  *
- * Folding is exactly once across processes: the folded byte offset of every journal file lives in the
- * same SQLite transaction as the rows it folded, so a crash between the two repeats nothing, and two
- * gateways (or a gateway and `tabgate audit`) folding the same file take turns on SQLite's write lock.
- * A journal whose gateway is gone is folded by whoever opens the log next, then deleted.
+ * The folded offset of a file (the first line still needed to rebuild an unfolded row) is kept in the
+ * same SQLite transaction as the rows, and every row carries its `journal_ref`: a reader folds a
+ * running gateway's finished calls, and the next one to open the log folds a dead gateway's journal
+ * (journal-recovery.ts), without a row lost or repeated.
  */
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Logger } from '../../log/logger.js';
 import type { AuditStore, NewAuditEntry } from './audit-store.js';
+import { endLine, journalRef, startLine, type AuditEnd, type AuditStart } from './journal-lines.js';
+import { foldJournals, journalDir } from './journal-recovery.js';
 
-export const AUDIT_JOURNAL_DIR = 'audit-journal';
 const FOLD_DELAY_MS = 50;
-/** Rows waiting before a fold runs at once rather than on its timer. */
+/** Ended calls waiting before a fold runs at once rather than on its timer. */
 const FOLD_BATCH = 256;
-/** A fully folded journal past this size is replaced by a fresh one. */
+/** Past this size the journal moves to a fresh file; the old one goes once its calls are folded. */
 const ROTATE_BYTES = 1 << 20;
-/** Bytes read per fold transaction, so a long backlog never holds SQLite's write lock for long. */
-const READ_CHUNK = 4 << 20;
-const FILE_PATTERN = /^(\d+)-[0-9a-f]{16}\.jsonl$/;
 
-export function journalDir(home: string): string {
-  return path.join(home, AUDIT_JOURNAL_DIR);
-}
+/** One journal file and the calls in it that have not ended. */
+class JournalFile {
+  fd: number;
+  size = 0;
+  seq = 0;
+  /** Started, not ended: seq → where its start line's write began. */
+  readonly open = new Map<number, number>();
 
-function processAlive(pid: number): boolean {
-  if (pid === process.pid) return true;
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  constructor(
+    readonly name: string,
+    dir: string,
+  ) {
+    this.fd = fs.openSync(path.join(dir, name), 'ax', 0o600);
   }
-}
 
-const NUMERIC = ['at_ms', 'duration_ms'] as const;
-const TEXT = ['session_id', 'principal_id', 'backend', 'action', 'outcome'] as const;
-const OPTIONAL_TEXT = ['controller_id', 'origin', 'tool_call_id'] as const;
-
-/** A journal line back into a row; null for anything that is not one (a torn or foreign line). */
-function parseLine(line: string): NewAuditEntry | null {
-  let value: unknown;
-  try {
-    value = JSON.parse(line);
-  } catch {
-    return null;
+  /** Where a fold after a crash must start: the first write of a call open besides `folding`, else the end. */
+  foldedOffset(folding: ReadonlySet<number>): number {
+    let first = this.size;
+    for (const [seq, offset] of this.open) if (offset < first && !folding.has(seq)) first = offset;
+    return first;
   }
-  if (typeof value !== 'object' || value === null) return null;
-  const row = value as Record<string, unknown>;
-  if (!NUMERIC.every((k) => typeof row[k] === 'number')) return null;
-  if (!TEXT.every((k) => typeof row[k] === 'string')) return null;
-  if (!OPTIONAL_TEXT.every((k) => row[k] === null || typeof row[k] === 'string')) return null;
-  if (typeof row.arguments !== 'object' || row.arguments === null) return null;
-  return row as unknown as NewAuditEntry;
-}
 
-/**
- * Folds the complete lines of one journal file that no one has folded yet; returns how many bytes of
- * the file are folded now. A line that does not parse is skipped with a warning, never retried.
- */
-export function foldJournalFile(store: AuditStore, file: string, log: Logger): number {
-  const name = path.basename(file);
-  let fd: number;
-  try {
-    fd = fs.openSync(file, 'r');
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return 0;
-    throw error;
-  }
-  try {
-    for (;;) {
-      const folded = store.transaction(() => {
-        const offset = store.journalOffset(name);
-        const want = Math.min(fs.fstatSync(fd).size - offset, READ_CHUNK);
-        if (want <= 0) return { offset, more: false };
-        const buffer = Buffer.allocUnsafe(want);
-        const read = fs.readSync(fd, buffer, 0, want, offset);
-        const end = buffer.lastIndexOf(0x0a, read - 1);
-        if (read === 0 || end === -1) return { offset, more: false };
-        let skipped = 0;
-        for (const line of buffer.toString('utf8', 0, end).split('\n')) {
-          const entry = parseLine(line);
-          if (entry) store.append(entry);
-          else skipped += 1;
-        }
-        if (skipped > 0) log.warn('audit journal lines unreadable, skipped', { file: name, skipped });
-        store.setJournalOffset(name, offset + end + 1);
-        return { offset: offset + end + 1, more: read === READ_CHUNK };
-      });
-      if (!folded.more) return folded.offset;
+  closeFd(): void {
+    if (this.fd === -1) return;
+    try {
+      fs.closeSync(this.fd);
+    } catch {
+      // Already unusable.
     }
-  } finally {
-    fs.closeSync(fd);
+    this.fd = -1;
   }
 }
 
-/**
- * Folds every journal in the folder, and deletes those whose gateway has exited (a live gateway's
- * journal is folded but left to it). `keep` names a file never to delete: the caller's own.
- */
-export function foldJournals(store: AuditStore, dir: string, log: Logger, keep?: string): void {
-  let names: string[];
-  try {
-    names = fs.readdirSync(dir);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return;
-    throw error;
-  }
-  for (const name of names) {
-    const match = FILE_PATTERN.exec(name);
-    if (!match) continue;
-    const file = path.join(dir, name);
-    foldJournalFile(store, file, log);
-    if (name === keep || processAlive(Number(match[1]))) continue;
-    const size = fs.statSync(file, { throwIfNoEntry: false })?.size ?? 0;
-    if (size > store.journalOffset(name)) {
-      log.warn('audit journal ends in a torn line; dropped', { file: name, bytes: size });
-    }
-    // The file goes before its offset row: a crash between leaves a row about no file, never a file
-    // without its row (which would be folded twice).
-    fs.rmSync(file, { force: true });
-    store.forgetJournal(name);
-  }
+/** A started call, as `begin` hands it back to `end`; `file` is null when its start line failed. */
+export interface JournalTicket {
+  file: JournalFile | null;
+  seq: number;
+  start: AuditStart;
 }
 
 export interface AuditJournalOptions {
@@ -136,13 +71,21 @@ export interface AuditJournalOptions {
   log: Logger;
 }
 
-/** This gateway's journal: append before answering, fold into SQLite soon after. */
+interface EndedCall {
+  file: JournalFile | null;
+  seq: number;
+  row: NewAuditEntry;
+}
+
 export class AuditJournal {
   private readonly dir: string;
-  private name = '';
-  private fd = -1;
-  private size = 0;
-  private pending = 0;
+  private current: JournalFile;
+  /** Files written no more (rotated, or a write failed) that still have calls open. */
+  private readonly retired = new Set<JournalFile>();
+  /** End lines of the current file's calls not yet written: written after this turn's answers. */
+  private ends = '';
+  private endsScheduled = false;
+  private ended: EndedCall[] = [];
   private timer: NodeJS.Timeout | null = null;
   private closed = false;
 
@@ -150,97 +93,136 @@ export class AuditJournal {
     this.dir = journalDir(o.home);
     fs.mkdirSync(this.dir, { recursive: true, mode: 0o700 });
     foldJournals(o.store, this.dir, o.log);
-    this.open();
-  }
-
-  /** Appends a row; once this returns, the row survives the gateway being killed. */
-  append(entry: NewAuditEntry): void {
-    if (this.closed) throw new Error('the audit journal is closed');
-    if (this.fd === -1) this.open();
-    const line = Buffer.from(JSON.stringify(entry) + '\n', 'utf8');
-    let written: number;
-    try {
-      written = fs.writeSync(this.fd, line);
-    } catch (error) {
-      this.abandon();
-      throw error;
-    }
-    this.size += written;
-    if (written !== line.length) {
-      // A partial line (disk full) must not glue onto the next one: start a new file.
-      this.abandon();
-      throw new Error(`audit journal write was cut short (${written} of ${line.length} bytes)`);
-    }
-    this.pending += 1;
-    if (this.pending >= FOLD_BATCH) this.flush();
-    else this.timer ??= setTimeout(() => this.flush(), FOLD_DELAY_MS);
-  }
-
-  /** Folds every appended row into SQLite now (before a read of the log, and at close). */
-  flush(): void {
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = null;
-    if (this.pending === 0 || this.fd === -1) return;
-    try {
-      const folded = foldJournalFile(this.o.store, path.join(this.dir, this.name), this.o.log);
-      this.pending = 0;
-      if (folded >= this.size && this.size >= ROTATE_BYTES) this.rotate();
-    } catch (error) {
-      // The rows are safe in the journal; the next fold (or the next start) picks them up.
-      this.o.log.warn('audit journal fold failed; will retry', { reason: (error as Error).message });
-      this.timer = setTimeout(() => this.flush(), FOLD_DELAY_MS * 20);
-      this.timer.unref();
-    }
-  }
-
-  /** Folds what is left and removes the journal. */
-  close(): void {
-    if (this.closed) return;
-    this.flush();
-    this.closed = true;
-    if (this.timer) clearTimeout(this.timer);
-    if (this.fd === -1) return;
-    fs.closeSync(this.fd);
-    this.fd = -1;
-    if (this.pending === 0) this.remove(this.name);
-  }
-
-  private open(): void {
-    this.name = `${process.pid}-${randomBytes(8).toString('hex')}.jsonl`;
-    this.fd = fs.openSync(path.join(this.dir, this.name), 'ax', 0o600);
-    this.size = 0;
-  }
-
-  private rotate(): void {
-    const old = this.name;
-    fs.closeSync(this.fd);
-    this.open();
-    this.remove(old);
+    this.current = this.newFile();
   }
 
   /**
-   * Stops writing to the current file after a failed write and folds its whole lines; a torn tail
-   * keeps the file until a later start, which folds what it can and deletes it.
+   * Journals a dispatched call: once this returns, the call survives the gateway being killed. A write
+   * that fails is logged loudly, and the call is still logged (from memory) when it ends.
    */
-  private abandon(): void {
-    try {
-      fs.closeSync(this.fd);
-    } catch {
-      // Already unusable.
+  begin(start: AuditStart): JournalTicket {
+    if (this.closed) return { file: null, seq: 0, start };
+    if (this.current.fd === -1 || this.current.size >= ROTATE_BYTES) this.rotate();
+    const file = this.current;
+    const seq = ++file.seq;
+    const offset = file.size;
+    // End lines still waiting for their write go first, in the same write.
+    if (!this.write(file, this.ends + startLine(seq, start))) return { file: null, seq, start };
+    this.ends = '';
+    file.open.set(seq, offset);
+    return { file, seq, start };
+  }
+
+  /** Records how a journaled call ended; its row reaches SQLite with the next fold. */
+  end(ticket: JournalTicket, end: AuditEnd): void {
+    // After close the store is gone: a call still open then is folded as interrupted at the next start.
+    if (this.closed) return;
+    const { file, seq, start } = ticket;
+    if (file && file === this.current) {
+      this.ends += endLine(seq, end);
+      if (!this.endsScheduled) {
+        this.endsScheduled = true;
+        // After the answers of this turn have gone out, so the write is not in their way.
+        setImmediate(() => this.writeEnds());
+      }
     }
-    this.fd = -1;
+    const origin = start.origin ?? end.origin;
+    this.ended.push({
+      file,
+      seq,
+      row: { ...start, origin, outcome: end.outcome, duration_ms: end.duration_ms },
+    });
+    if (this.ended.length >= FOLD_BATCH) this.flush();
+    else this.timer ??= setTimeout(() => this.flush(), FOLD_DELAY_MS);
+  }
+
+  /** Folds every ended call into SQLite now (before a read of the log, and at close). */
+  flush(): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    if (this.ended.length === 0) return;
+    const batch = this.ended;
+    const files = new Set<JournalFile>();
+    for (const { file } of batch) if (file) files.add(file);
     try {
-      foldJournalFile(this.o.store, path.join(this.dir, this.name), this.o.log);
-      this.pending = 0;
-    } catch (error) {
-      this.o.log.warn('audit journal fold failed; the next start retries', {
-        reason: (error as Error).message,
+      this.o.store.transaction(() => {
+        for (const { file, seq, row } of batch)
+          this.o.store.append(row, file ? journalRef(file.name, seq) : null);
+        for (const file of files) {
+          const folded = batch.filter((call) => call.file === file).map((call) => call.seq);
+          this.o.store.setJournalOffset(file.name, file.foldedOffset(new Set(folded)));
+        }
       });
+    } catch (error) {
+      // The calls are safe in the journal; the next fold (or the next start) picks them up.
+      this.o.log.warn('audit journal fold failed; will retry', { reason: (error as Error).message });
+      this.timer = setTimeout(() => this.flush(), FOLD_DELAY_MS * 20);
+      this.timer.unref();
+      return;
+    }
+    for (const { file, seq } of batch) file?.open.delete(seq);
+    this.ended = [];
+    for (const file of this.retired) if (file.open.size === 0) this.remove(file);
+  }
+
+  /** Folds what has ended; the journal goes unless a call is still open in it. */
+  close(): void {
+    if (this.closed) return;
+    this.flush();
+    this.writeEnds();
+    this.closed = true;
+    if (this.timer) clearTimeout(this.timer);
+    for (const file of [this.current, ...this.retired]) {
+      file.closeFd();
+      if (file.open.size === 0) this.remove(file);
     }
   }
 
-  private remove(name: string): void {
-    fs.rmSync(path.join(this.dir, name), { force: true });
-    this.o.store.forgetJournal(name);
+  private writeEnds(): void {
+    this.endsScheduled = false;
+    if (!this.ends || this.current.fd === -1) return;
+    this.write(this.current, this.ends);
+    this.ends = '';
+  }
+
+  /** Writes text to a journal file; false (logged, and the file written no more) when it failed. */
+  private write(file: JournalFile, text: string): boolean {
+    const bytes = Buffer.from(text, 'utf8');
+    let written = 0;
+    try {
+      written = fs.writeSync(file.fd, bytes);
+    } catch (error) {
+      this.o.log.error('audit journal write failed', { reason: (error as Error).message });
+    }
+    file.size += written;
+    if (written === bytes.length) return true;
+    if (written > 0) this.o.log.error('audit journal write cut short', { written, of: bytes.length });
+    // A partial line must not glue onto the next one: the next call starts a new file.
+    file.closeFd();
+    return false;
+  }
+
+  private newFile(): JournalFile {
+    return new JournalFile(`${process.pid}-${randomBytes(8).toString('hex')}.jsonl`, this.dir);
+  }
+
+  private rotate(): void {
+    const old = this.current;
+    // The old file's last end lines go into it, so a crash before the next fold still knows them.
+    if (this.ends && old.fd !== -1) this.write(old, this.ends);
+    this.ends = '';
+    old.closeFd();
+    this.current = this.newFile();
+    if (old.open.size === 0) this.remove(old);
+    else this.retired.add(old);
+  }
+
+  private remove(file: JournalFile): void {
+    file.closeFd();
+    this.retired.delete(file);
+    fs.rmSync(path.join(this.dir, file.name), { force: true });
+    this.o.store.forgetJournal(file.name);
   }
 }
+
+export { journalDir } from './journal-recovery.js';

@@ -1,9 +1,9 @@
 /**
  * The audit trail of tool calls: every call routed to a user's browser (the controller route, including
  * calls refused because the controller was unreachable or the arguments were unsafe), and every backend call when
- * `audit.all_backends` is on. A call is written once, when it ends, with its outcome and duration; the
- * write (to the journal, see audit-journal.ts) happens before the agent gets the answer, so an answered
- * call is always in the log.
+ * `audit.all_backends` is on. A call is journaled as soon as it is dispatched (see audit-journal.ts),
+ * before the agent can get an answer, so an answered call is always in the log; its row, with outcome
+ * and duration, is written when it ends. A call its gateway never saw end is logged as `interrupted`.
  * Rows older than `audit.retention_days` are purged at start and then daily.
  */
 import { isTabgateError } from '../../protocol/index.js';
@@ -11,6 +11,7 @@ import type { Clock } from '../clock.js';
 import type { Logger } from '../../log/logger.js';
 import type { Caller } from '../service.js';
 import { AuditJournal } from './audit-journal.js';
+import type { AuditStart } from './journal-lines.js';
 import type { AuditEntry, AuditQuery, AuditStore } from './audit-store.js';
 import { originOf, redactArguments } from './redact.js';
 
@@ -63,16 +64,26 @@ export class AuditLog {
     return this.o.allBackends;
   }
 
-  /** Runs the call, records how it ended, and hands back its result or error unchanged. */
+  /** Runs the call, records it and how it ended, and hands back its result or error unchanged. */
   async track<T>(call: AuditedCall, run: () => Promise<T>): Promise<T> {
     const startedAt = this.o.clock.now();
     const started = performance.now();
+    const running = run();
+    // `run` has dispatched the call by now (a controller's command leaves synchronously), and its answer
+    // is at least a microtask away: journaling here keeps the write off the answer's path.
+    const ticket = this.journal.begin(this.startOf(call, startedAt));
+    const end = (outcome: string, url: unknown) =>
+      this.journal.end(ticket, {
+        outcome,
+        duration_ms: Math.round((performance.now() - started) * 10) / 10,
+        origin: originOf(url) ?? null,
+      });
     try {
-      const result = await run();
-      this.write(call, startedAt, started, 'ok', resultUrl(result));
+      const result = await running;
+      end('ok', resultUrl(result));
       return result;
     } catch (error) {
-      this.write(call, startedAt, started, outcomeOf(error), undefined);
+      end(outcomeOf(error), undefined);
       throw error;
     }
   }
@@ -89,28 +100,19 @@ export class AuditLog {
     this.journal.close();
   }
 
-  private write(call: AuditedCall, at: number, started: number, outcome: string, url: unknown): void {
+  private startOf(call: AuditedCall, at: number): AuditStart {
     const args = call.arguments as { url?: unknown } | null;
-    const origin =
-      originOf(call.action === 'browser_navigate' ? args?.url : undefined) ?? originOf(url) ?? null;
-    try {
-      this.journal.append({
-        at_ms: at,
-        session_id: call.sessionId,
-        principal_id: call.caller.principalId,
-        controller_id: call.controllerId,
-        backend: call.backend,
-        action: call.action,
-        arguments: redactArguments(call.action, call.arguments),
-        origin,
-        outcome,
-        duration_ms: Math.round((performance.now() - started) * 10) / 10,
-        tool_call_id: call.toolCallId,
-      });
-    } catch (error) {
-      // An audit write that fails must be loud, but must not turn the agent's answer into another one.
-      this.o.log.error('audit write failed', { reason: (error as Error).message, action: call.action });
-    }
+    return {
+      at_ms: at,
+      session_id: call.sessionId,
+      principal_id: call.caller.principalId,
+      controller_id: call.controllerId,
+      backend: call.backend,
+      action: call.action,
+      arguments: redactArguments(call.action, call.arguments),
+      origin: originOf(call.action === 'browser_navigate' ? args?.url : undefined) ?? null,
+      tool_call_id: call.toolCallId,
+    };
   }
 
   private purge(): void {

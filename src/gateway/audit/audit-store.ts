@@ -5,6 +5,7 @@
  */
 import type { Statement } from 'better-sqlite3';
 import type { Db } from '../store/database.js';
+import { INTERRUPTED } from './journal-lines.js';
 
 export interface AuditEntry {
   id: number;
@@ -111,11 +112,16 @@ export class AuditStore {
     this.db.prepare('DELETE FROM audit_journal WHERE file = ?').run(file);
   }
 
-  append(entry: NewAuditEntry): number {
+  /**
+   * Inserts a row; one whose `journalRef` is already in the table is skipped (a fold repeated after a
+   * crash). Returns whether it was inserted.
+   */
+  append(entry: NewAuditEntry, journalRef: string | null = null): boolean {
     // Prepared on first use, so a read-only handle (`tabgate audit`) never prepares a write.
     this.insertStmt ??= this.db.prepare<unknown[]>(
-      `INSERT INTO audit_log (at_ms, session_id, principal_id, controller_id, backend, action, arguments,
-           origin, outcome, duration_ms, tool_call_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      `INSERT OR IGNORE INTO audit_log (at_ms, session_id, principal_id, controller_id, backend, action,
+           arguments, origin, outcome, duration_ms, tool_call_id, journal_ref)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     );
     const info = this.insertStmt.run(
       entry.at_ms,
@@ -129,8 +135,19 @@ export class AuditStore {
       entry.outcome,
       entry.duration_ms,
       entry.tool_call_id,
+      journalRef,
     );
-    return Number(info.lastInsertRowid);
+    return info.changes === 1;
+  }
+
+  /** Gives a row logged as interrupted the outcome its journal recorded after all. */
+  completeInterrupted(journalRef: string, outcome: string, durationMs: number, origin: string | null): void {
+    this.db
+      .prepare(
+        `UPDATE audit_log SET outcome = ?, duration_ms = ?, origin = coalesce(origin, ?)
+           WHERE journal_ref = ? AND outcome = ?`,
+      )
+      .run(outcome, durationMs, origin, journalRef, INTERRUPTED);
   }
 
   list(query: AuditQuery): AuditEntry[] {

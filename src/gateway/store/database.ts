@@ -36,11 +36,14 @@ const MIGRATIONS: readonly string[] = [
    );
    CREATE INDEX audit_by_session ON audit_log (session_id, id);
    CREATE INDEX audit_by_time ON audit_log (at_ms);`,
-  // How far each audit journal file (src/gateway/audit/audit-journal.ts) is folded into audit_log.
+  // The audit journal (src/gateway/audit/audit-journal.ts): how far each file is folded, and each
+  // row's place in its journal, so a fold repeated after a crash inserts nothing twice.
   `CREATE TABLE audit_journal (
      file TEXT PRIMARY KEY,
      folded INTEGER NOT NULL
-   );`,
+   );
+   ALTER TABLE audit_log ADD COLUMN journal_ref TEXT;
+   CREATE UNIQUE INDEX audit_by_journal_ref ON audit_log (journal_ref);`,
 ];
 
 export const STATE_DB_FILE = 'state.db';
