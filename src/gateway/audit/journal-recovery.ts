@@ -1,16 +1,14 @@
 /**
- * Folding journals into the audit table from outside the gateway that writes them. A gone gateway's
- * journal (killed, crashed) is folded whole: every call it started becomes a row, with the outcome its
- * journal recorded or, when the end never reached the file, as `interrupted`; then the file goes. A
- * running gateway's journal gives up only its finished calls (start and end both in the file), so a
- * reader sees every answered call at once; the rest stays with its gateway. Rows already in the table
- * are skipped by their `journal_ref`, so no fold, repeated or racing another, adds a row twice.
+ * Folding the journal of a gateway that is gone (killed, crashed) into the audit table: every call it
+ * started becomes a row, with the outcome its journal recorded or, when the end never reached the
+ * file, as `interrupted`; then the file goes. Rows the gateway had folded itself are skipped by their
+ * `journal_ref`, so folding again after a crash of the folder repeats nothing.
  */
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Logger } from '../../log/logger.js';
-import type { AuditStore, NewAuditEntry } from './audit-store.js';
-import { INTERRUPTED, journalRef, parseLine, type AuditStart } from './journal-lines.js';
+import type { AuditStore } from './audit-store.js';
+import { INTERRUPTED, journalRef, parseLine } from './journal-lines.js';
 
 export const AUDIT_JOURNAL_DIR = 'audit-journal';
 export const JOURNAL_FILE_PATTERN = /^(\d+)-[0-9a-f]{16}\.jsonl$/;
@@ -77,48 +75,10 @@ export function foldJournalFile(store: AuditStore, file: string, log: Logger): v
   }
 }
 
-/** Inserts the calls of a running gateway's journal that have both their lines in the file. */
-export function foldFinishedCalls(store: AuditStore, file: string): void {
-  const name = path.basename(file);
-  let text: string;
-  try {
-    const offset = store.journalOffset(name);
-    const fd = fs.openSync(file, 'r');
-    try {
-      const size = fs.fstatSync(fd).size;
-      const buffer = Buffer.allocUnsafe(Math.max(0, size - offset));
-      const read = fs.readSync(fd, buffer, 0, buffer.length, offset);
-      text = buffer.toString('utf8', 0, buffer.lastIndexOf(0x0a, read - 1) + 1);
-    } finally {
-      fs.closeSync(fd);
-    }
-  } catch (error) {
-    // The gateway may have just removed it: then all its calls are in the table already.
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return;
-    throw error;
-  }
-  const starts = new Map<number, AuditStart>();
-  const rows: [NewAuditEntry, string][] = [];
-  for (const entry of text.split('\n')) {
-    const line = parseLine(entry);
-    if (line?.kind === 'start') starts.set(line.seq, line.start);
-    else if (line?.kind === 'end') {
-      const start = starts.get(line.seq);
-      if (!start) continue;
-      const origin = start.origin ?? line.origin;
-      rows.push([
-        { ...start, origin, outcome: line.outcome, duration_ms: line.duration_ms },
-        journalRef(name, line.seq),
-      ]);
-    }
-  }
-  if (rows.length > 0) store.transaction(() => rows.forEach(([row, ref]) => store.append(row, ref)));
-}
-
 /**
- * Folds the finished calls of running gateways' journals, and folds and deletes the journals of gone
- * ones. A file goes before its offset row: a crash between leaves a row about no file, never a file
- * whose fold would start over.
+ * Folds and deletes the journal of every gateway that is gone; a running gateway's journal is its own.
+ * A file goes before its offset row: a crash between leaves a row about no file, never a file whose
+ * fold would start over.
  */
 export function foldJournals(store: AuditStore, dir: string, log: Logger): void {
   let names: string[];
@@ -130,12 +90,8 @@ export function foldJournals(store: AuditStore, dir: string, log: Logger): void 
   }
   for (const name of names) {
     const match = JOURNAL_FILE_PATTERN.exec(name);
-    if (!match) continue;
+    if (!match || processAlive(Number(match[1]))) continue;
     const file = path.join(dir, name);
-    if (processAlive(Number(match[1]))) {
-      foldFinishedCalls(store, file);
-      continue;
-    }
     foldJournalFile(store, file, log);
     fs.rmSync(file, { force: true });
     store.forgetJournal(name);
