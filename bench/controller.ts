@@ -76,7 +76,7 @@ async function interleavedLatencies(
   b: () => Promise<number>,
   n: number,
 ): Promise<[number[], number[]]> {
-  for (let i = 0; i < Number(process.env.BENCH_WARMUP ?? 200); i++) await Promise.all([a(), b()]); // warm-up: JIT, keep-alive sockets
+  for (let i = 0; i < Number(process.env.BENCH_WARMUP ?? 3000); i++) await Promise.all([a(), b()]); // warm-up: a gateway in use runs optimized code
   const outA: number[] = [];
   const outB: number[] = [];
   const time = async (call: () => Promise<number>, out: number[]) => {

@@ -61,7 +61,7 @@ export class DefaultGatewayService implements GatewayService {
     if (!getTool(tool))
       throw new TabgateError('unknown_tool', `No tool named ${JSON.stringify(tool.slice(0, 100))}.`);
     const name = tool as ToolName;
-    this.d.sessions.get(caller, sessionId);
+    this.d.sessions.require(caller, sessionId);
     const toolCallId = options.toolCallId ?? null;
     const decision = decideRoute({
       tool: name,

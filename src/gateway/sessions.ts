@@ -68,12 +68,17 @@ export class Sessions {
 
   /** The caller's session, or null. */
   find(caller: Caller, sessionId: string): SessionRecord | null {
-    const record = this.cache.get(sessionId) ?? this.remember(this.store.get(sessionId));
-    return record && record.principal_id === caller.principalId ? publicRecord(record) : null;
+    const record = this.owned(caller, sessionId);
+    return record ? publicRecord(record) : null;
   }
 
   get(caller: Caller, sessionId: string): SessionRecord {
-    const record = this.find(caller, sessionId);
+    return publicRecord(this.require(caller, sessionId));
+  }
+
+  /** Throws `session_not_found` unless the caller has this session (every tool call asks). */
+  require(caller: Caller, sessionId: string): StoredSession {
+    const record = this.owned(caller, sessionId);
     if (!record)
       throw new TabgateError('session_not_found', `No session ${JSON.stringify(sessionId.slice(0, 256))}.`);
     return record;
@@ -82,6 +87,11 @@ export class Sessions {
   delete(caller: Caller, sessionId: string): void {
     if (!this.store.delete(sessionId, caller.principalId)) this.get(caller, sessionId);
     this.cache.delete(sessionId);
+  }
+
+  private owned(caller: Caller, sessionId: string): StoredSession | null {
+    const record = this.cache.get(sessionId) ?? this.remember(this.store.get(sessionId));
+    return record && record.principal_id === caller.principalId ? record : null;
   }
 
   private remember(record: StoredSession | null): StoredSession | null {

@@ -74,9 +74,12 @@ export interface AuditJournalOptions {
 }
 
 interface EndedCall {
-  file: JournalFile | null;
-  seq: number;
-  row: NewAuditEntry;
+  ticket: JournalTicket;
+  end: AuditEnd;
+}
+
+function rowOf({ ticket: { start }, end }: EndedCall): NewAuditEntry {
+  return { ...start, origin: start.origin ?? end.origin, outcome: end.outcome, duration_ms: end.duration_ms };
 }
 
 export class AuditJournal {
@@ -84,8 +87,8 @@ export class AuditJournal {
   private current: JournalFile;
   /** Files written no more (rotated, or a write failed) that still have calls open. */
   private readonly retired = new Set<JournalFile>();
-  /** End lines of the current file's calls not yet written: they go with the next start line. */
-  private ends = '';
+  /** Calls of the current file whose end line is not written yet: it goes with the next start line. */
+  private unwritten: EndedCall[] = [];
   private ended: EndedCall[] = [];
   private timer: NodeJS.Timeout | null = null;
   private closed = false;
@@ -108,8 +111,8 @@ export class AuditJournal {
     const seq = ++file.seq;
     const offset = file.size;
     // End lines still waiting for their write go first, in the same write.
-    if (!this.write(file, this.ends + startLine(seq, start))) return { file: null, seq, start };
-    this.ends = '';
+    if (!this.write(file, this.endLines() + startLine(seq, start))) return { file: null, seq, start };
+    this.unwritten = [];
     file.open.set(seq, offset);
     return { file, seq, start };
   }
@@ -118,14 +121,10 @@ export class AuditJournal {
   end(ticket: JournalTicket, end: AuditEnd): void {
     // After close the store is gone: a call still open then is folded as interrupted at the next start.
     if (this.closed) return;
-    const { file, seq, start } = ticket;
-    if (file && file === this.current) this.ends += endLine(seq, end);
-    const origin = start.origin ?? end.origin;
-    this.ended.push({
-      file,
-      seq,
-      row: { ...start, origin, outcome: end.outcome, duration_ms: end.duration_ms },
-    });
+    // Only recorded here: the lines and the row are made later, off the answer's path.
+    const call = { ticket, end };
+    if (ticket.file && ticket.file === this.current) this.unwritten.push(call);
+    this.ended.push(call);
     if (this.ended.length >= FOLD_BATCH) this.flush();
     else this.timer ??= setTimeout(() => this.flush(), FOLD_DELAY_MS);
   }
@@ -136,16 +135,20 @@ export class AuditJournal {
     this.timer = null;
     if (this.ended.length === 0) return;
     const batch = this.ended;
-    const files = new Set<JournalFile>();
-    for (const { file } of batch) if (file) files.add(file);
+    const folding = new Map<JournalFile, Set<number>>();
+    for (const { ticket } of batch) {
+      if (!ticket.file) continue;
+      let seqs = folding.get(ticket.file);
+      if (!seqs) folding.set(ticket.file, (seqs = new Set()));
+      seqs.add(ticket.seq);
+    }
     try {
       this.o.store.transaction(() => {
-        for (const { file, seq, row } of batch)
-          this.o.store.append(row, file ? journalRef(file.name, seq) : null);
-        for (const file of files) {
-          const folded = batch.filter((call) => call.file === file).map((call) => call.seq);
-          this.o.store.setJournalOffset(file.name, file.foldedOffset(new Set(folded)));
+        for (const call of batch) {
+          const { file, seq } = call.ticket;
+          this.o.store.append(rowOf(call), file ? journalRef(file.name, seq) : null);
         }
+        for (const [file, seqs] of folding) this.o.store.setJournalOffset(file.name, file.foldedOffset(seqs));
       });
     } catch (error) {
       // The calls are safe in the journal; the next fold (or the next start) picks them up.
@@ -154,7 +157,7 @@ export class AuditJournal {
       this.timer.unref();
       return;
     }
-    for (const { file, seq } of batch) file?.open.delete(seq);
+    for (const [file, seqs] of folding) for (const seq of seqs) file.open.delete(seq);
     this.ended = [];
     for (const file of this.retired) if (file.open.size === 0) this.remove(file);
   }
@@ -172,10 +175,16 @@ export class AuditJournal {
     }
   }
 
+  private endLines(): string {
+    let text = '';
+    for (const { ticket, end } of this.unwritten) text += endLine(ticket.seq, end);
+    return text;
+  }
+
   private writeEnds(): void {
-    if (!this.ends || this.current.fd === -1) return;
-    this.write(this.current, this.ends);
-    this.ends = '';
+    if (this.unwritten.length === 0 || this.current.fd === -1) return;
+    this.write(this.current, this.endLines());
+    this.unwritten = [];
   }
 
   /** Writes text to a journal file; false (logged, and the file written no more) when it failed. */
@@ -202,8 +211,8 @@ export class AuditJournal {
   private rotate(): void {
     const old = this.current;
     // The old file's last end lines go into it, so a crash before the next fold still knows them.
-    if (this.ends && old.fd !== -1) this.write(old, this.ends);
-    this.ends = '';
+    this.writeEnds();
+    this.unwritten = [];
     old.closeFd();
     this.current = this.newFile();
     if (old.open.size === 0) this.remove(old);

@@ -24,12 +24,27 @@ export const INTERRUPTED = 'interrupted';
 
 export const journalRef = (file: string, seq: number): string => `${file}#${seq}`;
 
+// Literal objects rather than spreads: these run for every call.
 export function startLine(seq: number, start: AuditStart): string {
-  return JSON.stringify({ s: seq, ...start }) + '\n';
+  const line = {
+    s: seq,
+    at_ms: start.at_ms,
+    session_id: start.session_id,
+    principal_id: start.principal_id,
+    controller_id: start.controller_id,
+    backend: start.backend,
+    action: start.action,
+    arguments: start.arguments,
+    origin: start.origin,
+    tool_call_id: start.tool_call_id,
+  };
+  return JSON.stringify(line) + '\n';
 }
 
 export function endLine(seq: number, end: AuditEnd): string {
-  return JSON.stringify({ e: seq, ...end }) + '\n';
+  return (
+    JSON.stringify({ e: seq, outcome: end.outcome, duration_ms: end.duration_ms, origin: end.origin }) + '\n'
+  );
 }
 
 const TEXT = ['session_id', 'principal_id', 'backend', 'action'] as const;
