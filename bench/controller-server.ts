@@ -20,7 +20,7 @@ const { startGateway } = (await import(compiled)) as typeof import('../src/gatew
 v8.setFlagsFromString('--expose-gc');
 const gc = vm.runInNewContext('gc') as () => void;
 
-export type ServerOrder = { kind: 'start' } | { kind: 'memory' } | { kind: 'cpu' } | { kind: 'exit' };
+export type ServerOrder = { kind: 'start' } | { kind: 'memory' } | { kind: 'exit' };
 
 export interface Started {
   floorUrl: string;
@@ -96,8 +96,6 @@ process.on('message', (order: ServerOrder) => {
         sessions,
       };
       process.send?.(started);
-    } else if (order.kind === 'cpu') {
-      process.send?.(process.cpuUsage());
     } else if (order.kind === 'memory') {
       gc();
       gc();
