@@ -63,6 +63,18 @@ export function resolveApiKey(config: GatewayConfig, options: { create?: boolean
 // One-shot: no Hash stream object per request.
 const digest = (value: string): Buffer => hash('sha256', value, 'buffer');
 
+/**
+ * Whether a presented string equals an expected one, in time that depends on the expected one's length
+ * only: every character is compared, whatever the first difference.
+ */
+export function sameSecret(presented: string, expected: string): boolean {
+  let difference = presented.length ^ expected.length;
+  // Past the presented string's end, charCodeAt is NaN and `| 0` makes it 0: still a difference.
+  for (let i = 0; i < expected.length; i++)
+    difference |= (presented.charCodeAt(i) | 0) ^ expected.charCodeAt(i);
+  return difference === 0;
+}
+
 /** Constant-time comparison: both sides are hashed first, so lengths leak nothing either. */
 export function secretsEqual(presented: string, expected: string): boolean {
   return timingSafeEqual(digest(presented), digest(expected));

@@ -6,6 +6,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { TabgateError } from '../../protocol/index.js';
 import type { Authenticator } from '../auth/authenticator.js';
+import { ProvenConnections } from '../auth/proven-connections.js';
 import type { HostGuard } from '../guards/host.js';
 import type { OriginGuard } from '../guards/origin.js';
 import type { Logger } from '../../log/logger.js';
@@ -34,9 +35,16 @@ function pathOf(url: string | undefined): string {
 export function createHttpApp(deps: HttpAppDeps) {
   const { log } = deps;
 
+  const proven = new ProvenConnections();
+
   function authenticate(req: IncomingMessage, route: Route): Caller | null {
     if (route.auth === 'custom') return null;
-    const caller = deps.authenticator.authenticate(req.headers.authorization, req.socket.remoteAddress);
+    const header = req.headers.authorization;
+    let caller = proven.recall(req.socket, header);
+    if (!caller) {
+      caller = deps.authenticator.authenticate(header, req.socket.remoteAddress);
+      if (caller) proven.remember(req.socket, header, caller);
+    }
     if (!caller) throw new TabgateError('invalid_api_key', 'Missing or invalid API key.');
     if ((route.auth ?? 'api_key') === 'api_key' && caller.credential !== 'api_key') {
       throw new TabgateError(
