@@ -94,7 +94,11 @@ export class DefaultGatewayService implements GatewayService {
     );
   }
 
-  private async run(
+  /**
+   * Not `async`: the dispatch's own promise goes back as it is, so the answer reaches the caller one
+   * microtask sooner; a refusal before dispatch still comes back as a rejected promise.
+   */
+  private run(
     decision: RouteDecision,
     caller: Caller,
     sessionId: string,
@@ -103,20 +107,24 @@ export class DefaultGatewayService implements GatewayService {
     toolCallId: string | null,
     signal: CallSignal | undefined,
   ): Promise<unknown> {
-    if (decision.kind === 'unavailable') throw new TabgateError('controller_unavailable', decision.message);
-    if (decision.kind === 'controller') {
-      const unsafe = unsafeControllerArguments(name, rawArguments);
-      if (unsafe) throw new TabgateError('controller_unavailable', unsafe);
-      const args = parseToolArguments(name, rawArguments) as Record<string, unknown>;
-      return await this.d.broker.dispatch({
-        scope: decision.scope,
-        action: name,
-        arguments: args,
-        toolCallId,
-        signal,
-      });
+    try {
+      if (decision.kind === 'unavailable') throw new TabgateError('controller_unavailable', decision.message);
+      if (decision.kind === 'controller') {
+        const unsafe = unsafeControllerArguments(name, rawArguments);
+        if (unsafe) throw new TabgateError('controller_unavailable', unsafe);
+        const args = parseToolArguments(name, rawArguments) as Record<string, unknown>;
+        return this.d.broker.dispatch({
+          scope: decision.scope,
+          action: name,
+          arguments: args,
+          toolCallId,
+          signal,
+        });
+      }
+      const args = parseToolArguments(name, rawArguments);
+      return this.d.backend.call({ sessionId, tool: name, args, toolCallId, signal });
+    } catch (error) {
+      return Promise.reject(error instanceof Error ? error : new Error(String(error)));
     }
-    const args = parseToolArguments(name, rawArguments);
-    return await this.d.backend.call({ sessionId, tool: name, args, toolCallId, signal });
   }
 }
