@@ -91,6 +91,8 @@ export class AuditJournal {
   private unwritten: EndedCall[] = [];
   private ended: EndedCall[] = [];
   private timer: NodeJS.Timeout | null = null;
+  /** The last fold failed: only its retry timer folds again, not every call that ends meanwhile. */
+  private failing = false;
   private closed = false;
 
   constructor(private readonly o: AuditJournalOptions) {
@@ -125,7 +127,7 @@ export class AuditJournal {
     const call = { ticket, end };
     if (ticket.file && ticket.file === this.current) this.unwritten.push(call);
     this.ended.push(call);
-    if (this.ended.length >= FOLD_BATCH) this.flush();
+    if (this.ended.length >= FOLD_BATCH && !this.failing) this.flush();
     else this.timer ??= setTimeout(() => this.flush(), FOLD_DELAY_MS);
   }
 
@@ -153,10 +155,12 @@ export class AuditJournal {
     } catch (error) {
       // The calls are safe in the journal; the next fold (or the next start) picks them up.
       this.o.log.warn('audit journal fold failed; will retry', { reason: (error as Error).message });
+      this.failing = true;
       this.timer = setTimeout(() => this.flush(), FOLD_DELAY_MS * 20);
       this.timer.unref();
       return;
     }
+    this.failing = false;
     for (const [file, seqs] of folding) for (const seq of seqs) file.open.delete(seq);
     this.ended = [];
     for (const file of this.retired) if (file.open.size === 0) this.remove(file);
