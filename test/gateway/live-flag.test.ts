@@ -28,10 +28,11 @@ describe('live extension-control flag', () => {
     for (const dir of homes) fs.rmSync(dir, { recursive: true, force: true, maxRetries: 10 });
   });
 
-  function setUp(initial: string | null, log = silentLogger) {
+  /** A flag on `<home>/<folder>/config.yaml`; `folder` need not exist. */
+  function setUp(initial: string | null, log = silentLogger, folder = '.') {
     const home = makeHome();
     homes.push(home);
-    const file = path.join(home, 'config.yaml');
+    const file = path.join(home, folder, 'config.yaml');
     if (initial !== null) fs.writeFileSync(file, initial);
     const flag = new LiveExtensionControlFlag(file, initial === ON, log);
     flags.push(flag);
@@ -76,14 +77,9 @@ describe('live extension-control flag', () => {
   });
 
   it('reads the file on every call when its folder cannot be watched', () => {
-    const home = makeHome();
-    homes.push(home);
-    const folder = path.join(home, 'not-yet');
-    const file = path.join(folder, 'config.yaml');
-    const flag = new LiveExtensionControlFlag(file, false, silentLogger);
-    flags.push(flag);
+    const { file, flag } = setUp(null, silentLogger, 'not-yet');
     assert.equal(flag.enabled(), false);
-    fs.mkdirSync(folder);
+    fs.mkdirSync(path.dirname(file));
     fs.writeFileSync(file, ON);
     // No turn of the event loop: without a watch there is nothing to wait for.
     assert.equal(flag.enabled(), true);

@@ -10,12 +10,14 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, describe, it } from 'node:test';
 import { openAuditReader } from '../../src/cli/commands/audit.js';
-import { AuditJournal, journalDir } from '../../src/gateway/audit/audit-journal.js';
+import { AuditJournal } from '../../src/gateway/audit/audit-journal.js';
 import { AuditStore } from '../../src/gateway/audit/index.js';
-import { endLine, startLine, type AuditStart } from '../../src/gateway/audit/journal-lines.js';
+import { endLine, startLine } from '../../src/gateway/audit/journal-lines.js';
+import { journalDir } from '../../src/gateway/audit/journal-recovery.js';
 import { openDatabase, type Db } from '../../src/gateway/store/database.js';
 import { createLogger, silentLogger } from '../../src/log/logger.js';
 import { makeHome } from '../gateway/fixtures/gateway.js';
+import { auditStart as start } from './fixtures/audit-start.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const homes: string[] = [];
@@ -29,17 +31,6 @@ function freshHome(): string {
   return home;
 }
 
-const start = (id: string): AuditStart => ({
-  at_ms: Date.now(),
-  session_id: 's1',
-  principal_id: 'owner',
-  controller_id: 'c1',
-  backend: 'controller',
-  action: 'browser_snapshot',
-  arguments: {},
-  origin: null,
-  tool_call_id: id,
-});
 const ended = (outcome = 'ok') => ({ outcome, duration_ms: 1.5, origin: null });
 
 /** The pid of a process that has exited: what a killed gateway's journal is named after. */
@@ -48,6 +39,25 @@ function deadPid(): number {
     encoding: 'utf8',
   });
   return Number(child.stdout);
+}
+
+/**
+ * What the next gateway makes of a journal a killed gateway left with this text: the rows, what it
+ * logged, and the files left in the journal folder.
+ */
+function foldLeftJournal(text: string): { rows: string[]; logged: string[]; left: string[] } {
+  const home = freshHome();
+  const db = openDatabase(home);
+  const logged: string[] = [];
+  leaveJournal(home, deadPid(), text);
+  new AuditJournal({
+    home,
+    store: new AuditStore(db),
+    log: createLogger({ write: (l) => logged.push(l) }),
+  }).close();
+  const result = { rows: rows(db), logged, left: fs.readdirSync(journalDir(home)) };
+  db.close();
+  return result;
 }
 
 /** A journal file as a gateway with this pid would have left it. */
@@ -147,36 +157,26 @@ describe('audit journal', () => {
   });
 
   it('skips a line that is not one, folds the rest and says so in the log', () => {
-    const home = freshHome();
-    const db = openDatabase(home);
-    const lines: string[] = [];
-    const log = createLogger({ write: (l) => lines.push(l) });
-    leaveJournal(
-      home,
-      deadPid(),
+    const { rows: folded, logged } = foldLeftJournal(
       startLine(1, start('before')) +
         '{"not":"a line"}\n' +
         'garbage\n' +
         startLine(2, start('after')) +
         endLine(2, ended()),
     );
-    new AuditJournal({ home, store: new AuditStore(db), log }).close();
-    assert.deepEqual(rows(db), ['before:interrupted', 'after:ok']);
-    assert.ok(lines.some((l) => l.includes('audit journal lines unreadable') && l.includes('skipped=2')));
-    db.close();
+    assert.deepEqual(folded, ['before:interrupted', 'after:ok']);
+    assert.ok(logged.some((l) => l.includes('audit journal lines unreadable') && l.includes('skipped=2')));
   });
 
   it('keeps every whole line of a journal torn mid-line and drops only the torn tail', () => {
-    const home = freshHome();
-    const db = openDatabase(home);
-    const lines: string[] = [];
-    const log = createLogger({ write: (l) => lines.push(l) });
-    leaveJournal(home, deadPid(), startLine(1, start('whole')) + startLine(2, start('torn')).slice(0, 40));
-    new AuditJournal({ home, store: new AuditStore(db), log }).close();
-    assert.deepEqual(rows(db), ['whole:interrupted']);
-    assert.ok(lines.some((l) => l.includes('torn line')));
-    assert.deepEqual(fs.readdirSync(journalDir(home)), []);
-    db.close();
+    const {
+      rows: folded,
+      logged,
+      left,
+    } = foldLeftJournal(startLine(1, start('whole')) + startLine(2, start('torn')).slice(0, 40));
+    assert.deepEqual(folded, ['whole:interrupted']);
+    assert.ok(logged.some((l) => l.includes('torn line')));
+    assert.deepEqual(left, []);
   });
 
   it('moves to a fresh file past 1 MiB, keeping the file of a call still open until it ends', () => {

@@ -13,13 +13,12 @@
  * same SQLite transaction as the rows, and every row carries its `journal_ref`: the next process to
  * open the log folds a dead gateway's journal (journal-recovery.ts) without a row lost or repeated.
  */
-import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Logger } from '../../log/logger.js';
 import type { AuditStore, NewAuditEntry } from './audit-store.js';
 import { endLine, journalRef, startLine, type AuditEnd, type AuditStart } from './journal-lines.js';
-import { foldJournals, journalDir } from './journal-recovery.js';
+import { foldJournals, journalDir, newJournalFileName } from './journal-recovery.js';
 
 const FOLD_DELAY_MS = 50;
 /** Ended calls waiting before a fold runs at once rather than on its timer. */
@@ -209,7 +208,7 @@ export class AuditJournal {
   }
 
   private newFile(): JournalFile {
-    return new JournalFile(`${process.pid}-${randomBytes(8).toString('hex')}.jsonl`, this.dir);
+    return new JournalFile(newJournalFileName(), this.dir);
   }
 
   private rotate(): void {
@@ -230,5 +229,3 @@ export class AuditJournal {
     this.o.store.forgetJournal(file.name);
   }
 }
-
-export { journalDir } from './journal-recovery.js';

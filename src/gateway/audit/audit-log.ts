@@ -1,7 +1,7 @@
 /**
  * The audit trail of tool calls: every call routed to a user's browser (the controller route, including
- * calls refused because the controller was unreachable or the arguments were unsafe), and every backend call when
- * `audit.all_backends` is on. A call is journaled as soon as it is dispatched (see audit-journal.ts),
+ * calls refused because the controller was unreachable or the arguments were unsafe), and every
+ * backend call when `audit.all_backends` is on. A call is journaled as soon as it is dispatched (see audit-journal.ts),
  * before the agent can get an answer, so an answered call is always in the log; its row, with outcome
  * and duration, is written when it ends. A call its gateway never saw end is logged as `interrupted`.
  * Rows older than `audit.retention_days` are purged at start and then daily.

@@ -4,19 +4,26 @@
  * file, as `interrupted`; then the file goes. Rows the gateway had folded itself are skipped by their
  * `journal_ref`, so folding again after a crash of the folder repeats nothing.
  */
+import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Logger } from '../../log/logger.js';
 import type { AuditStore } from './audit-store.js';
 import { INTERRUPTED, journalRef, parseLine } from './journal-lines.js';
 
-export const AUDIT_JOURNAL_DIR = 'audit-journal';
-export const JOURNAL_FILE_PATTERN = /^(\d+)-[0-9a-f]{16}\.jsonl$/;
+const AUDIT_JOURNAL_DIR = 'audit-journal';
+/** `<pid>-<16 hex>.jsonl`: the pid says whether its gateway still runs. */
+const JOURNAL_FILE_PATTERN = /^(\d+)-[0-9a-f]{16}\.jsonl$/;
 /** Bytes read per transaction, so a long journal never holds SQLite's write lock for long. */
 const READ_CHUNK = 4 << 20;
 
 export function journalDir(home: string): string {
   return path.join(home, AUDIT_JOURNAL_DIR);
+}
+
+/** A fresh journal file name for this process, of the shape recovery looks for. */
+export function newJournalFileName(): string {
+  return `${process.pid}-${randomBytes(8).toString('hex')}.jsonl`;
 }
 
 function processAlive(pid: number): boolean {
@@ -66,13 +73,8 @@ export function foldJournalFile(store: AuditStore, file: string, log: Logger): v
     fs.closeSync(fd);
   }
   if (skipped > 0) log.warn('audit journal lines unreadable, skipped', { file: name, skipped });
-  const size = fs.statSync(file).size;
-  if (size > store.journalOffset(name)) {
-    log.warn('audit journal ends in a torn line; dropped', {
-      file: name,
-      bytes: size - store.journalOffset(name),
-    });
-  }
+  const torn = fs.statSync(file).size - store.journalOffset(name);
+  if (torn > 0) log.warn('audit journal ends in a torn line; dropped', { file: name, bytes: torn });
 }
 
 /**
