@@ -179,6 +179,22 @@ describe('audit journal', () => {
     assert.deepEqual(left, []);
   });
 
+  it('reads a killed gateway’s journal up to its NUL padding, and past a page a power cut lost', () => {
+    const { rows: folded, logged } = foldLeftJournal(
+      startLine(1, start('before-hole')) +
+        '\0'.repeat(4096) +
+        startLine(2, start('after-hole')) +
+        endLine(2, ended()) +
+        '\0'.repeat(70_000),
+    );
+    assert.deepEqual(folded, ['before-hole:interrupted', 'after-hole:ok']);
+    assert.deepEqual(
+      logged.filter((l) => l.includes('audit journal')),
+      [],
+      'padding is neither a torn line nor an unreadable one',
+    );
+  });
+
   it('moves to a fresh file past 1 MiB, keeping the file of a call still open until it ends', () => {
     const home = freshHome();
     const db = openDatabase(home);

@@ -25,11 +25,20 @@ const FOLD_DELAY_MS = 50;
 const FOLD_BATCH = 256;
 /** Past this size the journal moves to a fresh file; the old one goes once its calls are folded. */
 const ROTATE_BYTES = 1 << 20;
+/**
+ * A file is made this long (sparse) when it is opened, and lines are written at their offset: a write
+ * that grows a file makes ext4 journal the new size, which cost about as much again as the write itself.
+ * Past the written lines the file reads as NUL bytes, which no line contains (recovery stops there).
+ */
+const PRESIZED_BYTES = ROTATE_BYTES + (64 << 10);
 
 /** One journal file and the calls in it that have not ended. */
 class JournalFile {
   fd: number;
+  /** Bytes of lines written: where the next line goes. */
   size = 0;
+  /** The file's length on disk, NUL bytes past `size`. */
+  private capacity = 0;
   seq = 0;
   /** Started, not ended: seq → where its start line's write began. */
   readonly open = new Map<number, number>();
@@ -39,6 +48,21 @@ class JournalFile {
     dir: string,
   ) {
     this.fd = fs.openSync(path.join(dir, name), 'ax', 0o600);
+    this.reserve(PRESIZED_BYTES);
+  }
+
+  /** Writes text after the lines; how many of its bytes were not written (0: all). Throws as fs.writeSync does. */
+  append(text: string): number {
+    const bytes = Buffer.byteLength(text);
+    if (this.size + bytes > this.capacity) this.reserve(Math.max(this.capacity * 2, this.size + bytes));
+    const written = fs.writeSync(this.fd, text, this.size);
+    this.size += written;
+    return bytes - written;
+  }
+
+  private reserve(length: number): void {
+    fs.ftruncateSync(this.fd, length);
+    this.capacity = length;
   }
 
   /** Where a fold after a crash must start: the first write of a call open besides `folding`, else the end. */
@@ -50,6 +74,12 @@ class JournalFile {
 
   closeFd(): void {
     if (this.fd === -1) return;
+    try {
+      // A file that stays (a call still open in it) keeps only its lines.
+      fs.ftruncateSync(this.fd, this.size);
+    } catch {
+      // Recovery reads up to the NUL bytes just as well.
+    }
     try {
       fs.closeSync(this.fd);
     } catch {
@@ -192,16 +222,13 @@ export class AuditJournal {
 
   /** Writes text to a journal file; false (logged, and the file written no more) when it failed. */
   private write(file: JournalFile, text: string): boolean {
-    const bytes = Buffer.from(text, 'utf8');
-    let written = 0;
     try {
-      written = fs.writeSync(file.fd, bytes);
+      const missing = file.append(text);
+      if (missing === 0) return true;
+      this.o.log.error('audit journal write cut short', { missing });
     } catch (error) {
       this.o.log.error('audit journal write failed', { reason: (error as Error).message });
     }
-    file.size += written;
-    if (written === bytes.length) return true;
-    if (written > 0) this.o.log.error('audit journal write cut short', { written, of: bytes.length });
     // A partial line must not glue onto the next one: the next call starts a new file.
     file.closeFd();
     return false;

@@ -52,7 +52,7 @@ export function foldJournalFile(store: AuditStore, file: string, log: Logger): v
         const end = buffer.lastIndexOf(0x0a, read - 1);
         if (end === -1) return false;
         for (const text of buffer.toString('utf8', 0, end).split('\n')) {
-          const line = parseLine(text);
+          const line = parseLine(afterNul(text));
           if (!line) skipped += 1;
           else if (line.kind === 'start')
             store.append({ ...line.start, outcome: INTERRUPTED, duration_ms: 0 }, journalRef(name, line.seq));
@@ -73,8 +73,32 @@ export function foldJournalFile(store: AuditStore, file: string, log: Logger): v
     fs.closeSync(fd);
   }
   if (skipped > 0) log.warn('audit journal lines unreadable, skipped', { file: name, skipped });
-  const torn = fs.statSync(file).size - store.journalOffset(name);
+  const torn = bytesPastLines(file, store.journalOffset(name));
   if (torn > 0) log.warn('audit journal ends in a torn line; dropped', { file: name, bytes: torn });
+}
+
+/**
+ * A line without the NUL bytes before it. Files are presized with NULs (audit-journal.ts), and a
+ * machine that lost power may have kept a later page of lines but not an earlier one: the lines after
+ * such a hole still count.
+ */
+function afterNul(text: string): string {
+  const nul = text.lastIndexOf('\0');
+  return nul === -1 ? text : text.slice(nul + 1);
+}
+
+/** Bytes after the last whole line that are not the NUL padding: a line torn by the gateway's death. */
+function bytesPastLines(file: string, offset: number): number {
+  const fd = fs.openSync(file, 'r');
+  try {
+    const tail = Buffer.alloc(Math.max(0, Math.min(fs.fstatSync(fd).size - offset, READ_CHUNK)));
+    const read = fs.readSync(fd, tail, 0, tail.length, offset);
+    let bytes = 0;
+    for (let i = 0; i < read; i++) if (tail[i] !== 0) bytes += 1;
+    return bytes;
+  } finally {
+    fs.closeSync(fd);
+  }
 }
 
 /**
