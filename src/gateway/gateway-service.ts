@@ -51,12 +51,31 @@ export class DefaultGatewayService implements GatewayService {
     await this.d.backend.closeSession(sessionId);
   }
 
-  async callTool(
+  /**
+   * Not `async`: the answer's promise (the audit's, or the dispatch's) goes back as it is, so no
+   * microtask of this method's own lies between the controller's result and the reply; a refusal
+   * before dispatch still comes back as a rejected promise.
+   */
+  callTool(
     caller: Caller,
     sessionId: string,
     tool: string,
     rawArguments: unknown,
     options: CallToolOptions = {},
+  ): Promise<unknown> {
+    try {
+      return this.routeCall(caller, sessionId, tool, rawArguments, options);
+    } catch (error) {
+      return Promise.reject(error instanceof Error ? error : new Error(String(error)));
+    }
+  }
+
+  private routeCall(
+    caller: Caller,
+    sessionId: string,
+    tool: string,
+    rawArguments: unknown,
+    options: CallToolOptions,
   ): Promise<unknown> {
     if (!getTool(tool))
       throw new TabgateError('unknown_tool', `No tool named ${JSON.stringify(tool.slice(0, 100))}.`);
@@ -78,9 +97,8 @@ export class DefaultGatewayService implements GatewayService {
     });
     const run = () => this.run(decision, caller, sessionId, name, rawArguments, toolCallId, options.signal);
     const audit = this.d.audit;
-    if (!audit || (decision.kind === 'backend' && !audit.allBackends)) return await run();
-    // `return await`: the answer is one microtask behind the backend's, not three.
-    return await audit.track(
+    if (!audit || (decision.kind === 'backend' && !audit.allBackends)) return run();
+    return audit.track(
       {
         caller,
         sessionId,
@@ -94,10 +112,7 @@ export class DefaultGatewayService implements GatewayService {
     );
   }
 
-  /**
-   * Not `async`: the dispatch's own promise goes back as it is, so the answer reaches the caller one
-   * microtask sooner; a refusal before dispatch still comes back as a rejected promise.
-   */
+  /** Not `async`, like callTool; a refusal before dispatch comes back as a rejected promise. */
   private run(
     decision: RouteDecision,
     caller: Caller,

@@ -16,6 +16,67 @@ const scope: ControllerScope = {
 };
 
 describe('broker', () => {
+  it('times each command out at its own deadline, not at an earlier one’s, and never one that was answered', async () => {
+    const timeoutMs = 150;
+    const broker = createInMemoryBroker({
+      clock: { now: () => 0 },
+      log: silentLogger,
+      commandTimeoutMs: timeoutMs,
+    });
+    const sent: { method: string; params: { command_id: string; tool_call_id: string } }[] = [];
+    broker.attach(scope, {}, (text) => sent.push(JSON.parse(text) as (typeof sent)[number]));
+    const settledAt = new Map<string, number>();
+    const started = performance.now();
+    const call = (id: string) =>
+      broker
+        .dispatch({ scope, action: 'browser_tabs', arguments: {}, toolCallId: id, signal: undefined })
+        .then(
+          () => 'ok',
+          (error: unknown) => (error as TabgateError).code,
+        )
+        .finally(() => settledAt.set(id, performance.now() - started));
+    const first = call('first');
+    const answered = call('answered');
+    await new Promise((resolve) => setTimeout(resolve, timeoutMs / 2));
+    const later = call('later');
+    const commandOf = (id: string) => sent.find((f) => f.params.tool_call_id === id)?.params.command_id ?? '';
+    assert.ok(broker.complete(commandOf('answered'), scope, true, { tabs: [] }));
+
+    assert.deepEqual(await Promise.all([first, answered, later]), [
+      'controller_timeout',
+      'ok',
+      'controller_timeout',
+    ]);
+    assert.ok((settledAt.get('first') ?? 0) >= timeoutMs - 1, 'not before its deadline');
+    assert.ok(
+      (settledAt.get('later') ?? 0) >= timeoutMs * 1.5 - 1,
+      `the later command keeps its own deadline (settled at ${settledAt.get('later')} ms)`,
+    );
+    const cancels = sent
+      .filter((f) => f.method === 'browser.controller.cancel')
+      .map((f) => f.params.tool_call_id);
+    assert.deepEqual(cancels, ['first', 'later'], 'only timed-out commands are cancelled, in order');
+    broker.close();
+  });
+
+  it('refuses a call whose caller has already gone, sending nothing', async () => {
+    const broker = createInMemoryBroker({
+      clock: { now: () => 0 },
+      log: silentLogger,
+      commandTimeoutMs: 1000,
+    });
+    const sent: string[] = [];
+    broker.attach(scope, {}, (text) => sent.push(text));
+    const gone = new AbortController();
+    gone.abort();
+    await assert.rejects(
+      broker.dispatch({ scope, action: 'browser_tabs', arguments: {}, toolCallId: 't', signal: gone.signal }),
+      (error: unknown) => error instanceof TabgateError && error.code === 'controller_cancelled',
+    );
+    assert.deepEqual(sent, []);
+    broker.close();
+  });
+
   it('keeps at most 512 deferred cancels for an offline controller, dropping the oldest', async () => {
     const broker = createInMemoryBroker({ clock: { now: () => 0 }, log: silentLogger, commandTimeoutMs: 20 });
     const first: string[] = [];

@@ -156,6 +156,44 @@ describe('audit journal', () => {
     db.close();
   });
 
+  it('keeps every character of what a call held through its lines: quotes, newlines, non-ASCII', () => {
+    const odd = 'a "quoted" \\ back\nslash\u2028 ünïcødé 🦊 \u0001';
+    const home = freshHome();
+    const db = openDatabase(home);
+    leaveJournal(
+      home,
+      deadPid(),
+      startLine(
+        7,
+        start(odd, { session_id: odd, controller_id: null, arguments: { url: odd, n: 2 }, origin: odd }),
+      ) + endLine(7, { outcome: 'controller_rejected', duration_ms: 12.5, origin: 'https://other.example' }),
+    );
+    const store = new AuditStore(db);
+    new AuditJournal({ home, store, log: silentLogger }).close();
+    const [entry] = store.list({ limit: 10 });
+    assert.deepEqual(
+      {
+        session_id: entry?.session_id,
+        controller_id: entry?.controller_id,
+        arguments: entry?.arguments,
+        origin: entry?.origin,
+        tool_call_id: entry?.tool_call_id,
+        outcome: entry?.outcome,
+        duration_ms: entry?.duration_ms,
+      },
+      {
+        session_id: odd,
+        controller_id: null,
+        arguments: { url: odd, n: 2 },
+        origin: odd,
+        tool_call_id: odd,
+        outcome: 'controller_rejected',
+        duration_ms: 12.5,
+      },
+    );
+    db.close();
+  });
+
   it('skips a line that is not one, folds the rest and says so in the log', () => {
     const { rows: folded, logged } = foldLeftJournal(
       startLine(1, start('before')) +

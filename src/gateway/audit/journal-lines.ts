@@ -24,27 +24,18 @@ export const INTERRUPTED = 'interrupted';
 
 export const journalRef = (file: string, seq: number): string => `${file}#${seq}`;
 
-// Literal objects rather than spreads: these run for every call.
+// Lines are built from their fields' JSON rather than by stringifying a fresh object: a start line is
+// made between a command's send and its answer, and this takes half the time. Numbers here are
+// always finite (clock readings, counters), where template text and JSON agree.
+const json = JSON.stringify;
+const nullable = (text: string | null): string => (text === null ? 'null' : json(text));
+
 export function startLine(seq: number, start: AuditStart): string {
-  const line = {
-    s: seq,
-    at_ms: start.at_ms,
-    session_id: start.session_id,
-    principal_id: start.principal_id,
-    controller_id: start.controller_id,
-    backend: start.backend,
-    action: start.action,
-    arguments: start.arguments,
-    origin: start.origin,
-    tool_call_id: start.tool_call_id,
-  };
-  return JSON.stringify(line) + '\n';
+  return `{"s":${seq},"at_ms":${start.at_ms},"session_id":${json(start.session_id)},"principal_id":${json(start.principal_id)},"controller_id":${nullable(start.controller_id)},"backend":${json(start.backend)},"action":${json(start.action)},"arguments":${json(start.arguments)},"origin":${nullable(start.origin)},"tool_call_id":${nullable(start.tool_call_id)}}\n`;
 }
 
 export function endLine(seq: number, end: AuditEnd): string {
-  return (
-    JSON.stringify({ e: seq, outcome: end.outcome, duration_ms: end.duration_ms, origin: end.origin }) + '\n'
-  );
+  return `{"e":${seq},"outcome":${json(end.outcome)},"duration_ms":${end.duration_ms},"origin":${nullable(end.origin)}}\n`;
 }
 
 const TEXT = ['session_id', 'principal_id', 'backend', 'action'] as const;

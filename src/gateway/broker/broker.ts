@@ -15,6 +15,7 @@ import type { ControllerRecord, LaneRegistry } from './lanes.js';
 import { identityKey, sessionLookupKey, type ControllerScope, type LaneQuery } from './scope.js';
 import type { ConsumeOutcome, MintedTicket, TicketStore } from './tickets.js';
 import { DEFERRED_CANCEL_CAP } from '../../protocol/index.js';
+import { DeadlineQueue } from './deadlines.js';
 import { describeRejection, rejectionCode } from './rejection.js';
 
 /** Command ids come from a pool of random bytes: one syscall per 256 ids instead of one per command. */
@@ -57,9 +58,13 @@ export interface DispatchRequest {
 }
 
 export class Broker {
-  private readonly timers = new Map<string, () => void>();
+  private readonly deadlines: DeadlineQueue;
 
-  constructor(private readonly o: BrokerOptions) {}
+  constructor(private readonly o: BrokerOptions) {
+    this.deadlines = new DeadlineQueue(o.commandTimeoutMs, (commandId) =>
+      this.endEarly(commandId, 'timeout'),
+    );
+  }
 
   mintTicket(scope: ControllerScope): MintedTicket {
     return this.o.tickets.mint(scope, this.o.clock.now());
@@ -164,11 +169,19 @@ export class Broker {
         ),
       );
     }
+    const { signal } = request;
+    if (signal?.aborted) {
+      return Promise.reject(
+        new TabgateError('controller_cancelled', 'the call was cancelled before it was sent'),
+      );
+    }
     const commandId = newCommandId();
     const deadlineAt = this.o.clock.now() + this.o.commandTimeoutMs;
     return new Promise<unknown>((resolve, reject) => {
+      const onAbort = () => this.endEarly(commandId, 'cancelled');
       const settle = (outcome: CommandOutcome) => {
-        this.timers.get(commandId)?.();
+        this.deadlines.remove(commandId);
+        signal?.removeEventListener('abort', onAbort);
         if (outcome.kind === 'ok') resolve(outcome.result);
         else reject(this.errorFor(commandId, outcome));
       };
@@ -180,7 +193,8 @@ export class Broker {
         deadlineAt,
         settle,
       });
-      this.armTimers(commandId, request.signal);
+      this.deadlines.add(commandId);
+      signal?.addEventListener('abort', onAbort, { once: true });
       try {
         this.o.commands.deliver(identity, {
           method: FRAME_METHODS.command,
@@ -215,21 +229,9 @@ export class Broker {
     for (const command of this.o.commands.all())
       this.o.commands.take(command.commandId)?.settle({ kind: 'cancelled' });
     this.o.commands.clear();
+    this.deadlines.clear();
     this.o.lanes.clear();
     this.o.tickets.clear();
-  }
-
-  private armTimers(commandId: string, signal: CallSignal | undefined): void {
-    const onTimeout = () => this.endEarly(commandId, 'timeout');
-    const onAbort = () => this.endEarly(commandId, 'cancelled');
-    const timer = setTimeout(onTimeout, this.o.commandTimeoutMs);
-    signal?.addEventListener('abort', onAbort, { once: true });
-    this.timers.set(commandId, () => {
-      clearTimeout(timer);
-      signal?.removeEventListener('abort', onAbort);
-      this.timers.delete(commandId);
-    });
-    if (signal?.aborted) onAbort();
   }
 
   /** Timeout or caller abort: the controller is told to stop (now, or at its reconnect if offline). */
