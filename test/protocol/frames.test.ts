@@ -1,6 +1,12 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { filterCapabilities, isSuccessfulResult, parseFrame } from '../../src/protocol/index.js';
+import {
+  encodeFrame,
+  filterCapabilities,
+  isSuccessfulResult,
+  parseFrame,
+  type CommandParams,
+} from '../../src/protocol/index.js';
 
 describe('frames', () => {
   it('ignores text that is not a JSON object with object params and a known method', () => {
@@ -17,6 +23,35 @@ describe('frames', () => {
       `{"method":"browser.controller.heartbeat","params":{"nonce":"${'x'.repeat(129)}"}}`,
     ]) {
       assert.equal(parseFrame(text), null, text);
+    }
+  });
+
+  it('writes a command frame exactly as JSON of its fields in the protocol’s order, whatever text they hold', () => {
+    const odd = 'a "quoted" \\ back\nslash\u2028 ünïcødé 🦊 \u0001 </script>';
+    const commands: CommandParams[] = [
+      {
+        command_id: '0123456789abcdef0123456789abcdef',
+        action: 'browser_type',
+        arguments: { ref: 'e1', text: odd, submit: true, nested: { list: [1, null, 'x'] } },
+        controller_id: odd,
+        browser_profile_id: 'default',
+        tool_call_id: odd,
+        deadline_at: 1_764_470_000_123,
+      },
+      {
+        command_id: 'ffffffffffffffffffffffffffffffff',
+        action: 'browser_tabs',
+        arguments: {},
+        controller_id: 'c',
+        browser_profile_id: odd,
+        tool_call_id: null,
+      },
+    ];
+    for (const params of commands) {
+      const frame = { method: 'browser.controller.command', params } as const;
+      const text = encodeFrame(frame);
+      assert.equal(text, JSON.stringify(frame));
+      assert.deepEqual(parseFrame(text), frame);
     }
   });
 

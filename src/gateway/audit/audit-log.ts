@@ -10,7 +10,7 @@ import { isTabgateError } from '../../protocol/index.js';
 import type { Clock } from '../clock.js';
 import type { Logger } from '../../log/logger.js';
 import type { Caller } from '../service.js';
-import { AuditJournal } from './audit-journal.js';
+import { AuditJournal, type JournalTicket } from './audit-journal.js';
 import type { AuditStart } from './journal-lines.js';
 import type { AuditEntry, AuditQuery, AuditStore } from './audit-store.js';
 import { originOf, redactArguments } from './redact.js';
@@ -65,27 +65,31 @@ export class AuditLog {
   }
 
   /** Runs the call, records it and how it ended, and hands back its result or error unchanged. */
-  async track<T>(call: AuditedCall, run: () => Promise<T>): Promise<T> {
+  track<T>(call: AuditedCall, run: () => Promise<T>): Promise<T> {
     const startedAt = this.o.clock.now();
     const started = performance.now();
     const running = run();
     // `run` has dispatched the call by now (a controller's command leaves synchronously), and its answer
     // is at least a microtask away: journaling here keeps the write off the answer's path.
     const ticket = this.journal.begin(this.startOf(call, startedAt));
-    const end = (outcome: string, url: unknown) =>
-      this.journal.end(ticket, {
-        outcome,
-        duration_ms: Math.round((performance.now() - started) * 10) / 10,
-        origin: originOf(url) ?? null,
-      });
-    try {
-      const result = await running;
-      end('ok', resultUrl(result));
-      return result;
-    } catch (error) {
-      end(outcomeOf(error), undefined);
-      throw error;
-    }
+    return running.then(
+      (result) => {
+        this.end(ticket, started, 'ok', resultUrl(result));
+        return result;
+      },
+      (error: unknown) => {
+        this.end(ticket, started, outcomeOf(error), undefined);
+        throw error;
+      },
+    );
+  }
+
+  private end(ticket: JournalTicket, started: number, outcome: string, url: unknown): void {
+    this.journal.end(ticket, {
+      outcome,
+      duration_ms: Math.round((performance.now() - started) * 10) / 10,
+      origin: originOf(url) ?? null,
+    });
   }
 
   /** The log as it stands, every answered call included. */

@@ -46,7 +46,7 @@ export interface BrokerOptions {
 /** What an agent's call finds in its session's lane; the router decides from this alone. */
 export interface LaneState {
   registered: boolean;
-  controllers: { scope: ControllerScope; connected: boolean }[];
+  controllers: readonly { readonly scope: ControllerScope; readonly connected: boolean }[];
 }
 
 export interface DispatchRequest {
@@ -79,10 +79,8 @@ export class Broker {
     const records = this.o.lanes.lookup(
       sessionLookupKey(query.sessionId, query.principalId, query.transportFamily),
     );
-    return {
-      registered: records.length > 0,
-      controllers: records.map((r) => ({ scope: r.scope, connected: r.connected })),
-    };
+    // The records themselves, read-only to the router, which decides before anything can change them.
+    return { registered: records.length > 0, controllers: records };
   }
 
   /**

@@ -53,8 +53,12 @@ export const laneKey = (s: ControllerScope): string =>
  * reference router does. Two profiles of one principal in one session are thus *ambiguous*, and an
  * ambiguous lookup fails closed.
  */
-export const sessionLookupKey = (sessionId: string, principalId: string, family: string): string =>
-  JSON.stringify([sessionId.trim(), principalId.trim(), family.trim()]);
+export function sessionLookupKey(sessionId: string, principalId: string, family: string): string {
+  const session = sessionId.trim();
+  const principal = principalId.trim();
+  // Made for every tool call: length prefixes keep it unambiguous at less cost than JSON.
+  return `${session.length}:${session}${principal.length}:${principal}${family.trim()}`;
+}
 
 export function lookupKeyOfScope(s: ControllerScope): string {
   let key = lookupKeys.get(s);
