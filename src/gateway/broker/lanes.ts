@@ -63,8 +63,13 @@ export class InMemoryLaneRegistry implements LaneRegistry {
 
   lookup(sessionLookupKey: string): ControllerRecord[] {
     const set = this.byLookup.get(sessionLookupKey);
-    if (!set) return [];
-    return [...set].map((identity) => this.byIdentity.get(identity)).filter((r) => r !== undefined);
+    const records: ControllerRecord[] = [];
+    if (!set) return records;
+    for (const identity of set) {
+      const record = this.byIdentity.get(identity);
+      if (record) records.push(record);
+    }
+    return records;
   }
 
   all(): ControllerRecord[] {
