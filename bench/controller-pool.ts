@@ -1,7 +1,8 @@
 /**
  * The far side of bench/controller.ts, run as a child process so the gateway's memory and CPU are
- * measured apart from its clients: either one bare ws echo client (the floor), or N protocol v1
- * controllers that answer every command at once. Driven over IPC.
+ * measured apart from its clients: one bare ws echo client (the floor), one controller without
+ * registration (for the floor carrying protocol frames), or N protocol v1 controllers that answer every
+ * command at once. Driven over IPC.
  */
 import { WebSocket } from 'ws';
 import {
@@ -13,6 +14,7 @@ import {
 
 type Order =
   | { kind: 'echo'; url: string }
+  | { kind: 'frames'; url: string }
   | { kind: 'controllers'; url: string; key: string; sessions: string[] }
   | { kind: 'exit' };
 
@@ -28,6 +30,30 @@ function opened(ws: WebSocket): Promise<void> {
 async function echo(url: string): Promise<void> {
   const ws = new WebSocket(url, { perMessageDeflate: false });
   ws.on('message', (data) => ws.send(data as Buffer, { binary: false }));
+  sockets.push(ws);
+  await opened(ws);
+}
+
+/** What every bench controller does: answer each command at once with an empty tab list. */
+function answerCommands(ws: WebSocket): void {
+  ws.on('message', (data) => {
+    const frame = JSON.parse((data as Buffer).toString('utf8')) as {
+      method: string;
+      params: { command_id: string };
+    };
+    if (frame.method !== 'browser.controller.command') return;
+    ws.send(
+      JSON.stringify({
+        method: 'browser.controller.result',
+        params: { command_id: frame.params.command_id, ok: true, result: { tabs: [] } },
+      }),
+    );
+  });
+}
+
+async function framesPeer(url: string): Promise<void> {
+  const ws = new WebSocket(url, { perMessageDeflate: false });
+  answerCommands(ws);
   sockets.push(ws);
   await opened(ws);
 }
@@ -50,19 +76,7 @@ async function controller(url: string, key: string, sessionId: string, index: nu
     [CONTROLLER_SUBPROTOCOL, TICKET_SUBPROTOCOL_PREFIX + ticket],
     { perMessageDeflate: false },
   );
-  ws.on('message', (data) => {
-    const frame = JSON.parse((data as Buffer).toString('utf8')) as {
-      method: string;
-      params: { command_id: string };
-    };
-    if (frame.method !== 'browser.controller.command') return;
-    ws.send(
-      JSON.stringify({
-        method: 'browser.controller.result',
-        params: { command_id: frame.params.command_id, ok: true, result: { tabs: [] } },
-      }),
-    );
-  });
+  answerCommands(ws);
   sockets.push(ws);
   await opened(ws);
 }
@@ -74,6 +88,7 @@ process.on('message', (order: Order) => {
       process.exit(0);
     }
     if (order.kind === 'echo') await echo(order.url);
+    else if (order.kind === 'frames') await framesPeer(order.url);
     else {
       // Connect in batches: 1,000 simultaneous registrations only measure the accept queue.
       for (let i = 0; i < order.sessions.length; i += 50) {

@@ -1,7 +1,8 @@
 /**
  * The server side of bench/controller.ts, in a process of its own as in real use (agents and browsers
  * never share the gateway's event loop): the floor (a bare node:http server relaying over a bare ws
- * echo) and the real gateway, side by side, with memory measured here. Driven over IPC.
+ * echo), the same relay carrying protocol frames to a protocol controller (what the wire protocol costs
+ * by itself) and the real gateway, side by side, with memory measured here. Driven over IPC.
  */
 import fs from 'node:fs';
 import http from 'node:http';
@@ -12,6 +13,7 @@ import v8 from 'node:v8';
 import vm from 'node:vm';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { silentLogger } from '../src/log/logger.js';
+import { encodeFrame, FRAME_METHODS } from '../src/protocol/index.js';
 
 // The gateway as users run it: compiled to dist/ (the bench:controller script builds first).
 const compiled: string = '../dist/gateway/server.js';
@@ -25,29 +27,36 @@ export type ServerOrder = { kind: 'start' } | { kind: 'memory' } | { kind: 'exit
 export interface Started {
   floorUrl: string;
   floorWsUrl: string;
+  framesUrl: string;
+  framesWsUrl: string;
   gatewayUrl: string;
   key: string;
   sessions: string[];
 }
 
-async function startFloor(): Promise<{ url: string; wsUrl: string; close(): void }> {
+interface Relay {
+  url: string;
+  wsUrl: string;
+  close(): void;
+}
+
+/** An HTTP server handing each request's body to `relay`, with the one ws peer that connects. */
+async function startRelay(
+  relay: (body: string, peer: WebSocket, res: http.ServerResponse) => void,
+  onMessage: (data: Buffer) => void,
+): Promise<Relay> {
   const wss = new WebSocketServer({ port: 0, host: '127.0.0.1', perMessageDeflate: false });
   await new Promise((resolve) => wss.once('listening', resolve));
   let peer: WebSocket | undefined;
-  const waiting: (() => void)[] = [];
   wss.on('connection', (ws) => {
     peer = ws;
-    ws.on('message', () => waiting.shift()?.());
+    ws.on('message', (data) => onMessage(data as Buffer));
   });
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
-      waiting.push(() => {
-        res.writeHead(200, { 'content-type': 'application/json' });
-        res.end('{"ok":true,"result":{"tabs":[]}}');
-      });
-      peer?.send(Buffer.concat(chunks).toString('utf8'));
+      if (peer) relay(Buffer.concat(chunks).toString('utf8'), peer, res);
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -62,9 +71,65 @@ async function startFloor(): Promise<{ url: string; wsUrl: string; close(): void
   };
 }
 
+function answer(res: http.ServerResponse, body: string): void {
+  res.writeHead(200, { 'content-type': 'application/json' });
+  res.end(body);
+}
+
+/** The floor: the body goes out over ws as it is, and its echo answers the request. */
+function startFloor(): Promise<Relay> {
+  const waiting: (() => void)[] = [];
+  return startRelay(
+    (body, peer, res) => {
+      waiting.push(() => answer(res, '{"ok":true,"result":{"tabs":[]}}'));
+      peer.send(body);
+    },
+    () => waiting.shift()?.(),
+  );
+}
+
+/**
+ * The floor carrying protocol frames: the body becomes a command frame as the gateway would send it, a
+ * protocol controller answers with a result frame, and the result goes back as `{ok, result}`. Nothing
+ * of the gateway's own (auth, sessions, routing, audit) is done.
+ */
+function startFramesRelay(): Promise<Relay> {
+  const waiting = new Map<string, http.ServerResponse>();
+  let sent = 0;
+  return startRelay(
+    (body, peer, res) => {
+      const commandId = (++sent).toString(16).padStart(32, '0');
+      waiting.set(commandId, res);
+      peer.send(
+        encodeFrame({
+          method: FRAME_METHODS.command,
+          params: {
+            command_id: commandId,
+            action: 'browser_tabs',
+            arguments: JSON.parse(body) as Record<string, unknown>,
+            controller_id: 'bench-0',
+            browser_profile_id: 'bench',
+            tool_call_id: null,
+            deadline_at: Date.now() + 30_000,
+          },
+        }),
+      );
+    },
+    (data) => {
+      const { params } = JSON.parse(data.toString('utf8')) as {
+        params: { command_id: string; result: unknown };
+      };
+      const res = waiting.get(params.command_id);
+      waiting.delete(params.command_id);
+      if (res) answer(res, JSON.stringify({ ok: true, result: params.result }));
+    },
+  );
+}
+
 const home = fs.mkdtempSync(path.join(os.tmpdir(), 'tabgate-bench-'));
 fs.writeFileSync(path.join(home, 'config.yaml'), 'browser:\n  extension_control:\n    enabled: true\n');
 const floor = await startFloor();
+const frames = await startFramesRelay();
 // One peer registers 1,000 controllers here: lift the per-peer registration limit for the run.
 const unlimited = { capacity: 1_000_000, refillPerSecond: 1_000_000 };
 const gateway = await startGateway({
@@ -91,6 +156,8 @@ process.on('message', (order: ServerOrder) => {
       const started: Started = {
         floorUrl: floor.url,
         floorWsUrl: floor.wsUrl,
+        framesUrl: frames.url,
+        framesWsUrl: frames.wsUrl,
         gatewayUrl: gateway.url,
         key: gateway.apiKey.key ?? '',
         sessions,
@@ -103,6 +170,7 @@ process.on('message', (order: ServerOrder) => {
       process.send?.({ heap: usage.heapUsed + usage.external, rss: usage.rss });
     } else {
       floor.close();
+      frames.close();
       await gateway.close();
       fs.rmSync(home, { recursive: true, force: true, maxRetries: 10 });
       process.exit(0);

@@ -1,8 +1,9 @@
 /**
  * `npm run bench:controller`: a tool call through HTTP → gateway → a Node controller → back, against
  * the floor (a bare node:http server relaying over a bare ws echo, same machine, same run, calls
- * interleaved); throughput with 1, 100 and 1,000 connected controllers; memory per idle connected
- * controller. Three processes, as in real use: this one is the agent, bench/controller-server.ts holds
+ * interleaved); for reference, what the protocol's frames cost by themselves (the bare relay carrying a
+ * command frame to a Node controller and its result back, in a pass of its own against the floor);
+ * throughput with 1, 100 and 1,000 connected controllers; memory per idle connected controller. Three processes, as in real use: this one is the agent, bench/controller-server.ts holds
  * the gateway and the floor, bench/controller-pool.ts the browsers.
  */
 import { fork, type ChildProcess } from 'node:child_process';
@@ -125,11 +126,13 @@ async function main(): Promise<void> {
   const callIn = (i: number) =>
     post(`${started.gatewayUrl}/v1/sessions/${sessions[i]}/tools/browser_tabs`, headers, '{}');
   const callFloor = () => post(started.floorUrl, {}, '{}');
+  const callFrames = () => post(started.framesUrl, {}, '{}');
 
   const rows: string[][] = [];
   const child = pool();
   try {
     await order(child, { kind: 'echo', url: started.floorWsUrl });
+    await order(child, { kind: 'frames', url: started.framesWsUrl });
     await order(child, { kind: 'controllers', url: started.gatewayUrl, key, sessions: sessions.slice(0, 1) });
     const [floorLatency, gatewayLatency] = await interleavedLatencies(
       callFloor,
@@ -149,6 +152,14 @@ async function main(): Promise<void> {
       `${(g50 / f50).toFixed(2)}× floor (target ≤ 1.30×)`,
     ]);
     rows.push(['round trip p99 (ms)', f99.toFixed(3), g99.toFixed(3), `${(g99 / f99).toFixed(2)}× floor`]);
+    const [floorAgain, framesLatency] = await interleavedLatencies(callFloor, callFrames, LATENCY_CALLS);
+    const [r50, p50] = [pct(floorAgain, 50), pct(framesLatency, 50)];
+    rows.push([
+      'p50 (ms), protocol frames alone, no gateway',
+      r50.toFixed(3),
+      p50.toFixed(3),
+      `${(p50 / r50).toFixed(2)}× floor: the wire protocol's share, a pass of its own`,
+    ]);
     rows.push([
       'commands/s, 1 controller',
       (await throughput(callFloor, THROUGHPUT_CALLS)).toFixed(0),
