@@ -12,7 +12,7 @@ import path from 'node:path';
 import v8 from 'node:v8';
 import vm from 'node:vm';
 import { WebSocketServer, type WebSocket } from 'ws';
-import { silentLogger } from '../src/log/logger.js';
+import { createLogger } from '../src/log/logger.js';
 import { encodeFrame, FRAME_METHODS } from '../src/protocol/index.js';
 
 // The gateway as users run it: compiled to dist/ (the bench:controller script builds first).
@@ -128,6 +128,8 @@ function startFramesRelay(): Promise<Relay> {
 
 const home = fs.mkdtempSync(path.join(os.tmpdir(), 'tabgate-bench-'));
 fs.writeFileSync(path.join(home, 'config.yaml'), 'browser:\n  extension_control:\n    enabled: true\n');
+// The gateway logs as `tabgate serve 2>>file` does: one line per request, written at once.
+const logFd = fs.openSync(path.join(home, 'gateway.log'), 'a');
 const floor = await startFloor();
 const frames = await startFramesRelay();
 // One peer registers 1,000 controllers here: lift the per-peer registration limit for the run.
@@ -136,7 +138,7 @@ const gateway = await startGateway({
   home,
   env: {},
   flags: { port: 0 },
-  log: silentLogger,
+  log: createLogger({ write: (line) => fs.writeSync(logFd, line + '\n') }),
   rateLimits: { register: unlimited },
 });
 const caller = {
@@ -172,6 +174,7 @@ process.on('message', (order: ServerOrder) => {
       floor.close();
       frames.close();
       await gateway.close();
+      fs.closeSync(logFd);
       fs.rmSync(home, { recursive: true, force: true, maxRetries: 10 });
       process.exit(0);
     }
