@@ -2,10 +2,12 @@
  * Trusted input: every click, keystroke and text insertion goes through CDP `Input.*` on the page's
  * session, so the page sees `isTrusted === true`. A click first scrolls its element into view, finds the
  * point in the top-level viewport through every iframe above it, and refuses when something else covers
- * that point (naming it) instead of clicking the wrong thing.
+ * that point (naming it) instead of clicking the wrong thing. Where the press really lands is checked as
+ * it lands: one that meets something else (the page moved after aiming) never reaches the page, and the
+ * click is aimed again.
  */
 import { TabgateError } from '../protocol/index.js';
-import type { FocusOutcome, ResolveOutcome } from './page/agent-state.js';
+import type { ClickProbe, FocusOutcome, ResolveOutcome } from './page/agent-state.js';
 import { staleError } from './frame-worlds.js';
 import { keyDefinition, MODIFIER_KEYS, type Modifier } from './keys.js';
 import type { RefBinding } from './refs.js';
@@ -67,12 +69,37 @@ export async function clickPoint(tab: Tab, ref: string): Promise<{ x: number; y:
   return point;
 }
 
+/** Attempts at a click whose press met something else because the page moved after aiming. */
+const CLICK_ATTEMPTS = 3;
+
 export async function click(tab: Tab, ref: string): Promise<void> {
-  const { x, y } = await clickPoint(tab, ref);
-  const base = { x, y, button: 'left', clickCount: 1 } as const;
-  await tab.page.send('Input.dispatchMouseEvent', { type: 'mouseMoved', x, y });
-  await tab.page.send('Input.dispatchMouseEvent', { ...base, type: 'mousePressed', buttons: 1 });
-  await tab.page.send('Input.dispatchMouseEvent', { ...base, type: 'mouseReleased', buttons: 0 });
+  for (let attempt = 1; ; attempt++) {
+    const { x, y } = await clickPoint(tab, ref);
+    const binding = bindingOf(tab, ref);
+    if (!(await binding.worlds.run<boolean>(binding.contextId, 'armClick', binding.localId)))
+      throw staleError();
+    const base = { x, y, button: 'left', clickCount: 1 } as const;
+    let probe: ClickProbe | null;
+    try {
+      await tab.page.send('Input.dispatchMouseEvent', { type: 'mouseMoved', x, y });
+      await tab.page.send('Input.dispatchMouseEvent', { ...base, type: 'mousePressed', buttons: 1 });
+      await tab.page.send('Input.dispatchMouseEvent', { ...base, type: 'mouseReleased', buttons: 0 });
+    } finally {
+      probe = await binding.worlds
+        .run<ClickProbe | null>(binding.contextId, 'clickOutcome')
+        .catch(() => null);
+    }
+    // Done when the press reached the element, clicked or not (a select opens its list on the press),
+    // and when the probe is gone with its document (the click navigated).
+    if (!probe || probe.pressed) return;
+    if (attempt === CLICK_ATTEMPTS) {
+      throw new TabgateError(
+        'element_covered',
+        `${ref} moved or was covered each time it was clicked; last time the press met ${probe.missed ?? 'nothing'}.`,
+        { covered_by: probe.missed },
+      );
+    }
+  }
 }
 
 /** Replaces the field's content with `text` (select all, then insert), like a person would. */

@@ -96,6 +96,15 @@ export function actionCases(get: HarnessRef): void {
     );
 
     it(
+      'a click aimed before the page moved is stopped before the page sees it, and aimed again',
+      withSession(get, async (s) => {
+        await s.call('browser_navigate', { url: get().url('/shifting') });
+        await s.call('browser_click', { ref: await refOf(s, 'button "Target"') });
+        assert.match(await fullText(s), /clicks=1 stray=0/);
+      }),
+    );
+
+    it(
       'a ref whose element left the DOM fails with stale_ref and acts on nothing',
       withSession(get, async (s) => {
         await s.call('browser_navigate', { url: get().url('/mutating') });

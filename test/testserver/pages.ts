@@ -112,6 +112,20 @@ export function pages(other: string): Record<string, string> {
       `<article><h1>The long article</h1><nav><a href="/page2">Related</a> <a href="/form">Contact</a></nav>
       <h2>Part one</h2>${paragraphs.slice(0, 1000)}${paragraphs}<h2>Part two</h2><p>See <a href="/page2">the next page</a> for more.</p></article>`,
     ),
+    // The first pointer move pushes the button down by 200px: a press aimed before it lands on the spacer.
+    '/shifting': page(
+      'Shifting',
+      `<h1>Shifting</h1><div id="spacer"></div><button onclick="clicks++; show()">Target</button>
+      <div id="out">clicks=0 stray=0</div>
+      <script>
+        let clicks = 0, stray = 0, shifted = false;
+        function show() { document.getElementById('out').textContent = 'clicks=' + clicks + ' stray=' + stray; }
+        document.addEventListener('mousemove', () => {
+          if (!shifted) { shifted = true; document.getElementById('spacer').style.height = '200px'; }
+        });
+        document.addEventListener('mousedown', (e) => { if (e.target.tagName !== 'BUTTON') { stray++; show(); } });
+      </script>`,
+    ),
     '/mutating': page(
       'Mutating',
       `<h1>Mutating</h1><div id="slot"><button id="target" onclick="count()">Target</button></div>

@@ -10,6 +10,17 @@ export type ResolveOutcome =
   | { ok: false; reason: 'stale' | 'hidden' | 'disabled' | 'outside' }
   | { ok: false; reason: 'covered'; by: string };
 
+/**
+ * What a click's mouse events met, from a probe armed just before they were sent: whether the press
+ * reached the element (`pressed`), what it met instead (`missed`, described; those events were stopped
+ * before the page saw them), and whether a click event followed.
+ */
+export interface ClickProbe {
+  pressed: boolean;
+  missed: string | null;
+  clicked: boolean;
+}
+
 export type FocusOutcome =
   | { ok: true; kind: 'text' | 'content'; empty: boolean; password: boolean }
   | { ok: true; kind: 'select'; chosen: string }
@@ -25,6 +36,8 @@ export interface AgentState {
   contains(target: Element, node: Node | null): boolean;
   describe(el: Element): string;
   snapshot?: (full: boolean) => string;
+  /** Removes the armed click probe's listeners and returns what it saw. */
+  disarmClick?: () => ClickProbe;
   run(command: string, arg: unknown, self: unknown): unknown;
 }
 
@@ -132,6 +145,45 @@ export function installAgentState(): void {
       if (hit !== el) return { ok: false, reason: 'covered', by: state.describe(hit) };
       return { ok: true, x: px, y: py };
     },
+    // Listens, in capture on the frame's window, to the mouse events of one click: a press that lands
+    // on anything but the element, or outside the viewport (the page or the window changed between
+    // aiming and pressing: a banner shrinking the viewport, a late layout shift), is stopped with what
+    // follows it, so the page never receives a click meant for something else and the click is aimed again.
+    armClick: (id): boolean => {
+      state.disarmClick?.();
+      const el = state.lookup(id as number);
+      if (!el) return false;
+      const probe: ClickProbe = { pressed: false, missed: null, clicked: false };
+      let decided = false;
+      const onEvent = (event: Event) => {
+        const target = event.composedPath()[0];
+        if (!decided && (event.type === 'pointerdown' || event.type === 'mousedown')) {
+          decided = true;
+          const node = target instanceof Node ? target : null;
+          const label = node instanceof Element ? node.closest('label') : null;
+          const { clientX: x, clientY: y } = event as MouseEvent;
+          const inView = x >= 0 && y >= 0 && x < innerWidth && y < innerHeight;
+          probe.pressed = inView && (state.contains(el, node) || (label !== null && label.control === el));
+          if (!inView) probe.missed = 'a point outside the viewport';
+          else if (!probe.pressed) probe.missed = node instanceof Element ? state.describe(node) : 'nothing';
+        }
+        if (decided && !probe.pressed) {
+          event.preventDefault();
+          event.stopImmediatePropagation();
+          return;
+        }
+        if (event.type === 'click') probe.clicked = true;
+      };
+      const types = ['pointerdown', 'mousedown', 'pointerup', 'mouseup', 'click'];
+      for (const type of types) window.addEventListener(type, onEvent, true);
+      state.disarmClick = () => {
+        for (const type of types) window.removeEventListener(type, onEvent, true);
+        state.disarmClick = undefined;
+        return probe;
+      };
+      return true;
+    },
+    clickOutcome: (): ClickProbe | null => state.disarmClick?.() ?? null,
     focusForType: (arg): FocusOutcome => {
       const { id, text } = arg as { id: number; text: string };
       const el = state.lookup(id);
