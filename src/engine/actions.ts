@@ -89,13 +89,16 @@ export async function click(tab: Tab, ref: string): Promise<void> {
         .run<ClickProbe | null>(binding.contextId, 'clickOutcome')
         .catch(() => null);
     }
-    // Done when the press reached the element, clicked or not (a select opens its list on the press),
-    // and when the probe is gone with its document (the click navigated).
-    if (!probe || probe.pressed) return;
+    // Aimed again only after a press the probe saw land elsewhere and stopped. Done when the press
+    // reached the element, clicked or not (a select opens its list on the press); when the probe is
+    // gone with its document (the click navigated); and when it saw nothing, because a page listener
+    // stopped the events before it: then the page may have had them, and a second click could repeat
+    // what the first did.
+    if (!probe || probe.pressed || probe.missed === null) return;
     if (attempt === CLICK_ATTEMPTS) {
       throw new TabgateError(
         'element_covered',
-        `${ref} moved or was covered each time it was clicked; last time the press met ${probe.missed ?? 'nothing'}.`,
+        `${ref} moved or was covered each time it was clicked; last time the press met ${probe.missed}.`,
         { covered_by: probe.missed },
       );
     }

@@ -22,6 +22,37 @@ class ToolError extends Error {
   }
 }
 
+/** The tab's viewport height once the "started debugging this browser" banner shows, when seen. */
+let bannerHeight: number | null = null;
+
+/**
+ * Waits for the debugging banner that chrome.debugger's attach brings: it shrinks the tab's viewport
+ * (713 → 657 px here) some 50 ms after the share, later under load, and a case that aims a click just
+ * before would press where the element no longer is. The user's own tab has the same race in the first
+ * moments of a share; these cases test the steady state after it.
+ */
+async function waitForBanner(stage: Stage, targetId: string): Promise<void> {
+  const { sessionId } = await stage.browser.cdp.send<{ sessionId: string }>('Target.attachToTarget', {
+    targetId,
+    flatten: true,
+  });
+  try {
+    const height = () => stage.browser.cdp.evaluate<number>(sessionId, 'innerHeight');
+    const first = await height();
+    let last = first;
+    let stableSince = performance.now();
+    for (const started = performance.now(); performance.now() - started < 3000;) {
+      await new Promise((resolve) => setTimeout(resolve, 25));
+      const now = await height();
+      if (now !== last) [last, stableSince] = [now, performance.now()];
+      if (bannerHeight !== null ? last === bannerHeight : performance.now() - stableSince >= 300) break;
+    }
+    if (last < first) bannerHeight = last;
+  } finally {
+    await stage.browser.cdp.send('Target.detachFromTarget', { sessionId }).catch(() => undefined);
+  }
+}
+
 async function shareFreshTab(stage: Stage, n: number): Promise<ConformanceSession> {
   // A blank tab with nothing attached to it but the extension's debugger.
   const { targetId } = await stage.browser.cdp.send<{ targetId: string }>('Target.createTarget', {
@@ -36,6 +67,7 @@ async function shareFreshTab(stage: Stage, n: number): Promise<ConformanceSessio
     'the controller to connect',
     async () => (await status(stage.browser)).connection.state === 'connected',
   );
+  await waitForBanner(stage, targetId);
   return {
     async call(tool, args = {}) {
       const response: { status: number; body: unknown } = await callTool(stage, sessionId, tool, args);

@@ -233,6 +233,28 @@ describe('audit journal', () => {
     );
   });
 
+  it('still logs every call, from memory, when a fresh journal file cannot be opened', () => {
+    const home = freshHome();
+    const db = openDatabase(home);
+    const logged: string[] = [];
+    const journal = new AuditJournal({
+      home,
+      store: new AuditStore(db),
+      log: createLogger({ write: (l) => logged.push(l) }),
+    });
+    // Root ignores permissions, so the folder is taken away instead: a file now holds its name.
+    fs.rmSync(journalDir(home), { recursive: true, force: true });
+    fs.writeFileSync(journalDir(home), '');
+    const ids = Array.from({ length: 6000 }, (_, i) => `r${i}`);
+    for (const id of ids) journal.end(journal.begin(start(id)), ended());
+    journal.flush();
+    assert.equal(rows(db).length, ids.length);
+    assert.ok(logged.some((l) => l.includes('audit journal file could not be opened')));
+    journal.close();
+    db.close();
+    fs.rmSync(journalDir(home), { force: true });
+  });
+
   it('moves to a fresh file past 1 MiB, keeping the file of a call still open until it ends', () => {
     const home = freshHome();
     const db = openDatabase(home);

@@ -137,7 +137,15 @@ export class AuditJournal {
    */
   begin(start: AuditStart): JournalTicket {
     if (this.closed) return { file: null, seq: 0, start };
-    if (this.current.fd === -1 || this.current.size >= ROTATE_BYTES) this.rotate();
+    if (this.current.fd === -1 || this.current.size >= ROTATE_BYTES) {
+      try {
+        this.rotate();
+      } catch (error) {
+        // The command is already on its way: it must still be answered, and logged from memory.
+        this.o.log.error('audit journal file could not be opened', { reason: (error as Error).message });
+        return { file: null, seq: 0, start };
+      }
+    }
     const file = this.current;
     const seq = ++file.seq;
     const offset = file.size;
@@ -252,7 +260,13 @@ export class AuditJournal {
   private remove(file: JournalFile): void {
     file.closeFd();
     this.retired.delete(file);
-    fs.rmSync(path.join(this.dir, file.name), { force: true });
+    try {
+      fs.rmSync(path.join(this.dir, file.name), { force: true });
+    } catch (error) {
+      // Its rows are in; the file and its folded offset stay for the next gateway, which skips them.
+      this.o.log.warn('audit journal file could not be removed', { reason: (error as Error).message });
+      return;
+    }
     this.o.store.forgetJournal(file.name);
   }
 }

@@ -37,13 +37,18 @@ export class DeadlineQueue {
   private sweep(): void {
     this.timer = null;
     const now = performance.now();
-    for (const [commandId, at] of this.due) {
-      if (at > now) {
-        this.arm(at - now);
-        return;
+    try {
+      for (const [commandId, at] of this.due) {
+        if (at > now) break;
+        this.due.delete(commandId);
+        this.expire(commandId);
       }
-      this.due.delete(commandId);
-      this.expire(commandId);
+    } finally {
+      // Even if an expiry threw, the commands after it keep a timer: the oldest one's deadline.
+      if (this.timer) clearTimeout(this.timer);
+      this.timer = null;
+      const oldest = this.due.values().next();
+      if (!oldest.done) this.arm(Math.max(0, oldest.value - performance.now()));
     }
   }
 }
