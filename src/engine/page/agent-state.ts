@@ -11,14 +11,13 @@ export type ResolveOutcome =
   | { ok: false; reason: 'covered'; by: string };
 
 /**
- * What a click's mouse events met, from a probe armed just before they were sent: whether the press
- * reached the element (`pressed`), what it met instead (`missed`, described; those events were stopped
- * before the page saw them), and whether a click event followed.
+ * What a click's press met, from a probe armed just before the mouse events were sent: the element
+ * (`pressed`), or something else (`missed`, described; that press, its release and its click were
+ * stopped before the page saw them). Neither when the probe saw no press at all.
  */
 export interface ClickProbe {
   pressed: boolean;
   missed: string | null;
-  clicked: boolean;
 }
 
 export type FocusOutcome =
@@ -153,7 +152,7 @@ export function installAgentState(): void {
       state.disarmClick?.();
       const el = state.lookup(id as number);
       if (!el) return false;
-      const probe: ClickProbe = { pressed: false, missed: null, clicked: false };
+      const probe: ClickProbe = { pressed: false, missed: null };
       let decided = false;
       const onEvent = (event: Event) => {
         const target = event.composedPath()[0];
@@ -170,9 +169,7 @@ export function installAgentState(): void {
         if (decided && !probe.pressed) {
           event.preventDefault();
           event.stopImmediatePropagation();
-          return;
         }
-        if (event.type === 'click') probe.clicked = true;
       };
       const types = ['pointerdown', 'mousedown', 'pointerup', 'mouseup', 'click'];
       for (const type of types) window.addEventListener(type, onEvent, true);
