@@ -30,6 +30,10 @@ export interface GatewayServiceDeps {
   audit?: AuditLog;
 }
 
+/** A refusal thrown before anything was sent, as the rejected promise the caller awaits. */
+const rejection = (error: unknown): Promise<never> =>
+  Promise.reject(error instanceof Error ? error : new Error(String(error)));
+
 export class DefaultGatewayService implements GatewayService {
   constructor(private readonly d: GatewayServiceDeps) {}
 
@@ -66,7 +70,7 @@ export class DefaultGatewayService implements GatewayService {
     try {
       return this.routeCall(caller, sessionId, tool, rawArguments, options);
     } catch (error) {
-      return Promise.reject(error instanceof Error ? error : new Error(String(error)));
+      return rejection(error);
     }
   }
 
@@ -139,7 +143,7 @@ export class DefaultGatewayService implements GatewayService {
       const args = parseToolArguments(name, rawArguments);
       return this.d.backend.call({ sessionId, tool: name, args, toolCallId, signal });
     } catch (error) {
-      return Promise.reject(error instanceof Error ? error : new Error(String(error)));
+      return rejection(error);
     }
   }
 }

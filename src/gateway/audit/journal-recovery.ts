@@ -41,6 +41,7 @@ export function foldJournalFile(store: AuditStore, file: string, log: Logger): v
   const name = path.basename(file);
   const fd = fs.openSync(file, 'r');
   let skipped = 0;
+  let torn = 0;
   try {
     for (;;) {
       const more = store.transaction(() => {
@@ -69,11 +70,11 @@ export function foldJournalFile(store: AuditStore, file: string, log: Logger): v
       });
       if (!more) break;
     }
+    torn = bytesPastLines(fd, store.journalOffset(name));
   } finally {
     fs.closeSync(fd);
   }
   if (skipped > 0) log.warn('audit journal lines unreadable, skipped', { file: name, skipped });
-  const torn = bytesPastLines(file, store.journalOffset(name));
   if (torn > 0) log.warn('audit journal ends in a torn line; dropped', { file: name, bytes: torn });
 }
 
@@ -88,17 +89,12 @@ function afterNul(text: string): string {
 }
 
 /** Bytes after the last whole line that are not the NUL padding: a line torn by the gateway's death. */
-function bytesPastLines(file: string, offset: number): number {
-  const fd = fs.openSync(file, 'r');
-  try {
-    const tail = Buffer.alloc(Math.max(0, Math.min(fs.fstatSync(fd).size - offset, READ_CHUNK)));
-    const read = fs.readSync(fd, tail, 0, tail.length, offset);
-    let bytes = 0;
-    for (let i = 0; i < read; i++) if (tail[i] !== 0) bytes += 1;
-    return bytes;
-  } finally {
-    fs.closeSync(fd);
-  }
+function bytesPastLines(fd: number, offset: number): number {
+  const tail = Buffer.alloc(Math.max(0, Math.min(fs.fstatSync(fd).size - offset, READ_CHUNK)));
+  const read = fs.readSync(fd, tail, 0, tail.length, offset);
+  let bytes = 0;
+  for (let i = 0; i < read; i++) if (tail[i] !== 0) bytes += 1;
+  return bytes;
 }
 
 /**
