@@ -1,8 +1,10 @@
 /**
- * How CLI commands that talk to a running gateway find it and its key: `--gateway URL`, else the
- * configured host and port; the key from `API_SERVER_KEY`, else the configuration, else the home folder.
+ * How CLI commands that talk to a running gateway find it and their credential: `--gateway URL`, else
+ * the configured host and port; the API key from `API_SERVER_KEY`, else the configuration, else the home
+ * folder; the owner's operator key only from the home folder (`operator_key`, mode 0600).
  */
 import { resolveApiKey } from '../gateway/auth/api-key.js';
+import { operatorKeyFile, readOperatorKey } from '../gateway/operator/index.js';
 import { GatewayClient } from '../gateway/client/gateway-client.js';
 import { loadConfig, type GatewayConfig } from '../gateway/config/index.js';
 
@@ -27,4 +29,16 @@ export function gatewayTarget(explicitUrl: string | undefined): { baseUrl: strin
 
 export function connectToGateway(explicitUrl: string | undefined): GatewayClient {
   return new GatewayClient(gatewayTarget(explicitUrl));
+}
+
+/** Where the running gateway is and the owner's operator key, for owner-only commands. */
+export function operatorTarget(explicitUrl: string | undefined): { baseUrl: string; operatorKey: string } {
+  const config = loadConfig({ env: process.env });
+  const operatorKey = readOperatorKey(config.home);
+  if (!operatorKey) {
+    throw new Error(
+      `no operator key in ${operatorKeyFile(config.home)}: run this as the user who runs \`tabgate serve\` (it creates the key at first start), with the same TABGATE_HOME`,
+    );
+  }
+  return { baseUrl: gatewayUrlOf(config, explicitUrl), operatorKey };
 }

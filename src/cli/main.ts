@@ -12,6 +12,8 @@ import { mcpCommand } from './commands/mcp.js';
 import { callCommand } from './commands/call.js';
 import { auditCommand } from './commands/audit.js';
 import { doctorCommand } from './commands/doctor.js';
+import { sessionCommand } from './commands/session.js';
+import { signInCommand } from './commands/sign-in.js';
 
 export type CommandDefinition = (program: Command) => void;
 
@@ -20,6 +22,8 @@ export const COMMANDS: CommandDefinition[] = [
   serveCommand,
   keyCommand,
   pairCommand,
+  signInCommand,
+  sessionCommand,
   extensionPathCommand,
   toolsCommand,
   mcpCommand,

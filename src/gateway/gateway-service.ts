@@ -9,6 +9,7 @@ import type { BrowserBackend } from './backends/index.js';
 import type { Broker } from './broker/broker.js';
 import type { FeatureFlag } from './config/live-flag.js';
 import type { Logger } from '../log/logger.js';
+import { operatorRequired } from './operator/index.js';
 import { decideRoute, unsafeControllerArguments, type RouteDecision } from './router/route.js';
 import type {
   CallSignal,
@@ -55,6 +56,33 @@ export class DefaultGatewayService implements GatewayService {
     await this.d.backend.closeSession(sessionId);
   }
 
+  async releaseSession(caller: Caller, sessionId: string): Promise<SessionRecord> {
+    if (caller.credential !== 'operator') throw operatorRequired();
+    const session = this.d.sessions.require(caller, sessionId);
+    if (!session.binding) {
+      throw new TabgateError('session_not_bound', "This session was never bound to a user's browser.");
+    }
+    const release = () => {
+      this.d.broker.detachSession(sessionId);
+      this.d.sessions.setBinding(sessionId, null);
+      this.d.log.info('session released from the user browser by the owner', { session_id: sessionId });
+      return Promise.resolve(this.d.sessions.get(caller, sessionId));
+    };
+    if (!this.d.audit) return release();
+    return this.d.audit.track(
+      {
+        caller,
+        sessionId,
+        action: 'session.release',
+        arguments: {},
+        toolCallId: null,
+        backend: 'owner',
+        controllerId: session.binding.controller_id,
+      },
+      release,
+    );
+  }
+
   /**
    * Not `async`: the answer's promise (the audit's, or the dispatch's) goes back as it is, so no
    * microtask of this method's own lies between the controller's result and the reply; a refusal
@@ -84,13 +112,14 @@ export class DefaultGatewayService implements GatewayService {
     if (!getTool(tool))
       throw new TabgateError('unknown_tool', `No tool named ${JSON.stringify(tool.slice(0, 100))}.`);
     const name = tool as ToolName;
-    this.d.sessions.require(caller, sessionId);
+    const session = this.d.sessions.require(caller, sessionId);
     const toolCallId = options.toolCallId ?? null;
     const decision = decideRoute({
       tool: name,
       featureEnabled: this.d.extensionControl.enabled(),
       principalId: caller.principalId,
       transportFamily: caller.transportFamily,
+      binding: session.binding,
       lane: () =>
         this.d.broker.laneState({
           principalId: caller.principalId,
@@ -127,7 +156,7 @@ export class DefaultGatewayService implements GatewayService {
     signal: CallSignal | undefined,
   ): Promise<unknown> {
     try {
-      if (decision.kind === 'unavailable') throw new TabgateError('controller_unavailable', decision.message);
+      if (decision.kind === 'unavailable') throw new TabgateError(decision.code, decision.message);
       if (decision.kind === 'controller') {
         const unsafe = unsafeControllerArguments(name, rawArguments);
         if (unsafe) throw new TabgateError('controller_unavailable', unsafe);

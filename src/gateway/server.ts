@@ -23,6 +23,7 @@ import {
 import { DefaultGatewayService } from './gateway-service.js';
 import { allowedHostsFor, HostGuard } from './guards/host.js';
 import { OriginGuard } from './guards/origin.js';
+import { createOperator } from './operator/index.js';
 import { createPairing } from './pairing/pairing.js';
 import { createHttpApp } from './http/app.js';
 import { RouteTable, type Route } from './http/route-table.js';
@@ -56,6 +57,11 @@ export interface GatewayOptions {
   keepaliveMs?: number;
   /** Per-peer limits on registration and pairing (default DEFAULT_RATE_LIMITS); load tests raise them. */
   rateLimits?: Partial<RateLimitSettings>;
+  /**
+   * Writes to the owner's terminal, never to a log: `tabgate serve` passes it when stderr is a terminal,
+   * and each pairing request then gets a one-time sign-in link there.
+   */
+  tellOwner?: (text: string) => void;
 }
 
 export interface RunningGateway {
@@ -64,6 +70,10 @@ export interface RunningGateway {
   port: number;
   config: GatewayConfig;
   apiKey: ResolvedApiKey;
+  /** The owner's credential (`$TABGATE_HOME/operator_key`): the CLI's, never the agent's. */
+  operatorKey: string;
+  /** A one-time link that signs a browser in as the owner, then opens `next` (a path). */
+  signInLink(next?: string): string;
   service: GatewayService;
   broker: Broker;
   /** Every route served, mounted ones included: the security suite walks it. */
@@ -102,9 +112,11 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
     clock,
     log,
     commandTimeoutMs: config.browser.extension_control.command_timeout * 1000,
+    bindings: sessions.bindingObserver(),
   });
   const originGuard = new OriginGuard(config.browser.extension_control.allowed_origins);
-  const pairing = createPairing({ db, clock, log, originGuard, broker });
+  const operator = createOperator({ home: config.home, clock });
+  const pairing = createPairing({ db, clock, log, originGuard, broker, operator: operator.auth });
   const authenticator = new Authenticator([apiKeyCredential(verifier), pairing.credential]);
   const resolved = options.backend
     ? { backend: options.backend, dispose() {} }
@@ -130,6 +142,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
         onRegistered: pairing.onRegistered,
       }),
       ...pairing.routes,
+      ...operator.routes,
     ]),
     ...auditRoutes(audit),
     ...sessionRoutes(service, sessions),
@@ -137,7 +150,14 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
     ...mcpRoutes(mcp),
     ...(options.routes ?? []),
   );
-  const app = createHttpApp({ routes, hostGuard: () => hostGuard, originGuard, authenticator, log });
+  const app = createHttpApp({
+    routes,
+    hostGuard: () => hostGuard,
+    originGuard,
+    authenticator,
+    operator: operator.auth,
+    log,
+  });
   const endpoint = new ControllerEndpoint({
     broker,
     featureEnabled: () => extensionControl.enabled(),
@@ -174,6 +194,17 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
   hostGuard = new HostGuard(allowedHostsFor(address.address, address.port, config.gateway.allowed_hosts));
   warnIfExposed(address.address, address.port, log);
   const urlHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  const url = `http://${urlHost}:${address.port}`;
+  const { tellOwner } = options;
+  if (tellOwner) {
+    pairing.service.onRequested((request) =>
+      tellOwner(
+        `Pairing requested by ${JSON.stringify(request.name)} (${request.origin}), code ${request.code}.\n` +
+          `  Approve in this terminal: tabgate pair approve ${request.code}\n` +
+          `  or in your browser (works once, for 10 minutes): ${operator.link(url, `/pair/${encodeURIComponent(request.id)}`)}`,
+      ),
+    );
+  }
 
   let closing: Promise<void> | null = null;
   const close = () =>
@@ -199,11 +230,13 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
     })());
 
   return {
-    url: `http://${urlHost}:${address.port}`,
+    url,
     host: address.address,
     port: address.port,
     config,
     apiKey,
+    operatorKey: operator.key,
+    signInLink: (next) => operator.link(url, next ?? null),
     service,
     broker,
     routes: () => routes.list(),

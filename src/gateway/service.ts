@@ -3,6 +3,7 @@
  * thin renderers over this one interface; neither validates, routes or stores anything itself.
  */
 import type { TransportFamily } from '../protocol/index.js';
+import type { SessionBinding } from './session-binding.js';
 
 /** Who is calling, derived by the gateway from the credential and the peer, never from a client field. */
 export interface Caller {
@@ -11,8 +12,11 @@ export interface Caller {
   profileId: string;
   /** loopback peer → `local-api`, else `remote-api`. */
   transportFamily: TransportFamily;
-  /** The API key may do everything; a pairing token may only act as a controller. */
-  credential: 'api_key' | 'pairing_token';
+  /**
+   * The API key may do everything an agent may; a pairing token may only act as a controller; the
+   * operator credential (the owner's CLI or signed-in browser) reaches the owner-only routes.
+   */
+  credential: 'api_key' | 'pairing_token' | 'operator';
   /** The pairing grant behind a pairing token, so revoking it can close what it opened. */
   credentialId?: string;
 }
@@ -24,6 +28,8 @@ export interface SessionRecord {
   created_at: string;
   /** Who created it (`api`, `mcp`, or the reference client's `source`). */
   source: string;
+  /** Null until a user's browser serves the session; from then on its calls never go elsewhere. */
+  binding: SessionBinding | null;
 }
 
 export interface CreateSessionInput {
@@ -56,6 +62,11 @@ export interface GatewayService {
   getSession(caller: Caller, sessionId: string): SessionRecord;
   /** Closes the session's browser and forgets it. Throws `session_not_found`. */
   deleteSession(caller: Caller, sessionId: string): Promise<void>;
+  /**
+   * The owner's explicit, audited act that unbinds a session from the user's browser it was bound to,
+   * so its calls may use the default backend again. Throws `session_not_found`, `session_not_bound`.
+   */
+  releaseSession(caller: Caller, sessionId: string): Promise<SessionRecord>;
   /**
    * Validates and routes one tool call (fail-closed), returning the tool's result or throwing a
    * TabgateError (`unknown_tool`, `session_not_found`, `invalid_arguments`, `controller_*`, …).

@@ -6,6 +6,7 @@ import { randomBytes } from 'node:crypto';
 import { TabgateError } from '../protocol/index.js';
 import type { Clock } from './clock.js';
 import type { Caller, CreateSessionInput, SessionRecord } from './service.js';
+import type { BindingObserver, SessionBinding } from './session-binding.js';
 import type { SessionStore, StoredSession } from './store/session-store.js';
 
 export const SESSION_ID_PATTERN = /^[A-Za-z0-9._:-]{1,256}$/;
@@ -55,6 +56,7 @@ export class Sessions {
       source,
       principal_id: caller.principalId,
       created_at: new Date(this.clock.now()).toISOString(),
+      binding: null,
     });
     if (record.principal_id !== caller.principalId) {
       throw new TabgateError('session_exists', 'That session id is taken; choose another id.');
@@ -87,6 +89,34 @@ export class Sessions {
   delete(caller: Caller, sessionId: string): void {
     if (!this.store.delete(sessionId, caller.principalId)) this.get(caller, sessionId);
     this.cache.delete(sessionId);
+  }
+
+  /**
+   * Stores a session's binding, whoever owns it (the broker reports controllers, not callers). The cached
+   * record is replaced, never edited, so a route decision already holding the old one stays consistent.
+   */
+  setBinding(sessionId: string, binding: Omit<SessionBinding, 'since'> | null): SessionBinding | null {
+    const since = new Date(this.clock.now()).toISOString();
+    const stored = binding ? { ...binding, since } : null;
+    if (!this.store.setBinding(sessionId, stored, since)) return null;
+    const cached = this.cache.get(sessionId);
+    if (cached) this.cache.set(sessionId, { ...cached, binding: stored });
+    return stored;
+  }
+
+  /** The broker's observer: every attach, stop and revoke lands in the session's stored binding. */
+  bindingObserver(): BindingObserver {
+    return {
+      bound: (scope) => {
+        const current = this.cache.get(scope.session_id)?.binding;
+        // A reconnect of the controller that already holds the session changes nothing worth a write.
+        if (current?.state === 'bound' && current.controller_id === scope.controller_id) return;
+        this.setBinding(scope.session_id, { state: 'bound', controller_id: scope.controller_id });
+      },
+      released: (scope, why) => {
+        this.setBinding(scope.session_id, { state: why, controller_id: scope.controller_id });
+      },
+    };
   }
 
   private owned(caller: Caller, sessionId: string): StoredSession | null {

@@ -28,6 +28,14 @@ export const ERROR_TABLE = {
 
   // Authentication and request shape
   invalid_api_key: { status: 401, hint: 'Send Authorization: Bearer <key> (tabgate key prints it).' },
+  operator_required: {
+    status: 403,
+    hint: "Only the gateway's owner may do this: the API key is the agent's and does not count. Use the tabgate CLI in the owner's terminal, or sign in with a link from `tabgate sign-in`.",
+  },
+  sign_in_invalid: {
+    status: 401,
+    hint: "Run `tabgate sign-in` in the owner's terminal for a new link; each link works once, for 10 minutes, on the computer the gateway runs on.",
+  },
   token_scope_forbidden: {
     status: 403,
     hint: 'A pairing token may only register controllers; use the API key for this.',
@@ -63,6 +71,10 @@ export const ERROR_TABLE = {
   // Sessions and tools
   session_not_found: { status: 404, hint: 'Create a session with POST /v1/sessions.' },
   session_exists: { status: 409, hint: 'Another owner holds that session id; choose another id.' },
+  session_not_bound: {
+    status: 409,
+    hint: "Only a session a user's browser served can be released; this one already uses the default backend.",
+  },
   unknown_tool: { status: 404, hint: 'GET /v1/tools lists the tools.' },
   invalid_arguments: { status: 400, hint: 'Fix the named argument; the tool list gives each schema.' },
 
@@ -70,6 +82,10 @@ export const ERROR_TABLE = {
   controller_unavailable: {
     status: 503,
     hint: "The session is bound to the user's browser, which is not reachable or cannot do this; ask the user to reconnect the tabgate extension. No other browser is used.",
+  },
+  session_stopped: {
+    status: 409,
+    hint: 'The user stopped sharing their browser with this session (or its pairing was revoked); ask them to share a tab with it again from the tabgate extension. No other browser is used.',
   },
   controller_timeout: {
     status: 504,

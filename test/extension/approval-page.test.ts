@@ -1,10 +1,10 @@
 /* eslint-disable @typescript-eslint/no-unsafe-member-access */
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { after, afterEach, before, beforeEach, describe, it } from 'node:test';
 import { REGISTER_PATH } from '../../src/protocol/index.js';
 import { registrationBody, TestController } from '../gateway/fixtures/controller.js';
 import { startTestGateway, type TestGateway } from '../gateway/fixtures/gateway.js';
-import { collect, pairedToken, startPairing, withToken } from './pairing-helpers.js';
+import { asOperator, collect, pairedToken, startPairing, withToken } from './pairing-helpers.js';
 
 /** The page's anti-CSRF token, read from the page as the page's own script reads it. */
 async function pageOf(gw: TestGateway, pairingId: string) {
@@ -29,10 +29,11 @@ function postDecision(
 
 describe('the approval page', () => {
   let gw: TestGateway;
-  before(async () => {
+  // A gateway each: the requests a refusal leaves waiting count against the per-extension limit.
+  beforeEach(async () => {
     gw = await startTestGateway();
   });
-  after(async () => {
+  afterEach(async () => {
     await gw.close();
   });
 
@@ -51,40 +52,89 @@ describe('the approval page', () => {
     assert.equal(response.headers.get('cache-control'), 'no-store');
   });
 
-  it('approves from the page itself, and the extension then collects its token', async () => {
+  /** Signs a browser in as the owner through a one-time link, as the sign-in page's script does. */
+  async function signIn(): Promise<{ cookie: string; proof: string }> {
+    const code = new URLSearchParams(new URL(gw.gateway.signInLink()).hash.slice(1)).get('code') ?? '';
+    const result = await gw.request('POST', '/operator/sign-in', {
+      body: { code },
+      headers: { authorization: '', origin: own(), 'sec-fetch-site': 'same-origin' },
+    });
+    assert.equal(result.status, 200);
+    const setCookie = result.headers.get('set-cookie') ?? '';
+    assert.match(setCookie, /HttpOnly/);
+    assert.match(setCookie, /SameSite=Strict/);
+    return { cookie: setCookie.split(';')[0] ?? '', proof: result.body.proof as string };
+  }
+  const own = () => new URL(gw.url).origin;
+  const signedIn = (owner: { cookie: string; proof: string }) => ({
+    origin: own(),
+    'sec-fetch-site': 'same-origin',
+    cookie: owner.cookie,
+    'x-tabgate-operator': owner.proof,
+  });
+
+  it("approves from the owner's signed-in browser, and the extension then collects its token", async () => {
+    const owner = await signIn();
     const started = await startPairing(gw);
     const { token } = await pageOf(gw, started.pairing_id);
-    const own = new URL(gw.url).origin;
     const result = await postDecision(
       gw,
       started.pairing_id,
       'approve',
       { page_token: token },
-      {
-        origin: own,
-        'sec-fetch-site': 'same-origin',
-      },
+      signedIn(owner),
     );
     assert.equal(result.status, 200);
     assert.equal(result.body.state, 'approved');
     assert.equal((await collect(gw, started.pairing_id)).status, 200);
   });
 
-  it('denies from the page itself', async () => {
+  it("denies from the owner's signed-in browser", async () => {
+    const owner = await signIn();
     const started = await startPairing(gw);
     const { token } = await pageOf(gw, started.pairing_id);
-    const result = await postDecision(
-      gw,
-      started.pairing_id,
-      'deny',
-      { page_token: token },
-      { origin: new URL(gw.url).origin },
-    );
+    const result = await postDecision(gw, started.pairing_id, 'deny', { page_token: token }, signedIn(owner));
     assert.equal(result.status, 200);
     assert.equal((await collect(gw, started.pairing_id)).body.error.code, 'pairing_denied');
   });
 
-  it('refuses an approval posted by another site, even with the right page token', async () => {
+  it('refuses a post with every header forged but no owner sign-in: no token for a keyless local process', async () => {
+    const started = await startPairing(gw);
+    const { token } = await pageOf(gw, started.pairing_id);
+    const forged = {
+      origin: own(),
+      'sec-fetch-site': 'same-origin',
+      'sec-fetch-mode': 'cors',
+      referer: `${gw.url}/pair/${started.pairing_id}`,
+    };
+    const attempts: Record<string, string>[] = [
+      forged,
+      { ...forged, cookie: 'tabgate_operator_1=guess', 'x-tabgate-operator': 'guess' },
+      { ...forged, authorization: `Bearer ${gw.key}` },
+    ];
+    for (const headers of attempts) {
+      const result = await postDecision(gw, started.pairing_id, 'approve', { page_token: token }, headers);
+      assert.equal(result.status, 403, JSON.stringify(headers));
+      assert.equal(result.body.error.code, 'operator_required');
+    }
+    assert.equal((await collect(gw, started.pairing_id)).status, 202, 'still waiting');
+  });
+
+  it("needs both halves of the owner's browser session: the cookie alone or the proof alone is refused", async () => {
+    const owner = await signIn();
+    const started = await startPairing(gw);
+    const { token } = await pageOf(gw, started.pairing_id);
+    const { cookie: _cookie, ...proofOnly } = signedIn(owner);
+    const { 'x-tabgate-operator': _proof, ...cookieOnly } = signedIn(owner);
+    for (const headers of [proofOnly, cookieOnly]) {
+      const result = await postDecision(gw, started.pairing_id, 'approve', { page_token: token }, headers);
+      assert.equal(result.body.error.code, 'operator_required');
+    }
+    assert.equal((await collect(gw, started.pairing_id)).status, 202);
+  });
+
+  it('refuses an approval posted by another site, even signed in and with the right page token', async () => {
+    const owner = await signIn();
     const started = await startPairing(gw);
     const { token } = await pageOf(gw, started.pairing_id);
     const web = await postDecision(
@@ -92,7 +142,10 @@ describe('the approval page', () => {
       started.pairing_id,
       'approve',
       { page_token: token },
-      { origin: 'https://evil.example' },
+      {
+        ...signedIn(owner),
+        origin: 'https://evil.example',
+      },
     );
     assert.equal(web.status, 403);
     assert.equal(web.body.error.code, 'forbidden_origin');
@@ -102,29 +155,61 @@ describe('the approval page', () => {
       'approve',
       { page_token: token },
       {
-        origin: new URL(gw.url).origin,
+        ...signedIn(owner),
         'sec-fetch-site': 'cross-site',
       },
     );
     assert.equal(crossSite.status, 403);
-    assert.equal(crossSite.body.error.code, 'pairing_forbidden');
-    const noOrigin = await postDecision(gw, started.pairing_id, 'approve', { page_token: token }, {});
-    assert.equal(noOrigin.status, 403);
+    assert.equal(crossSite.body.error.code, 'operator_required');
     assert.equal((await collect(gw, started.pairing_id)).status, 202, 'still waiting');
   });
 
-  it('refuses an approval without the page token', async () => {
+  it('refuses an approval without the page token, even from the signed-in owner', async () => {
+    const owner = await signIn();
     const started = await startPairing(gw);
     const result = await postDecision(
       gw,
       started.pairing_id,
       'approve',
       { page_token: 'guess' },
-      { origin: new URL(gw.url).origin },
+      signedIn(owner),
     );
     assert.equal(result.status, 403);
     assert.equal(result.body.error.code, 'pairing_forbidden');
     assert.equal((await collect(gw, started.pairing_id)).status, 202);
+  });
+
+  it('makes a sign-in link work once', async () => {
+    const code = new URLSearchParams(new URL(gw.gateway.signInLink()).hash.slice(1)).get('code') ?? '';
+    const post = () =>
+      gw.request('POST', '/operator/sign-in', {
+        body: { code },
+        headers: { authorization: '', origin: own(), 'sec-fetch-site': 'same-origin' },
+      });
+    assert.equal((await post()).status, 200);
+    const again = await post();
+    assert.equal(again.status, 401);
+    assert.equal(again.body.error.code, 'sign_in_invalid');
+  });
+
+  it('mints sign-in links only for the operator key, never the API key', async () => {
+    const byAgent = await gw.request('POST', '/v1/operator/sign-in-links', { body: {} });
+    assert.equal(byAgent.status, 403);
+    assert.equal(byAgent.body.error.code, 'operator_required');
+    const byOwner = await gw.request('POST', '/v1/operator/sign-in-links', {
+      body: { next: '/pair/x' },
+      headers: { authorization: `Bearer ${gw.operatorKey}` },
+    });
+    assert.equal(byOwner.status, 201);
+    assert.match(
+      byOwner.body.url as string,
+      /\/operator\/sign-in#code=tgs_[A-Za-z0-9_-]{43}&next=%2Fpair%2Fx$/,
+    );
+    const offSite = await gw.request('POST', '/v1/operator/sign-in-links', {
+      body: { next: '//evil.example/' },
+      headers: { authorization: `Bearer ${gw.operatorKey}` },
+    });
+    assert.equal(offSite.status, 400);
   });
 
   it('accepts approvals only by POST', async () => {
@@ -160,7 +245,7 @@ describe('revoking a paired extension', () => {
     const controller = await TestController.open(gw, registered.body.ticket as string);
     const pendingCall = gw.request('POST', `/v1/sessions/${sessionId}/tools/browser_snapshot`, { body: {} });
     await controller.next('browser.controller.command');
-    const revoked = await gw.request('DELETE', `/v1/pairings/${grantId}`);
+    const revoked = await gw.request('DELETE', `/v1/pairings/${grantId}`, { headers: asOperator(gw) });
     assert.equal(revoked.status, 200);
     const closed = await controller.closed;
     assert.equal(closed.code, 1008);
@@ -183,7 +268,7 @@ describe('revoking a paired extension', () => {
       body: registrationBody({ sessionId, controllerId: 'ctrl-late' }),
       headers: withToken(token),
     });
-    await gw.request('DELETE', `/v1/pairings/${grantId}`);
+    await gw.request('DELETE', `/v1/pairings/${grantId}`, { headers: asOperator(gw) });
     await assert.rejects(TestController.open(gw, registered.body.ticket as string), /401/);
   });
 });

@@ -79,11 +79,12 @@ describe('the controller', () => {
 
   it('closes its socket and stops when the user revokes the pairing', async () => {
     const { sessionId } = await shareNewTab(stage, '/form', 'revoked');
-    const grants = await stage.gw.request('GET', '/v1/pairings');
+    const owner = { headers: { authorization: `Bearer ${stage.gw.operatorKey}` } };
+    const grants = await stage.gw.request('GET', '/v1/pairings', owner);
     const live = (grants.body.grants as { grant_id: string; revoked_at: string | null }[]).filter(
       (g) => !g.revoked_at,
     );
-    for (const grant of live) await stage.gw.request('DELETE', `/v1/pairings/${grant.grant_id}`);
+    for (const grant of live) await stage.gw.request('DELETE', `/v1/pairings/${grant.grant_id}`, owner);
     const view = await waitFor('the extension to stop', async () => {
       const current = await status(stage.browser);
       return current.connection.state === 'stopped' ? current : null;

@@ -32,10 +32,16 @@ export function collect(gw: TestGateway, pairingId: string, origin = EXTENSION_O
   });
 }
 
-/** Start → approve by code with the API key → collect: the token an approved extension holds. */
+/** The owner's credential, as `tabgate pair` sends it. */
+export const asOperator = (gw: TestGateway) => ({ authorization: `Bearer ${gw.operatorKey}` });
+
+/** Start → approve by code with the owner's operator key → collect: the token an approved extension holds. */
 export async function pairedToken(gw: TestGateway): Promise<{ token: string; grantId: string }> {
   const started = await startPairing(gw);
-  const approved = await gw.request('POST', '/v1/pairings/approve', { body: { code: started.code } });
+  const approved = await gw.request('POST', '/v1/pairings/approve', {
+    body: { code: started.code },
+    headers: asOperator(gw),
+  });
   if (approved.status !== 200) throw new Error(`approve failed: ${JSON.stringify(approved.body)}`);
   const collected = await collect(gw, started.pairing_id);
   if (collected.status !== 200) throw new Error(`collect failed: ${JSON.stringify(collected.body)}`);

@@ -8,7 +8,14 @@ import { parseToken } from '../../src/gateway/pairing/pairing-token.js';
 import { REGISTER_PATH } from '../../src/protocol/index.js';
 import { registrationBody } from '../gateway/fixtures/controller.js';
 import { startTestGateway, type TestGateway } from '../gateway/fixtures/gateway.js';
-import { collect, extensionHeaders, pairedToken, startPairing, withToken } from './pairing-helpers.js';
+import {
+  asOperator,
+  collect,
+  extensionHeaders,
+  pairedToken,
+  startPairing,
+  withToken,
+} from './pairing-helpers.js';
 
 describe('pairing an extension with the gateway', () => {
   let gw: TestGateway;
@@ -55,7 +62,11 @@ describe('pairing an extension with the gateway', () => {
     const waiting = await collect(gw, started.pairing_id);
     assert.equal(waiting.status, 202);
     assert.equal(waiting.body.status, 'pending');
-    const lines = await runPair({ baseUrl: gw.url, apiKey: gw.key }, 'approve', started.code.toLowerCase());
+    const lines = await runPair(
+      { baseUrl: gw.url, operatorKey: gw.operatorKey },
+      'approve',
+      started.code.toLowerCase(),
+    );
     assert.match(lines[0] ?? '', /^Approved: tabgate test extension/);
     const first = await collect(gw, started.pairing_id);
     assert.equal(first.status, 200);
@@ -67,7 +78,10 @@ describe('pairing an extension with the gateway', () => {
 
   it('lets only the origin that asked collect the token', async () => {
     const started = await startPairing(gw);
-    await gw.request('POST', '/v1/pairings/approve', { body: { code: started.code } });
+    await gw.request('POST', '/v1/pairings/approve', {
+      body: { code: started.code },
+      headers: asOperator(gw),
+    });
     const other = await collect(
       gw,
       started.pairing_id,
@@ -81,17 +95,25 @@ describe('pairing an extension with the gateway', () => {
   it('makes a code work once', async () => {
     const started = await startPairing(gw);
     assert.equal(
-      (await gw.request('POST', '/v1/pairings/approve', { body: { code: started.code } })).status,
+      (
+        await gw.request('POST', '/v1/pairings/approve', {
+          body: { code: started.code },
+          headers: asOperator(gw),
+        })
+      ).status,
       200,
     );
-    const again = await gw.request('POST', '/v1/pairings/approve', { body: { code: started.code } });
+    const again = await gw.request('POST', '/v1/pairings/approve', {
+      body: { code: started.code },
+      headers: asOperator(gw),
+    });
     assert.equal(again.status, 404);
     assert.equal(again.body.error.code, 'pairing_code_invalid');
   });
 
   it('tells the extension when the person denied it', async () => {
     const started = await startPairing(gw);
-    await runPair({ baseUrl: gw.url, apiKey: gw.key }, 'deny', started.code);
+    await runPair({ baseUrl: gw.url, operatorKey: gw.operatorKey }, 'deny', started.code);
     const result = await collect(gw, started.pairing_id);
     assert.equal(result.status, 403);
     assert.equal(result.body.error.code, 'pairing_denied');
@@ -121,12 +143,18 @@ describe('pairing an extension with the gateway', () => {
       ['POST', `/v1/sessions/${sessionId}/tools/browser_snapshot`, {}],
       ['GET', `/v1/sessions/${sessionId}`, undefined],
       ['DELETE', `/v1/sessions/${sessionId}`, undefined],
+    ] as const) {
+      const result = await gw.request(method, route, { body, headers: withToken(token) });
+      assert.equal(result.status, 403, `${method} ${route}`);
+      assert.equal(result.body.error.code, 'token_scope_forbidden', `${method} ${route}`);
+    }
+    for (const [method, route, body] of [
       ['GET', '/v1/pairings', undefined],
       ['POST', '/v1/pairings/approve', { code: 'ABCD-EFGH' }],
     ] as const) {
       const result = await gw.request(method, route, { body, headers: withToken(token) });
       assert.equal(result.status, 403, `${method} ${route}`);
-      assert.equal(result.body.error.code, 'token_scope_forbidden', `${method} ${route}`);
+      assert.equal(result.body.error.code, 'operator_required', `${method} ${route}`);
     }
   });
 
@@ -147,19 +175,19 @@ describe('pairing an extension with the gateway', () => {
 
   it('lists paired extensions and refuses the token once revoked', async () => {
     const { token, grantId } = await pairedToken(gw);
-    const listed = await runPair({ baseUrl: gw.url, apiKey: gw.key }, 'list');
+    const listed = await runPair({ baseUrl: gw.url, operatorKey: gw.operatorKey }, 'list');
     assert.ok(listed.some((line) => line.startsWith(grantId) && line.includes('active')));
-    await runPair({ baseUrl: gw.url, apiKey: gw.key }, 'revoke', grantId);
+    await runPair({ baseUrl: gw.url, operatorKey: gw.operatorKey }, 'revoke', grantId);
     const after = await gw.request('GET', '/v1/sessions', { headers: withToken(token) });
     assert.equal(after.status, 401);
     assert.equal(after.body.error.code, 'invalid_api_key');
-    const relisted = await runPair({ baseUrl: gw.url, apiKey: gw.key }, 'list');
+    const relisted = await runPair({ baseUrl: gw.url, operatorKey: gw.operatorKey }, 'list');
     assert.ok(relisted.some((line) => line.startsWith(grantId) && line.includes('revoked')));
   });
 
   it('refuses to revoke an unknown grant', async () => {
     await assert.rejects(
-      runPair({ baseUrl: gw.url, apiKey: gw.key }, 'revoke', 'ffffffffffffffff'),
+      runPair({ baseUrl: gw.url, operatorKey: gw.operatorKey }, 'revoke', 'ffffffffffffffff'),
       /pairing_grant_not_found/,
     );
   });
@@ -177,10 +205,16 @@ describe('wrong approvals', () => {
   it('are rate-limited, and then even the right code waits', async () => {
     const started = await startPairing(gw);
     for (let i = 0; i < 5; i++) {
-      const wrong = await gw.request('POST', '/v1/pairings/approve', { body: { code: 'ZZZZ-ZZZZ' } });
+      const wrong = await gw.request('POST', '/v1/pairings/approve', {
+        body: { code: 'ZZZZ-ZZZZ' },
+        headers: asOperator(gw),
+      });
       assert.equal(wrong.status, 404);
     }
-    const limited = await gw.request('POST', '/v1/pairings/approve', { body: { code: started.code } });
+    const limited = await gw.request('POST', '/v1/pairings/approve', {
+      body: { code: started.code },
+      headers: asOperator(gw),
+    });
     assert.equal(limited.status, 429);
     assert.equal(limited.body.error.code, 'rate_limited');
   });
@@ -199,7 +233,10 @@ describe('a pairing request', () => {
   it('expires after 120 seconds: its code stops working and the extension learns why', async () => {
     const started = await startPairing(gw);
     now += 121_000;
-    const approve = await gw.request('POST', '/v1/pairings/approve', { body: { code: started.code } });
+    const approve = await gw.request('POST', '/v1/pairings/approve', {
+      body: { code: started.code },
+      headers: asOperator(gw),
+    });
     assert.equal(approve.status, 404);
     const result = await collect(gw, started.pairing_id);
     assert.equal(result.status, 410);

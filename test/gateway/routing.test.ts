@@ -122,14 +122,14 @@ describe('fail-closed routing', () => {
     await controller.close();
   });
 
-  it('follows the live flag: turned off in config.yaml, the bound session goes back to the backend', async () => {
+  it('follows the live flag: turned off in config.yaml, the bound session fails closed; turned on, its controller serves it again', async () => {
     const sessionId = await gw.createSession();
     const controller = await TestController.connect(gw, { sessionId });
     const before = backend.calls.length;
     gw.writeConfig({ browser: { extension_control: { enabled: false } } });
     try {
-      assert.equal((await call(sessionId, 'browser_tabs')).status, 200);
-      assert.equal(backend.calls.length, before + 1);
+      assert.equal((await call(sessionId, 'browser_tabs')).body.error.code, 'controller_unavailable');
+      assert.equal(backend.calls.length, before);
     } finally {
       gw.writeConfig(ENABLED_CONFIG);
     }
@@ -137,7 +137,7 @@ describe('fail-closed routing', () => {
     const command = await controller.next(COMMAND);
     controller.result(command.params.command_id, true, 'controller again');
     assert.equal((await pending).body.result, 'controller again');
-    assert.equal(backend.calls.length, before + 1);
+    assert.equal(backend.calls.length, before);
     await controller.close();
   });
 
@@ -184,6 +184,7 @@ describe('ambiguous lanes', () => {
       featureEnabled: true,
       principalId: 'owner',
       transportFamily: 'local-api',
+      binding: null,
       lane: () =>
         broker.laneState({
           principalId: 'owner',
@@ -196,7 +197,7 @@ describe('ambiguous lanes', () => {
     broker.close();
   });
 
-  it('sends a remote caller to the backend when only a local controller registered', () => {
+  it('sends a remote caller of a never-bound session to the backend when only a local controller registered', () => {
     const broker = createInMemoryBroker({
       clock: { now: () => 0 },
       log: silentLogger,
@@ -220,6 +221,7 @@ describe('ambiguous lanes', () => {
       featureEnabled: true,
       principalId: 'owner',
       transportFamily: 'remote-api',
+      binding: null,
       lane: () =>
         broker.laneState({
           principalId: 'owner',
@@ -230,5 +232,34 @@ describe('ambiguous lanes', () => {
     });
     assert.equal(decision.kind, 'backend');
     broker.close();
+  });
+
+  it('fails closed for every caller, transport and flag once the session is bound, whatever its lane holds', () => {
+    const emptyLane = () => ({ registered: false, controllers: [] });
+    const since = new Date(0).toISOString();
+    const cases = [
+      { state: 'bound', featureEnabled: true, code: 'controller_unavailable' },
+      { state: 'stopped', featureEnabled: true, code: 'session_stopped' },
+      { state: 'revoked', featureEnabled: true, code: 'session_stopped' },
+      { state: 'stopped', featureEnabled: false, code: 'controller_unavailable' },
+    ] as const;
+    for (const c of cases) {
+      for (const transportFamily of ['local-api', 'remote-api'] as const) {
+        const decision = decideRoute({
+          tool: 'browser_navigate',
+          featureEnabled: c.featureEnabled,
+          principalId: 'owner',
+          transportFamily,
+          binding: { state: c.state, since, controller_id: 'c' },
+          lane: emptyLane,
+        });
+        assert.equal(decision.kind, 'unavailable', `${c.state} ${transportFamily}`);
+        assert.equal(
+          decision.kind === 'unavailable' && decision.code,
+          c.code,
+          `${c.state} ${transportFamily}`,
+        );
+      }
+    }
   });
 });

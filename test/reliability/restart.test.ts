@@ -28,7 +28,12 @@ async function pair(gw: ChildGateway): Promise<{ token: string; grantId: string 
   const ext = { origin: EXTENSION_ORIGIN, authorization: '' };
   const started = (await gw.request('POST', '/v1/browser-control/pair', { name: 'restart test' }, ext))
     .body as Json;
-  const approved = await gw.request('POST', '/v1/pairings/approve', { code: started.code });
+  const approved = await gw.request(
+    'POST',
+    '/v1/pairings/approve',
+    { code: started.code },
+    { authorization: `Bearer ${gw.operatorKey}` },
+  );
   assert.equal(approved.status, 200);
   const collected = await gw.request(
     'POST',
@@ -126,7 +131,9 @@ describe(`restart: kill -9 under load (${CONTROLLERS} controllers, ${CALLS} call
   });
 
   it('keeps the pairing grant, and its token still authenticates', async () => {
-    const listed = (await gw.request('GET', '/v1/pairings')).body as { grants: { grant_id: string }[] };
+    const listed = (
+      await gw.request('GET', '/v1/pairings', undefined, { authorization: `Bearer ${gw.operatorKey}` })
+    ).body as { grants: { grant_id: string }[] };
     assert.ok(listed.grants.some((g) => g.grant_id === grant.grantId));
     const capabilities = await gw.request('GET', '/v1/capabilities', undefined, {
       authorization: `Bearer ${grant.token}`,

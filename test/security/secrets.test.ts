@@ -1,5 +1,6 @@
 /**
- * Secrets never leak: the API key, tickets, pairing tokens and typed text do not appear in the log (at
+ * Secrets never leak: the API key, the operator key and sign-in secrets, tickets, pairing tokens and
+ * typed text do not appear in the log (at
  * debug level), in error bodies, in URLs the gateway hands out, or in the process's command line; and
  * every secret is compared in constant time.
  */
@@ -87,7 +88,31 @@ describe('secrets in logs, errors and URLs', () => {
     bodies.push(JSON.stringify(started.body));
     await gw.request('POST', '/v1/pairings/approve', {
       body: { code: (started.body as { code: string }).code },
+      headers: { authorization: `Bearer ${gw.operatorKey}` },
     });
+    // The owner's credential: its key, a sign-in link's code, and the browser session it buys.
+    secrets.push(gw.operatorKey);
+    const code =
+      new URLSearchParams(new URL(gw.gateway.signInLink('/pair/x')).hash.slice(1)).get('code') ?? '';
+    secrets.push(code);
+    const signedIn = await gw.request('POST', '/operator/sign-in', {
+      body: { code },
+      headers: { authorization: '', origin: new URL(gw.url).origin },
+    });
+    secrets.push((signedIn.body as { proof: string }).proof);
+    secrets.push(/=([^;]+)/.exec(signedIn.headers.get('set-cookie') ?? '')?.[1] ?? 'no cookie');
+    await keep(
+      gw.request('POST', '/operator/sign-in', {
+        body: { code },
+        headers: { authorization: '', origin: new URL(gw.url).origin },
+      }),
+    );
+    await keep(
+      gw.request('POST', '/v1/pairings/approve', {
+        body: { code: 'ABCD-EFGH' },
+        headers: { authorization: `Bearer ${gw.operatorKey}x` },
+      }),
+    );
     const collected = await gw.request(
       'POST',
       `/v1/browser-control/pair/${(started.body as { pairing_id: string }).pairing_id}/token`,

@@ -11,6 +11,8 @@ export interface TestSite {
   url(path: string): string;
   /** Absolute URL of a path on the second (cross-site) origin. */
   otherUrl(path: string): string;
+  /** Every request either origin received, in order, with the User-Agent that sent it. */
+  readonly requests: readonly { path: string; userAgent: string }[];
   close(): Promise<void>;
 }
 
@@ -19,9 +21,13 @@ export interface TestSiteOptions {
   hosts?: [string, string];
 }
 
-function handler(getOther: () => string): http.RequestListener {
+function handler(
+  getOther: () => string,
+  requests: { path: string; userAgent: string }[],
+): http.RequestListener {
   return (request, response) => {
     const url = new URL(request.url ?? '/', 'http://x');
+    requests.push({ path: url.pathname + url.search, userAgent: request.headers['user-agent'] ?? '' });
     const send = (status: number, type: string, body: string, headers: http.OutgoingHttpHeaders = {}) => {
       response.writeHead(status, { 'content-type': type, 'cache-control': 'no-store', ...headers });
       response.end(body);
@@ -57,13 +63,15 @@ export async function startTestSite(options: TestSiteOptions = {}): Promise<Test
   const [hostA, hostB] = options.hosts ?? ['127.0.0.1', 'localhost'];
   let otherOrigin = '';
   let mainOrigin = '';
-  const main = http.createServer(handler(() => otherOrigin));
-  const other = http.createServer(handler(() => mainOrigin));
+  const requests: { path: string; userAgent: string }[] = [];
+  const main = http.createServer(handler(() => otherOrigin, requests));
+  const other = http.createServer(handler(() => mainOrigin, requests));
   mainOrigin = `http://${hostA}:${await listen(main)}`;
   otherOrigin = `http://${hostB}:${await listen(other)}`;
   return {
     url: (path) => mainOrigin + path,
     otherUrl: (path) => otherOrigin + path,
+    requests,
     async close() {
       for (const server of [main, other]) {
         server.closeAllConnections();

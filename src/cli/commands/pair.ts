@@ -1,22 +1,27 @@
 /**
- * `tabgate pair approve CODE | deny CODE | list | revoke ID`: the person's side of pairing, against the
- * running gateway over loopback with the API key. The code is the one the extension shows.
+ * `tabgate pair approve CODE | deny CODE | list | revoke ID`: the owner's side of pairing, against the
+ * running gateway with the owner's operator key (never the agents' API key). The code is the one the
+ * extension shows.
  */
 import type { Command } from 'commander';
 import { GatewayClient } from '../../gateway/client/gateway-client.js';
 import type { PairingGrant } from '../../gateway/pairing/grant-store.js';
 import { isTabgateError } from '../../protocol/index.js';
-import { gatewayTarget } from '../gateway-access.js';
+import { operatorTarget } from '../gateway-access.js';
 
 export interface PairTarget {
   baseUrl: string;
-  apiKey: string;
+  operatorKey: string;
 }
 
 /** One call of the pairing API; a refusal reads `<message> (<code>)` for the person at the terminal. */
 async function call(target: PairTarget, method: string, path: string, body?: unknown): Promise<unknown> {
   try {
-    return await new GatewayClient(target).request(method, path, body);
+    return await new GatewayClient({ baseUrl: target.baseUrl, apiKey: target.operatorKey }).request(
+      method,
+      path,
+      body,
+    );
   } catch (error) {
     if (isTabgateError(error)) throw new Error(`${error.message} (${error.code})`);
     throw error;
@@ -69,7 +74,11 @@ export function pairCommand(program: Command): void {
     .option('--gateway <url>', 'the gateway to talk to (default: from config)');
   const run = async (action: string, argument?: string) => {
     try {
-      const lines = await runPair(gatewayTarget(pair.opts<{ gateway?: string }>().gateway), action, argument);
+      const lines = await runPair(
+        operatorTarget(pair.opts<{ gateway?: string }>().gateway),
+        action,
+        argument,
+      );
       for (const line of lines) process.stdout.write(line + '\n');
     } catch (error) {
       process.stderr.write(`tabgate pair ${action}: ${(error as Error).message}\n`);

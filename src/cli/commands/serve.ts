@@ -28,7 +28,11 @@ export function serveCommand(program: Command): void {
         }
         throw error;
       }
-      const gateway = await startGateway({ config, env: process.env, log });
+      // A sign-in link is a secret: it goes to the owner's terminal, never to a log file or a pipe.
+      const tellOwner = process.stderr.isTTY
+        ? (text: string) => process.stderr.write(text + '\n')
+        : undefined;
+      const gateway = await startGateway({ config, env: process.env, log, tellOwner });
       if (!LOOPBACK.test(gateway.host)) {
         console.warn(
           `WARNING: tabgate is bound to ${gateway.host}, reachable from other machines. Anyone who has the API key can drive browsers through it.`,
@@ -41,7 +45,9 @@ export function serveCommand(program: Command): void {
           : gateway.apiKey.source === 'none'
             ? 'API key: none (gateway.api_server.key is empty)'
             : `API key: stored in ${gateway.apiKey.file} (print it with \`tabgate key\`)`;
-      process.stdout.write(`tabgate listening on ${gateway.url}\n${keyLine}\n`);
+      const ownerLine =
+        'Owner: approve a pairing with `tabgate pair approve CODE`; `tabgate sign-in` signs a browser in to approve on the page';
+      process.stdout.write(`tabgate listening on ${gateway.url}\n${keyLine}\n${ownerLine}\n`);
 
       let stopping = false;
       const stop = (signal: string) => {

@@ -17,6 +17,7 @@ import type { ConsumeOutcome, MintedTicket, TicketStore } from './tickets.js';
 import { DEFERRED_CANCEL_CAP } from '../../protocol/index.js';
 import { DeadlineQueue } from './deadlines.js';
 import { describeRejection, rejectionCode } from './rejection.js';
+import type { BindingObserver } from '../session-binding.js';
 
 /** Command ids come from a pool of random bytes: one syscall per 256 ids instead of one per command. */
 const ID_BYTES = 16;
@@ -41,6 +42,8 @@ export interface BrokerOptions {
   log: Logger;
   /** `browser.extension_control.command_timeout`, in ms. */
   commandTimeoutMs: number;
+  /** Told when a session gains a controller or loses its last one on purpose (stop, revoke). */
+  bindings?: BindingObserver;
 }
 
 /** What an agent's call finds in its session's lane; the router decides from this alone. */
@@ -97,6 +100,7 @@ export class Broker {
     if (!existing) {
       this.o.lanes.put({ scope, connected: true, owner, deferredCancels: [] });
       this.o.commands.bindSender(identity, sender);
+      this.o.bindings?.bound(scope);
       return;
     }
     existing.connected = false;
@@ -111,6 +115,7 @@ export class Broker {
       existing.deferredCancels.shift();
     }
     existing.connected = true;
+    this.o.bindings?.bound(scope);
   }
 
   /** The socket closed. Only its current owner may take the controller offline; pending work waits. */
@@ -129,6 +134,7 @@ export class Broker {
     const record = this.o.lanes.get(identityKey(scope));
     if (!record || record.owner !== owner) return false;
     this.hardDetach(record, true);
+    this.released(record.scope, 'stopped');
     return true;
   }
 
@@ -152,6 +158,7 @@ export class Broker {
     if (!record) return null;
     const owner = record.owner;
     this.hardDetach(record, true);
+    this.released(record.scope, 'revoked');
     return owner;
   }
 
@@ -254,6 +261,13 @@ export class Broker {
     }
     record.deferredCancels.push(cancel);
     if (record.deferredCancels.length > DEFERRED_CANCEL_CAP) record.deferredCancels.shift();
+  }
+
+  /** A session whose last controller left on purpose stays bound, as stopped or revoked. */
+  private released(scope: ControllerScope, why: 'stopped' | 'revoked'): void {
+    if (!this.o.bindings) return;
+    for (const record of this.o.lanes.all()) if (record.scope.session_id === scope.session_id) return;
+    this.o.bindings.released(scope, why);
   }
 
   /** Removes a controller; its pending commands fail as cancelled, cancel frames first when notified. */

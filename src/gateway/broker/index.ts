@@ -9,12 +9,14 @@ import { Broker } from './broker.js';
 import { InMemoryCommandBus } from './commands.js';
 import { InMemoryLaneRegistry } from './lanes.js';
 import { InMemoryTicketStore } from './tickets.js';
+import type { BindingObserver } from '../session-binding.js';
 
 /** The embedded default: all broker state in this process. */
 export function createInMemoryBroker(options: {
   clock: Clock;
   log: Logger;
   commandTimeoutMs: number;
+  bindings?: BindingObserver;
 }): Broker {
   return new Broker({
     ...options,

@@ -10,6 +10,7 @@ import { ProvenConnections } from '../auth/proven-connections.js';
 import type { HostGuard } from '../guards/host.js';
 import type { OriginGuard } from '../guards/origin.js';
 import type { Logger } from '../../log/logger.js';
+import type { OperatorAuth } from '../operator/index.js';
 import type { Caller } from '../service.js';
 import { isJsonContentType, parseJsonBody, readBody, type JsonBody } from './body.js';
 import { ClientGone } from './client-gone.js';
@@ -21,6 +22,7 @@ export interface HttpAppDeps {
   hostGuard: () => HostGuard;
   originGuard: OriginGuard;
   authenticator: Authenticator;
+  operator: OperatorAuth;
   log: Logger;
 }
 
@@ -39,6 +41,7 @@ export function createHttpApp(deps: HttpAppDeps) {
 
   function authenticate(req: IncomingMessage, route: Route): Caller | null {
     if (route.auth === 'custom') return null;
+    if (route.auth === 'operator') return deps.operator.require(req);
     const header = req.headers.authorization;
     let caller = proven.recall(req.socket, header);
     if (!caller) {

@@ -29,10 +29,11 @@ export interface Route {
   path: string;
   /**
    * `api_key` (default): bearer required and it must be the API key; `controller`: any credential a
-   * controller may hold (API key or, later, a pairing token); `custom`: the handler authenticates itself
-   * (registration, whose checks run in the protocol's order).
+   * controller may hold (API key or a pairing token); `operator`: only the gateway's owner (the operator
+   * key, or a signed-in browser); `custom`: the handler authenticates itself (registration, whose checks
+   * run in the protocol's order).
    */
-  auth?: 'api_key' | 'controller' | 'custom';
+  auth?: 'api_key' | 'controller' | 'operator' | 'custom';
   /**
    * Also accept the gateway's own origin (`http://<Host>`): for pages the gateway itself serves (the
    * pairing approval page) posting back to it. Every other web origin is still refused.

@@ -1,13 +1,15 @@
 /**
- * The HTTP face of pairing. Extension side (no bearer; identity = Origin): start and collect. Person
- * side: the approval page on loopback, and the API-key routes `tabgate pair` uses. A pairing token
- * reaches none of these except as the extension that started the request.
+ * The HTTP face of pairing. Extension side (no bearer; identity = Origin): start and collect. Owner
+ * side, and only the owner's: the approval page's decisions (a signed-in owner browser on this
+ * computer) and the operator-key routes `tabgate pair` uses. The API key (the agent's) and a pairing
+ * token reach none of the owner's routes; Origin and Sec-Fetch-Site are never taken as proof of a person.
  */
 import type { IncomingMessage } from 'node:http';
 import { TabgateError } from '../../protocol/index.js';
 import { transportFamilyOf } from '../auth/authenticator.js';
 import { objectBody } from '../http/body.js';
 import type { Route } from '../http/route-table.js';
+import { operatorRequired, type OperatorAuth } from '../operator/index.js';
 import { renderApprovalPage, renderPageError } from './approval-page.js';
 import type { PairingService } from './pairing-service.js';
 
@@ -23,36 +25,18 @@ function requireLoopbackPeer(req: IncomingMessage): void {
   }
 }
 
-/**
- * The approval page's own posts, and nothing else: a same-origin fetch from the gateway's page. A form
- * or script on any other site fails here (its Origin or Sec-Fetch-Site says so) even before its
- * missing page token would.
- */
-function requireSameOriginPost(req: IncomingMessage): void {
-  requireLoopbackPeer(req);
-  const site = req.headers['sec-fetch-site'];
-  const origin = req.headers.origin;
-  const own = `http://${req.headers.host ?? ''}`.toLowerCase();
-  if (
-    (site !== undefined && site !== 'same-origin') ||
-    origin === undefined ||
-    origin.toLowerCase() !== own
-  ) {
-    throw new TabgateError('pairing_forbidden', 'Approvals are accepted only from the pairing page itself.');
-  }
-}
-
 const decisionOf = (action: 'approve' | 'deny'): 'approved' | 'denied' =>
   action === 'approve' ? 'approved' : 'denied';
 
-export function pairingRoutes(service: PairingService): Route[] {
+export function pairingRoutes(service: PairingService, operator: OperatorAuth): Route[] {
   const pageDecision = (action: 'approve' | 'deny'): Route => ({
     method: 'POST',
     path: `/pair/:id/${action}`,
     auth: 'custom',
     sameOriginPage: true,
     handle: (ctx) => {
-      requireSameOriginPost(ctx.req);
+      // The owner's signed-in browser on this computer, posting from the gateway's own page.
+      if (!operator.signedIn(ctx.req)) throw operatorRequired();
       const body = objectBody(ctx.body);
       const summary = service.decideFromPage(ctx.params.id ?? '', body.page_token, decisionOf(action));
       return { status: 200, body: summary };
@@ -61,6 +45,7 @@ export function pairingRoutes(service: PairingService): Route[] {
   const codeDecision = (action: 'approve' | 'deny'): Route => ({
     method: 'POST',
     path: `${PAIRINGS_PATH}/${action}`,
+    auth: 'operator',
     handle: (ctx) => ({
       status: 200,
       body: service.decideByCode(objectBody(ctx.body).code, decisionOf(action)),
@@ -116,11 +101,13 @@ export function pairingRoutes(service: PairingService): Route[] {
     {
       method: 'GET',
       path: PAIRINGS_PATH,
+      auth: 'operator',
       handle: () => ({ status: 200, body: { grants: service.listGrants(), pending: service.listPending() } }),
     },
     {
       method: 'DELETE',
       path: `${PAIRINGS_PATH}/:id`,
+      auth: 'operator',
       handle: (ctx) => ({ status: 200, body: { revoked: true, grant: service.revoke(ctx.params.id ?? '') } }),
     },
   ];

@@ -52,6 +52,7 @@ export class PairingService {
   private readonly pending = new PendingPairings();
   private readonly limiter = new ApprovalLimiter();
   private readonly revokeListeners = new Set<(grantId: string) => void>();
+  private readonly requestListeners = new Set<(request: PairingRequest) => void>();
 
   constructor(private readonly o: PairingServiceOptions) {}
 
@@ -83,6 +84,7 @@ export class PairingService {
       code: request.code,
       approve: `tabgate pair approve ${request.code}`,
     });
+    for (const listener of this.requestListeners) listener(request);
     return { pairing_id: request.id, code: request.code, expires_in_seconds: PAIRING_TTL_SECONDS };
   }
 
@@ -91,7 +93,7 @@ export class PairingService {
     return this.requirePending(this.pending.get(pairingId, this.o.clock.now()));
   }
 
-  /** `tabgate pair approve|deny CODE` (API key). */
+  /** `tabgate pair approve|deny CODE` (the operator key). */
   decideByCode(code: unknown, decision: 'approved' | 'denied'): PairingSummary {
     const now = this.o.clock.now();
     this.limiter.check(now);
@@ -197,6 +199,12 @@ export class PairingService {
     }
     for (const listener of this.revokeListeners) listener(grantId);
     return this.o.grants.get(grantId) as PairingGrant;
+  }
+
+  /** Subscribes to new pairing requests (the owner's terminal is told); returns the unsubscribe function. */
+  onRequested(listener: (request: PairingRequest) => void): () => void {
+    this.requestListeners.add(listener);
+    return () => this.requestListeners.delete(listener);
   }
 
   /** Subscribes to revocations; returns the unsubscribe function. */

@@ -10,6 +10,7 @@ import type { RegistrationResponse } from '../controller-registration.js';
 import type { OriginGuard } from '../guards/origin.js';
 import type { Route } from '../http/route-table.js';
 import type { Logger } from '../../log/logger.js';
+import type { OperatorAuth } from '../operator/index.js';
 import type { Caller } from '../service.js';
 import type { Db } from '../store/database.js';
 import { PairingGrantStore } from './grant-store.js';
@@ -32,6 +33,7 @@ export function createPairing(deps: {
   log: Logger;
   originGuard: OriginGuard;
   broker: Broker;
+  operator: OperatorAuth;
 }): Pairing {
   const service = new PairingService({
     grants: new PairingGrantStore(deps.db),
@@ -44,7 +46,7 @@ export function createPairing(deps: {
   return {
     service,
     credential: pairingTokenCredential(service),
-    routes: pairingRoutes(service),
+    routes: pairingRoutes(service, deps.operator),
     onRegistered: (caller, registration) => controllers.recordRegistration(caller, registration),
   };
 }

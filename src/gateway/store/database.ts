@@ -44,6 +44,11 @@ const MIGRATIONS: readonly string[] = [
    );
    ALTER TABLE audit_log ADD COLUMN journal_ref TEXT;
    CREATE UNIQUE INDEX audit_by_journal_ref ON audit_log (journal_ref);`,
+  // Whether a session was ever bound to a user's browser (src/gateway/session-binding.ts): kept with the
+  // session so that a stop, a revoke or a restart can never hand it to another browser.
+  `ALTER TABLE sessions ADD COLUMN binding TEXT;
+   ALTER TABLE sessions ADD COLUMN binding_changed_at TEXT;
+   ALTER TABLE sessions ADD COLUMN binding_controller_id TEXT;`,
 ];
 
 export const STATE_DB_FILE = 'state.db';

@@ -3,6 +3,7 @@
  * scoped to the owning principal: another principal's session does not exist for you.
  */
 import type { SessionRecord } from '../service.js';
+import type { BindingState, SessionBinding } from '../session-binding.js';
 import type { Db } from './database.js';
 
 interface Row {
@@ -11,6 +12,9 @@ interface Row {
   source: string;
   principal_id: string;
   created_at: string;
+  binding: BindingState | null;
+  binding_changed_at: string | null;
+  binding_controller_id: string | null;
 }
 
 export interface StoredSession extends SessionRecord {
@@ -23,6 +27,13 @@ const toRecord = (row: Row): StoredSession => ({
   created_at: row.created_at,
   source: row.source,
   principal_id: row.principal_id,
+  binding: row.binding
+    ? {
+        state: row.binding,
+        since: row.binding_changed_at ?? row.created_at,
+        controller_id: row.binding_controller_id,
+      }
+    : null,
 });
 
 export class SessionStore {
@@ -30,6 +41,7 @@ export class SessionStore {
   private readonly byIdStmt;
   private readonly listStmt;
   private readonly deleteStmt;
+  private readonly bindStmt;
 
   constructor(db: Db) {
     this.insertStmt = db.prepare<[string, string | null, string, string, string]>(
@@ -40,6 +52,9 @@ export class SessionStore {
       'SELECT * FROM sessions WHERE principal_id = ? ORDER BY created_at, id',
     );
     this.deleteStmt = db.prepare<[string, string]>('DELETE FROM sessions WHERE id = ? AND principal_id = ?');
+    this.bindStmt = db.prepare<[string | null, string, string | null, string]>(
+      'UPDATE sessions SET binding = ?, binding_changed_at = ?, binding_controller_id = ? WHERE id = ?',
+    );
   }
 
   /** Inserts unless the id exists; returns whichever record holds the id afterwards. */
@@ -64,6 +79,11 @@ export class SessionStore {
 
   list(principalId: string): StoredSession[] {
     return this.listStmt.all(principalId).map(toRecord);
+  }
+
+  /** Records the session's binding (null: released by the owner); false when the session is gone. */
+  setBinding(id: string, binding: SessionBinding | null, at: string): boolean {
+    return this.bindStmt.run(binding?.state ?? null, at, binding?.controller_id ?? null, id).changes === 1;
   }
 
   delete(id: string, principalId: string): boolean {

@@ -47,6 +47,16 @@ export function sessionRoutes(service: GatewayService, sessions: Sessions): Rout
     },
     {
       method: 'POST',
+      path: '/v1/sessions/:id/release',
+      // The owner's act alone: the agent's API key cannot move a session off the user's browser.
+      auth: 'operator',
+      handle: async (ctx) => ({
+        status: 200,
+        body: await service.releaseSession(callerOf(ctx), ctx.params.id ?? ''),
+      }),
+    },
+    {
+      method: 'POST',
       path: '/api/sessions',
       handle: (ctx) => {
         const body = objectBody(ctx.body);

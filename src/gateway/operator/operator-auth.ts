@@ -1,0 +1,91 @@
+/**
+ * Whether a request comes from the gateway's owner, in this one place: the operator key as a bearer
+ * (the owner's CLI), or, from a browser on this computer, a signed-in operator session — its cookie and
+ * its proof header together, on a same-origin request. The API key, a pairing token, and headers any
+ * program can set (Origin, Sec-Fetch-Site) are never enough on their own.
+ */
+import type { IncomingMessage } from 'node:http';
+import { TabgateError } from '../../protocol/index.js';
+import { ApiKeyVerifier } from '../auth/api-key.js';
+import {
+  bearerOf,
+  DEFAULT_PROFILE_ID,
+  OWNER_PRINCIPAL_ID,
+  transportFamilyOf,
+} from '../auth/authenticator.js';
+import type { Clock } from '../clock.js';
+import type { Caller } from '../service.js';
+import type { OperatorSignIn } from './operator-sign-in.js';
+
+export const OPERATOR_PROOF_HEADER = 'x-tabgate-operator';
+
+/** Cookies ignore ports: two gateways on one host keep apart by naming theirs after their port. */
+export function operatorCookieName(host: string | undefined): string {
+  const port = /:(\d{1,5})$/.exec(host ?? '')?.[1] ?? '80';
+  return `tabgate_operator_${port}`;
+}
+
+export function cookieValue(header: string | undefined, name: string): string | undefined {
+  if (!header) return undefined;
+  for (const part of header.split(';')) {
+    const eq = part.indexOf('=');
+    if (eq !== -1 && part.slice(0, eq).trim() === name) return part.slice(eq + 1).trim();
+  }
+  return undefined;
+}
+
+/** A browser's own fetch from a page of the gateway: the Origin is the gateway's, and so is the site. */
+export function isSameOriginRequest(req: IncomingMessage): boolean {
+  const site = req.headers['sec-fetch-site'];
+  const origin = req.headers.origin;
+  return (
+    (site === undefined || site === 'same-origin') &&
+    origin !== undefined &&
+    origin.toLowerCase() === `http://${req.headers.host ?? ''}`.toLowerCase()
+  );
+}
+
+export function operatorRequired(): TabgateError {
+  return new TabgateError(
+    'operator_required',
+    "Only the gateway's owner may do this: run the tabgate command in the owner's terminal, or sign in on this computer with a link from `tabgate sign-in`.",
+  );
+}
+
+export class OperatorAuth {
+  private readonly key: ApiKeyVerifier;
+
+  constructor(
+    operatorKey: string,
+    private readonly signIn: OperatorSignIn,
+    private readonly clock: Clock,
+  ) {
+    this.key = new ApiKeyVerifier(operatorKey);
+  }
+
+  /** The owner acting through this request; throws `operator_required` otherwise. */
+  require(req: IncomingMessage): Caller {
+    if (!this.isOperator(req)) throw operatorRequired();
+    return Object.freeze({
+      principalId: OWNER_PRINCIPAL_ID,
+      profileId: DEFAULT_PROFILE_ID,
+      credential: 'operator',
+      transportFamily: transportFamilyOf(req.socket.remoteAddress),
+    });
+  }
+
+  isOperator(req: IncomingMessage): boolean {
+    const bearer = bearerOf(req.headers.authorization);
+    if (bearer !== null) return this.key.verify(bearer);
+    return this.signedIn(req);
+  }
+
+  /** A signed-in browser on this computer, posting from one of the gateway's own pages. */
+  signedIn(req: IncomingMessage): boolean {
+    if (transportFamilyOf(req.socket.remoteAddress) !== 'local-api' || !isSameOriginRequest(req))
+      return false;
+    const cookie = cookieValue(req.headers.cookie, operatorCookieName(req.headers.host));
+    const proof = req.headers[OPERATOR_PROOF_HEADER];
+    return this.signIn.verify(cookie, typeof proof === 'string' ? proof : undefined, this.clock.now());
+  }
+}
