@@ -38,6 +38,7 @@ import { Sessions } from './sessions.js';
 import { openDatabase } from './store/database.js';
 import { SessionStore } from './store/session-store.js';
 import { warnIfExposed } from './security/exposure.js';
+import { securePrivateHome } from './security/private-home.js';
 import { DEFAULT_RATE_LIMITS, RateLimits, type RateLimitSettings } from './security/rate-limits.js';
 import { ControllerEndpoint } from './ws/controller-endpoint.js';
 
@@ -89,6 +90,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
   const config =
     options.config ?? loadConfig({ home: options.home, env: options.env, flags: options.flags, log });
   const clock = options.clock ?? systemClock;
+  securePrivateHome(config.home, log);
   const apiKey = resolveApiKey(config);
   const verifier = new ApiKeyVerifier(apiKey.key);
   const db = openDatabase(config.home);

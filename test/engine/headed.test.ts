@@ -23,7 +23,6 @@ describe(
     let site: TestSite;
     let xvfb: ChildProcess;
     const display = `:${90 + Math.floor(Math.random() * 400)}`;
-    const previousDisplay = process.env.DISPLAY;
 
     before(async () => {
       site = await startTestSite();
@@ -32,11 +31,8 @@ describe(
       });
       const socket = `/tmp/.X11-unix/X${display.slice(1)}`;
       for (let i = 0; i < 100 && !fs.existsSync(socket); i++) await new Promise((r) => setTimeout(r, 50));
-      process.env.DISPLAY = display;
     });
     after(async () => {
-      if (previousDisplay === undefined) delete process.env.DISPLAY;
-      else process.env.DISPLAY = previousDisplay;
       xvfb?.kill('SIGKILL');
       await site?.close();
     });
@@ -46,6 +42,7 @@ describe(
       const backend = createLocalChromiumBackend(
         { ...DEFAULT_BROWSER_SETTINGS, headed: true, chromiumArgs: [marker] },
         silentLogger,
+        { PATH: process.env.PATH, DISPLAY: display },
       );
       try {
         const nav = await backend.call({

@@ -1,7 +1,7 @@
 /**
- * `tabgate doctor [--json]`: checks the configuration for risky settings, a missing browser and broken
- * plugins, prints one line per finding, and exits 1 when anything is risky or broken (so scripts and CI
- * can gate on it).
+ * `tabgate doctor [--json]`: checks the configuration for risky settings, a missing browser, whether the
+ * local browser runs sandboxed, and broken plugins, prints one line per finding, and exits 1 when
+ * anything is risky or broken (so scripts and CI can gate on it).
  */
 import type { Command } from 'commander';
 import { ConfigError, loadConfig } from '../../gateway/config/index.js';
@@ -18,7 +18,9 @@ const MARK: Record<Finding['level'], string> = {
 export function doctorCommand(program: Command): void {
   program
     .command('doctor')
-    .description('Check the configuration for risky settings, a missing browser and broken plugins.')
+    .description(
+      'Check the configuration for risky settings, a missing browser, the browser sandbox and broken plugins.',
+    )
     .option('--json', 'print the findings as JSON')
     .action(async (options: { json?: boolean }) => {
       let findings: Finding[];

@@ -73,6 +73,11 @@ export async function resolveBackend(options: {
       return { backend, selection, diagnostics, dispose: () => emergency.dispose() };
     }
     case 'local':
-      return { backend: createLocalChromiumBackend(settings, log), selection, diagnostics, dispose() {} };
+      return {
+        backend: createLocalChromiumBackend(settings, log, options.env),
+        selection,
+        diagnostics,
+        dispose() {},
+      };
   }
 }

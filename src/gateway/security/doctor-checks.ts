@@ -1,12 +1,13 @@
 /**
  * What `tabgate doctor` checks: settings that widen who can reach the user's browser or read the
- * gateway's secrets, a missing browser, and plugins that failed to load. Each finding says what is
- * wrong and how to fix it. `risk` and `error` findings make the command exit non-zero.
+ * gateway's secrets, a missing browser, a local browser without its sandbox, and plugins that failed
+ * to load. Each finding says what is wrong and how to fix it. `risk` and `error` findings make the command exit non-zero.
  */
 import fs from 'node:fs';
 import { discoverProviders } from '../../providers/index.js';
 import { apiKeyFile } from '../auth/api-key.js';
 import { DEFAULT_CHROMIUM } from '../backends/cdp/chromium-process.js';
+import { sandboxFor } from '../backends/cdp/chromium-sandbox.js';
 import { configPath, readConfigFile, type GatewayConfig } from '../config/index.js';
 import { silentLogger } from '../../log/logger.js';
 import { isLoopbackBind } from './exposure.js';
@@ -110,8 +111,32 @@ function checkPrivateUrls(config: GatewayConfig, env: DoctorInput['env']): Findi
   };
 }
 
+const localBinary = (config: GatewayConfig): string =>
+  config.browser.executable_path ?? config.chromePathFallback ?? DEFAULT_CHROMIUM;
+
+/** Whether the local Chromium will run inside its sandbox: the same probe the launch uses. */
+function checkSandbox(config: GatewayConfig, env: DoctorInput['env']): Finding | null {
+  const binary = localBinary(config);
+  if (remoteBackend(config, env) || !fs.existsSync(binary)) return null;
+  const decision = sandboxFor(binary);
+  if (config.browser.chromium_args.includes('--no-sandbox')) {
+    return {
+      level: 'warn',
+      check: 'sandbox',
+      message: `browser.chromium_args has --no-sandbox: the local browser runs without Chromium's sandbox${decision.sandboxed ? `, which would work here (${decision.via})` : ''}. Remove it unless Chromium fails to start without it.`,
+    };
+  }
+  if (decision.sandboxed)
+    return { level: 'ok', check: 'sandbox', message: `the local browser runs sandboxed (${decision.via})` };
+  return {
+    level: 'warn',
+    check: 'sandbox',
+    message: `the local browser runs without Chromium's sandbox (--no-sandbox): ${decision.reason}. To sandbox it: ${decision.fix}.`,
+  };
+}
+
 function checkBrowser(config: GatewayConfig, env: DoctorInput['env']): Finding {
-  const binary = config.browser.executable_path ?? config.chromePathFallback ?? DEFAULT_CHROMIUM;
+  const binary = localBinary(config);
   const remote = remoteBackend(config, env);
   if (fs.existsSync(binary)) return { level: 'ok', check: 'browser', message: `Chromium found at ${binary}` };
   return {
@@ -130,6 +155,8 @@ export async function runDoctorChecks(input: DoctorInput): Promise<Finding[]> {
   const privateUrls = checkPrivateUrls(config, env);
   if (privateUrls) findings.push(privateUrls);
   findings.push(checkBrowser(config, env));
+  const sandbox = checkSandbox(config, env);
+  if (sandbox) findings.push(sandbox);
   const { diagnostics } = await discoverProviders({
     env,
     log: silentLogger,

@@ -3,9 +3,9 @@
  * `synchronous=NORMAL` (durable at checkpoints, fast per write), and schema migrations keyed by
  * `user_version`, so later issues append steps (pairing grants, audit log) without touching old ones.
  */
-import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
+import { createPrivateDir, createPrivateFile } from '../security/private-files.js';
 
 export type Db = Database.Database;
 
@@ -54,8 +54,11 @@ const MIGRATIONS: readonly string[] = [
 export const STATE_DB_FILE = 'state.db';
 
 export function openDatabase(home: string): Db {
-  fs.mkdirSync(home, { recursive: true, mode: 0o700 });
-  const db = new Database(path.join(home, STATE_DB_FILE));
+  createPrivateDir(home);
+  const file = path.join(home, STATE_DB_FILE);
+  // SQLite would create the file 0644, and it gives -wal and -shm the main file's mode: so 0600 first.
+  createPrivateFile(file);
+  const db = new Database(file);
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = NORMAL');
   db.pragma('busy_timeout = 5000');

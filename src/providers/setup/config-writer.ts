@@ -1,9 +1,9 @@
 /**
  * Writes one key into `$TABGATE_HOME/config.yaml` without disturbing the rest: the YAML Document API
- * keeps the user's comments, order and formatting. The file is replaced atomically and keeps its mode
- * (0600 when new: config.yaml may hold the API key).
+ * keeps the user's comments, order and formatting. The file is replaced atomically, 0600 whatever its
+ * mode was: config.yaml may hold the API key, and only its owner needs to read it.
  */
-import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { isMap, isScalar, parseDocument, type Document } from 'yaml';
 
@@ -33,7 +33,7 @@ export function setConfigValue(file: string, keyPath: [string, ...string[]], val
       throw new ConfigWriteError(`${parent.join('.')} in ${file} is not a mapping; it was left untouched`);
   }
   doc.setIn(keyPath, value);
-  const mode = existsSync(file) ? statSync(file).mode & 0o777 : 0o600;
+  const mode = 0o600;
   mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
   const temp = `${file}.${process.pid}.tmp`;
   writeFileSync(temp, doc.toString(), { mode });

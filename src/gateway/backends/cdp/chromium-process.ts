@@ -1,8 +1,12 @@
 /**
- * Launching Debian's Chromium ourselves (FEASIBILITY.md §1): our own flags, a fresh profile, its own
+ * Launching Debian's Chromium ourselves: our own flags, a fresh profile, its own
  * process group so one signal ends every child, and CDP over `--remote-debugging-pipe` rather than a
  * port: no other local process can attach to it, and Chromium exits on its own when the pipe closes,
  * even if the gateway is killed with SIGKILL. A last-resort `exit` hook kills the group as well.
+ *
+ * The browser gets an allowlisted environment with a private HOME (chromium-environment.ts), and its
+ * sandbox whenever the machine allows it (chromium-sandbox.ts). Its profile and HOME live in one
+ * 0700 folder of its own, removed when it ends.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import type { Readable, Writable } from 'node:stream';
@@ -10,12 +14,16 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { TabgateError } from '../../../protocol/index.js';
+import { chromiumEnvironment, type SourceEnvironment } from './chromium-environment.js';
+import { sandboxFor, type SandboxDecision } from './chromium-sandbox.js';
 
 export const DEFAULT_CHROMIUM = '/usr/bin/chromium';
 
-/** Needed on this closed-network machine kind, else Chromium stalls or runs at 780×437. */
+/**
+ * Needed on this closed-network machine kind, else Chromium stalls or runs at 780×437. `--no-sandbox`
+ * is added only when the sandbox cannot work (chromium-sandbox.ts).
+ */
 export const BASE_FLAGS = [
-  '--no-sandbox',
   '--disable-gpu',
   '--disable-quic',
   '--no-first-run',
@@ -30,6 +38,10 @@ export interface LaunchOptions {
   executablePath: string | undefined;
   headed: boolean;
   extraArgs: readonly string[];
+  /** The gateway's environment; only its allowlisted part reaches Chromium. Default: none of it. */
+  environment?: SourceEnvironment;
+  /** Default: what the probe decides for this binary. */
+  sandbox?: SandboxDecision;
   timeoutMs?: number;
 }
 
@@ -39,6 +51,7 @@ export interface ChromiumProcess {
   /** CDP out: what the browser writes (its fd 4). */
   fromBrowser: Readable;
   userDataDir: string;
+  sandbox: SandboxDecision;
   pid: number;
   onExit(listener: () => void): void;
   kill(): Promise<void>;
@@ -52,18 +65,29 @@ export async function launchChromium(options: LaunchOptions): Promise<ChromiumPr
       `No Chromium at ${binary}. Install it (sudo apt-get install chromium), or point CHROME_PATH or browser.executable_path at a Chromium or Chrome binary.`,
     );
   }
-  const userDataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'tabgate-chromium-'));
+  const sandbox = options.sandbox ?? sandboxFor(binary);
+  // mkdtemp makes the folder 0700 whatever the umask; the two inside are made so explicitly.
+  const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'tabgate-chromium-'));
+  const userDataDir = path.join(scratch, 'profile');
+  const home = path.join(scratch, 'home');
+  fs.mkdirSync(userDataDir, { mode: 0o700 });
+  fs.mkdirSync(home, { mode: 0o700 });
   const args = [
     ...(options.headed ? [] : ['--headless']),
+    ...(sandbox.sandboxed ? [] : ['--no-sandbox']),
     ...BASE_FLAGS,
     `--user-data-dir=${userDataDir}`,
     '--remote-debugging-pipe',
     ...options.extraArgs,
     'about:blank',
   ];
-  const child = spawn(binary, args, { stdio: ['ignore', 'ignore', 'pipe', 'pipe', 'pipe'], detached: true });
+  const child = spawn(binary, args, {
+    stdio: ['ignore', 'ignore', 'pipe', 'pipe', 'pipe'],
+    detached: true,
+    env: chromiumEnvironment(options.environment ?? {}, { home, headed: options.headed }),
+  });
   const removeProfile = () =>
-    fs.rmSync(userDataDir, { recursive: true, force: true, maxRetries: 10, retryDelay: 50 });
+    fs.rmSync(scratch, { recursive: true, force: true, maxRetries: 10, retryDelay: 50 });
   const killGroup = (signal: NodeJS.Signals) => {
     try {
       if (child.pid) process.kill(-child.pid, signal);
@@ -100,6 +124,7 @@ export async function launchChromium(options: LaunchOptions): Promise<ChromiumPr
     toBrowser,
     fromBrowser,
     userDataDir,
+    sandbox,
     pid: child.pid ?? 0,
     onExit: (listener) => void exited.then(listener),
     async kill() {
@@ -141,7 +166,12 @@ function waitForStart(child: ChildProcess, toBrowser: Writable, fromBrowser: Rea
     };
     const fail = (message: string) => {
       cleanup();
-      reject(new TabgateError('browser_not_found', `${message}. Last output: ${stderr.slice(-500).trim()}`));
+      const hint = stderr.includes('No usable sandbox')
+        ? ' `tabgate doctor` says why the sandbox was expected to work; browser.chromium_args: [--no-sandbox] runs Chromium without it.'
+        : '';
+      reject(
+        new TabgateError('browser_not_found', `${message}.${hint} Last output: ${stderr.slice(-500).trim()}`),
+      );
     };
     const onError = (error: Error) => fail(`Chromium could not be started (${error.message})`);
     const onExit = (code: number | null) => fail(`Chromium exited at start (code ${code})`);

@@ -5,10 +5,16 @@
 import type { Logger } from '../../../log/logger.js';
 import type { BrowserSettings } from '../settings.js';
 import { CdpConnection } from './cdp-connection.js';
+import type { SourceEnvironment } from './chromium-environment.js';
 import { launchChromium } from './chromium-process.js';
 import { EngineBackend, type OpenBrowser } from './engine-backend.js';
 
-export function createLocalChromiumBackend(settings: BrowserSettings, log: Logger): EngineBackend {
+/** `environment`: the gateway's; Chromium gets only its allowlisted part (chromium-environment.ts). */
+export function createLocalChromiumBackend(
+  settings: BrowserSettings,
+  log: Logger,
+  environment: SourceEnvironment = {},
+): EngineBackend {
   return new EngineBackend(
     {
       name: 'local',
@@ -19,8 +25,11 @@ export function createLocalChromiumBackend(settings: BrowserSettings, log: Logge
           executablePath: settings.executablePath,
           headed: settings.headed,
           extraArgs: settings.chromiumArgs,
+          environment,
         });
-        log.info('chromium started', { pid: chromium.pid });
+        const { sandbox } = chromium;
+        if (sandbox.sandboxed) log.info('chromium started', { pid: chromium.pid, sandbox: sandbox.via });
+        else log.warn('chromium started without its sandbox', { pid: chromium.pid, reason: sandbox.reason });
         const connection = CdpConnection.overPipe(chromium.toBrowser, chromium.fromBrowser);
         // If Chromium dies, the pipe closes and the backend reports the crash.
         chromium.onExit(() => connection.close());
