@@ -3,14 +3,23 @@
  * worker validates every request with these schemas before acting on it.
  */
 import { z } from 'zod';
+import { parseGatewayAddress } from './gateway-address.js';
+
+const gatewayUrl = z.string().refine((text) => parseGatewayAddress(text).ok, {
+  message: 'expected the address of the gateway on this computer, like http://127.0.0.1:8642',
+});
 
 export const requestSchema = z.discriminatedUnion('type', [
-  z.object({ type: z.literal('status') }),
+  // `probe`: ask the gateway too (is the pairing still good, is extension control on); the popup does.
+  z.object({ type: z.literal('status'), probe: z.boolean().default(false) }),
+  z.object({ type: z.literal('set-gateway'), url: gatewayUrl }),
+  // `gateway_url`: the address the person typed, saved and used from now on; checked before anything.
   z.object({
-    type: z.literal('set-gateway'),
-    url: z.string().regex(/^http:\/\/(127\.0\.0\.1|localhost|\[::1\]):\d{1,5}$/),
+    type: z.literal('pair'),
+    gateway_url: z.string().max(2048).optional(),
+    open_approval_page: z.boolean().default(true),
   }),
-  z.object({ type: z.literal('pair'), open_approval_page: z.boolean().default(true) }),
+  z.object({ type: z.literal('cancel-pairing') }),
   z.object({ type: z.literal('unpair') }),
   z.object({ type: z.literal('sessions') }),
   z.object({
@@ -24,10 +33,18 @@ export const requestSchema = z.discriminatedUnion('type', [
 
 export type PopupRequest = z.input<typeof requestSchema>;
 
+/**
+ * What the person must be able to tell apart, decided by the worker in one place: the popup shows each
+ * with its own words and only the buttons that make sense there.
+ */
+export type Phase = 'unpaired' | 'pairing' | 'revoked' | 'feature_off' | 'unreachable' | 'paired' | 'sharing';
+
 export interface StatusView {
+  phase: Phase;
   gateway_url: string;
   paired: { name: string; grant_id: string } | null;
   pending_pairing: { code: string; approve_url: string; expires_at: number } | null;
+  /** Why the last pairing attempt ended without a token (denied, expired); cleared by Pair or Cancel. */
   pairing_error: { code: string; message: string } | null;
   share: { session_id: string; title: string | null; tab_ids: number[]; active_tab_id: number } | null;
   connection: { state: string; error: { code: string; message: string } | null; attempt: number };

@@ -9,10 +9,17 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { after, before, describe, it } from 'node:test';
-import { runPair } from '../../src/cli/commands/pair.js';
 import { makeHome, startTestGateway, type TestGateway } from '../gateway/fixtures/gateway.js';
 import type { ExtensionBrowser } from './fixtures/extension-browser.js';
-import { callTool, shareNewTab, startStage, status, waitFor, type Stage } from './fixtures/paired-setup.js';
+import {
+  callTool,
+  revokePairings,
+  shareNewTab,
+  startStage,
+  status,
+  waitFor,
+  type Stage,
+} from './fixtures/paired-setup.js';
 
 /** A person's click on an element of a page: the mouse moves there, presses and releases. */
 async function click(browser: ExtensionBrowser, page: string, selector: string): Promise<void> {
@@ -90,11 +97,7 @@ describe('a session bound to the user’s browser stays bound', () => {
   it('fails closed after the owner revokes the pairing', async () => {
     const { sessionId } = await shareNewTab(stage, '/form', 'revoked');
     assert.equal((await callTool(stage, sessionId, 'browser_snapshot')).status, 200);
-    const owner = { baseUrl: stage.gw.url, operatorKey: stage.gw.operatorKey };
-    const listed = await runPair(owner, 'list');
-    for (const line of listed.filter((l) => l.includes(' active '))) {
-      await runPair(owner, 'revoke', line.split(' ')[0] ?? '');
-    }
+    await revokePairings(stage.gw);
     await waitFor(
       'the extension to stop',
       async () => (await status(stage.browser)).connection.state === 'stopped',

@@ -24,6 +24,8 @@ const OUTBOX_LIMIT = 256;
 export interface LinkHandlers {
   onCommand(frame: Extract<Frame, { method: 'browser.controller.command' }>): void;
   onCancel(commandId: string): void;
+  /** Registration refused for good (token revoked, feature off): the owner of the share decides what ends. */
+  onRefused(error: GatewayError): Promise<void>;
 }
 
 export class ControllerLink {
@@ -106,6 +108,7 @@ export class ControllerLink {
           error: { code: gatewayError.code, message: gatewayError.message },
           attempt: status.attempt,
         });
+        await this.handlers.onRefused(gatewayError);
         return;
       }
       await this.scheduleRetry({ code: gatewayError.code, message: gatewayError.message });

@@ -44,6 +44,9 @@ export interface Identity {
   browser_profile_id: string;
 }
 
+/** What the last look at the gateway found, for the popup; `unknown` until one was made. */
+export type GatewayCheck = 'unknown' | 'ok' | 'feature_off' | 'unreachable';
+
 export type ConnectionState = 'idle' | 'connecting' | 'connected' | 'offline' | 'stopped';
 
 export interface Status {
@@ -60,11 +63,15 @@ interface LocalShape {
   pending_pairing: PendingPairing | null;
   share: Share | null;
   identity: Identity | null;
+  /** The gateway refused the token this browser held: the pairing is gone until the person pairs again. */
+  revoked: boolean;
 }
 
 interface SessionShape {
   status: Status;
   boot_count: number;
+  pairing_error: { code: string; message: string } | null;
+  gateway_check: GatewayCheck;
 }
 
 const LOCAL_DEFAULTS: LocalShape = {
@@ -73,9 +80,15 @@ const LOCAL_DEFAULTS: LocalShape = {
   pending_pairing: null,
   share: null,
   identity: null,
+  revoked: false,
 };
 
-const SESSION_DEFAULTS: SessionShape = { status: { state: 'idle', error: null, attempt: 0 }, boot_count: 0 };
+const SESSION_DEFAULTS: SessionShape = {
+  status: { state: 'idle', error: null, attempt: 0 },
+  boot_count: 0,
+  pairing_error: null,
+  gateway_check: 'unknown',
+};
 
 export async function readLocal<K extends keyof LocalShape>(key: K): Promise<LocalShape[K]> {
   const got = await chrome.storage.local.get(key);

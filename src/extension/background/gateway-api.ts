@@ -3,6 +3,7 @@
  * Authorization header and the ticket only in the WebSocket subprotocol: no secret is ever put in a URL.
  */
 import {
+  CAPABILITIES_PATH,
   CONTROLLER_CAPABILITIES,
   PROTOCOL_VERSION,
   REGISTER_PATH,
@@ -82,6 +83,14 @@ export interface SessionSummary {
 export async function listSessions(base: string, token: string): Promise<SessionSummary[]> {
   const { body } = await call(`${base}/v1/sessions`, { headers: { authorization: `Bearer ${token}` } });
   return ((body as { sessions?: SessionSummary[] }).sessions ?? []).slice(0, 200);
+}
+
+/** Whether extension control is on, asked with the pairing token (a refused token throws 401). */
+export async function extensionControlEnabled(base: string, token: string): Promise<boolean> {
+  const { body } = await call(base + CAPABILITIES_PATH, { headers: { authorization: `Bearer ${token}` } });
+  const features = (body as { features?: { browser_extension_control?: { enabled?: unknown } } } | null)
+    ?.features;
+  return features?.browser_extension_control?.enabled === true;
 }
 
 export interface Registration {

@@ -1,11 +1,12 @@
 /** The worker's side of the popup's requests: validated, then run against the durable state. */
 import { chrome, type MessageSender } from '../chrome-api.js';
-import { requestSchema, type Response, type StatusView } from '../messages.js';
+import { parseGatewayAddress } from '../gateway-address.js';
+import { requestSchema, type Phase, type Response, type StatusView } from '../messages.js';
 import type { ControllerLink } from './controller-link.js';
-import { readLocal, readSession, writeLocal, writeSession } from './durable-state.js';
+import { readLocal, readSession, writeLocal, writeSession, type GatewayCheck } from './durable-state.js';
 import type { CommandExecutor } from './executor.js';
-import { GatewayError, listSessions } from './gateway-api.js';
-import { beginPairing, forgetPairing, pairingError } from './pairing-flow.js';
+import { extensionControlEnabled, GatewayError, listSessions } from './gateway-api.js';
+import { beginPairing, cancelPairing, forgetPairing, pairingRevoked } from './pairing-flow.js';
 import { endShare, startShare } from './share.js';
 import type { SharedTabs } from './shared-tabs.js';
 
@@ -15,6 +16,8 @@ export interface Parts {
   tabs: SharedTabs;
 }
 
+export const REVOKED_MESSAGE = "This browser's pairing was revoked — Pair again.";
+
 /** Stop: detach first (the gateway fails pending work as cancelled), then drop local work and marks. */
 export async function stopSharing(parts: Parts): Promise<void> {
   await parts.link.stop();
@@ -23,21 +26,77 @@ export async function stopSharing(parts: Parts): Promise<void> {
   await endShare();
 }
 
+/**
+ * What a refusal from the gateway means for this browser, wherever it came from (registration, the
+ * popup's probe, the session list). A 401 to the pairing token this browser held: the pairing is gone,
+ * and so is the share it carried. Extension control off: no tab stays marked as shared. Returns whether
+ * the refusal was one of these.
+ */
+export async function gatewayRefused(parts: Parts, error: GatewayError): Promise<boolean> {
+  if (error.status === 401 && (await readLocal('pairing'))) {
+    await stopSharing(parts);
+    await pairingRevoked();
+    await writeSession('status', {
+      state: 'stopped',
+      error: { code: error.code, message: REVOKED_MESSAGE },
+      attempt: 0,
+    });
+    return true;
+  }
+  if (error.code === 'browser_control_disabled') {
+    await featureOff(parts);
+    return true;
+  }
+  return false;
+}
+
+async function featureOff(parts: Parts): Promise<void> {
+  await writeSession('gateway_check', 'feature_off');
+  if (await readLocal('share')) await stopSharing(parts);
+}
+
+/** Asks the gateway whether the pairing still holds and extension control is on; remembers the answer. */
+async function probe(parts: Parts): Promise<void> {
+  const [pairing, base] = await Promise.all([readLocal('pairing'), readLocal('gateway_url')]);
+  if (!pairing) return;
+  let check: GatewayCheck;
+  try {
+    check = (await extensionControlEnabled(base, pairing.token)) ? 'ok' : 'feature_off';
+  } catch (error) {
+    if (!(error instanceof GatewayError)) throw error;
+    if (await gatewayRefused(parts, error)) return;
+    check = error.code === 'network' ? 'unreachable' : 'unknown';
+  }
+  if (check === 'feature_off') await featureOff(parts);
+  else await writeSession('gateway_check', check);
+}
+
+function phaseOf(view: Omit<StatusView, 'phase'>, revoked: boolean, check: GatewayCheck): Phase {
+  if (view.pending_pairing) return 'pairing';
+  if (!view.paired) return revoked ? 'revoked' : 'unpaired';
+  if (check === 'feature_off') return 'feature_off';
+  if (view.share) return 'sharing';
+  return check === 'unreachable' ? 'unreachable' : 'paired';
+}
+
 async function status(parts: Parts): Promise<StatusView> {
-  const [gatewayUrl, pairing, pending, share, connection] = await Promise.all([
+  const [gatewayUrl, pairing, pending, share, revoked, connection, pairingError, check] = await Promise.all([
     readLocal('gateway_url'),
     readLocal('pairing'),
     readLocal('pending_pairing'),
     readLocal('share'),
+    readLocal('revoked'),
     readSession('status'),
+    readSession('pairing_error'),
+    readSession('gateway_check'),
   ]);
-  return {
+  const view: Omit<StatusView, 'phase'> = {
     gateway_url: gatewayUrl,
     paired: pairing ? { name: pairing.name, grant_id: pairing.grant_id } : null,
     pending_pairing: pending
       ? { code: pending.code, approve_url: pending.approve_url, expires_at: pending.expires_at }
       : null,
-    pairing_error: pairingError(),
+    pairing_error: pairingError,
     share: share
       ? {
           session_id: share.session_id,
@@ -49,6 +108,19 @@ async function status(parts: Parts): Promise<StatusView> {
     connection,
     running_commands: parts.executor.pending,
   };
+  return { phase: phaseOf(view, revoked, check), ...view };
+}
+
+/** A call made with the pairing token: a refusal that ends the pairing or the feature is acted on first. */
+async function withPairing<T>(parts: Parts, run: (base: string, token: string) => Promise<T>): Promise<T> {
+  const pairing = await readLocal('pairing');
+  if (!pairing) throw new GatewayError('not_paired', 'Pair with the gateway first.', 0);
+  try {
+    return await run(await readLocal('gateway_url'), pairing.token);
+  } catch (error) {
+    if (error instanceof GatewayError) await gatewayRefused(parts, error);
+    throw error;
+  }
 }
 
 async function handle(parts: Parts, raw: unknown): Promise<unknown> {
@@ -58,22 +130,25 @@ async function handle(parts: Parts, raw: unknown): Promise<unknown> {
   const request = parsed.data;
   switch (request.type) {
     case 'status':
+      if (request.probe) await probe(parts);
       return status(parts);
-    case 'set-gateway':
-      await writeLocal('gateway_url', request.url);
+    case 'set-gateway': {
+      const address = parseGatewayAddress(request.url);
+      if (address.ok) await writeLocal('gateway_url', address.url);
       return status(parts);
+    }
     case 'pair':
-      await beginPairing(request.open_approval_page);
+      await beginPairing(request.gateway_url, request.open_approval_page);
+      return status(parts);
+    case 'cancel-pairing':
+      await cancelPairing();
       return status(parts);
     case 'unpair':
       await stopSharing(parts);
       await forgetPairing();
       return status(parts);
-    case 'sessions': {
-      const pairing = await readLocal('pairing');
-      if (!pairing) throw new GatewayError('not_paired', 'Pair with the gateway first.', 0);
-      return listSessions(await readLocal('gateway_url'), pairing.token);
-    }
+    case 'sessions':
+      return withPairing(parts, listSessions);
     case 'share': {
       if (!(await readLocal('pairing')))
         throw new GatewayError('not_paired', 'Pair with the gateway first.', 0);

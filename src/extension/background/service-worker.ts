@@ -10,7 +10,7 @@ import { installDebuggerListeners } from './debugger-transport.js';
 import { readLocal, readSession, writeSession } from './durable-state.js';
 import { CommandExecutor } from './executor.js';
 import { resumePairing } from './pairing-flow.js';
-import { popupListener, type Parts } from './popup-requests.js';
+import { gatewayRefused, popupListener, type Parts } from './popup-requests.js';
 import { adoptTab, forgetTab } from './share.js';
 import { SharedTabs } from './shared-tabs.js';
 
@@ -21,6 +21,9 @@ const tabs = new SharedTabs();
 const link: ControllerLink = new ControllerLink({
   onCommand: (frame) => executor.handleCommand(frame.params),
   onCancel: (commandId) => executor.handleCancel(commandId),
+  onRefused: async (error) => {
+    await gatewayRefused(parts, error);
+  },
 });
 const executor = new CommandExecutor(tabs, (frame) => link.send(frame));
 const parts: Parts = { link, executor, tabs };

@@ -1,16 +1,20 @@
 /**
- * The popup: connection state, pairing, the sessions that wait for a browser, one-click "Share this tab
- * with <session>", and Stop. It only renders and asks the worker; the worker owns all state.
+ * The popup: what state this browser is in, pairing (and cancelling it), the sessions that wait for a
+ * browser, one-click "Share this tab with <session>", and Stop. It only renders and asks the worker; the
+ * worker owns all state. The refresh loop keeps the status current; an error an action ran into stays
+ * on screen until the next action or until the state moves on.
  */
 import { chrome } from '../chrome-api.js';
-import type { PopupRequest, Response, StatusView } from '../messages.js';
+import { parseGatewayAddress } from '../gateway-address.js';
+import type { Phase, PopupRequest, Response, StatusView } from '../messages.js';
+import { $, render, stateProblem } from './view.js';
 
 interface SessionSummary {
   session_id: string;
   title: string | null;
 }
 
-const $ = <T extends HTMLElement = HTMLElement>(id: string): T => document.getElementById(id) as T;
+const REFRESH_MS = 1000;
 
 async function ask<T>(request: PopupRequest): Promise<T> {
   const response = (await chrome.runtime.sendMessage(request)) as Response<T> | undefined;
@@ -27,28 +31,62 @@ async function targetTabId(): Promise<number | null> {
   return tab?.id ?? null;
 }
 
-function showError(message: string | null): void {
-  $('error').hidden = message === null;
-  $('error').textContent = message ?? '';
+/** What went wrong, and in which phase: a change of phase (or the next action) clears it. */
+const errors = {
+  phase: null as Phase | null,
+  action: null as string | null,
+  field: null as string | null,
+  sessions: null as string | null,
+  state: null as string | null,
+};
+
+function paintErrors(): void {
+  const general = errors.action ?? errors.sessions ?? errors.state;
+  $('error').hidden = general === null;
+  $('error').textContent = general ?? '';
+  $('gateway-error').hidden = errors.field === null;
+  $('gateway-error').textContent = errors.field ?? '';
 }
 
-const CONNECTION_TEXT: Record<string, string> = {
-  idle: 'not sharing',
-  connecting: 'connecting…',
-  connected: 'connected',
-  offline: 'reconnecting…',
-  stopped: 'stopped',
-};
+function show(view: StatusView): void {
+  if (view.phase !== errors.phase) {
+    errors.action = errors.field = errors.sessions = null;
+    errors.phase = view.phase;
+  }
+  errors.state = stateProblem(view);
+  render(view);
+  paintErrors();
+}
+
+/** Bumped by every action, so a refresh that started before it cannot draw the state it replaced. */
+let actions = 0;
+
+/** Runs one button's action; its failure is shown where `where` says, and stays. */
+async function act(where: 'action' | 'field', action: () => Promise<StatusView>): Promise<void> {
+  actions++;
+  errors.action = errors.field = null;
+  paintErrors();
+  try {
+    show(await action());
+  } catch (error) {
+    errors[where] = (error as Error).message;
+    paintErrors();
+  }
+}
 
 let shownSessions = '';
 
 async function renderSessions(): Promise<void> {
-  let sessions: SessionSummary[] = [];
+  let sessions: SessionSummary[];
   try {
     sessions = await ask<SessionSummary[]>({ type: 'sessions' });
+    errors.sessions = null;
   } catch (error) {
-    showError((error as Error).message);
+    errors.sessions = (error as Error).message;
+    paintErrors();
+    return;
   }
+  paintErrors();
   // Re-render only on change, so a button never moves under the pointer.
   const key = JSON.stringify(sessions.map((s) => [s.session_id, s.title]));
   if (key === shownSessions) return;
@@ -62,75 +100,58 @@ async function renderSessions(): Promise<void> {
     button.type = 'button';
     button.dataset.sessionId = session.session_id;
     button.textContent = `Share this tab with ${name}`;
-    button.addEventListener('click', () => void share(session));
+    button.addEventListener('click', () => void act('action', () => share(session)));
     const item = document.createElement('li');
     item.append(button);
     list.append(item);
   }
 }
 
-async function share(session: SessionSummary): Promise<void> {
+async function share(session: SessionSummary): Promise<StatusView> {
   const tabId = await targetTabId();
-  if (tabId === null) return showError('No tab to share.');
-  try {
-    render(
-      await ask<StatusView>({
-        type: 'share',
-        session_id: session.session_id,
-        title: session.title,
-        tab_id: tabId,
-      }),
-    );
-  } catch (error) {
-    showError((error as Error).message);
-  }
+  if (tabId === null) throw new Error('No tab to share.');
+  return ask<StatusView>({
+    type: 'share',
+    session_id: session.session_id,
+    title: session.title,
+    tab_id: tabId,
+  });
 }
 
-function render(view: StatusView): void {
-  const state = view.share ? view.connection.state : 'idle';
-  $('connection').textContent = CONNECTION_TEXT[state] ?? state;
-  $('connection').className = `pill ${state}`;
-  const problem =
-    view.connection.state === 'stopped' || view.connection.state === 'offline' ? view.connection.error : null;
-  showError(problem?.message ?? view.pairing_error?.message ?? null);
-  $('unpaired').hidden = view.paired !== null || view.pending_pairing !== null;
-  $<HTMLInputElement>('gateway-url').value = view.gateway_url;
-  $('pairing').hidden = view.pending_pairing === null;
-  if (view.pending_pairing) {
-    $('code').textContent = view.pending_pairing.code;
-    $('approve-command').textContent = `tabgate pair approve ${view.pending_pairing.code}`;
-    $<HTMLAnchorElement>('approve-link').href = view.pending_pairing.approve_url;
-  }
-  $('paired-footer').hidden = view.paired === null;
-  $('paired-as').textContent = view.paired ? `Paired as ${view.paired.name}` : '';
-  $('shared').hidden = view.share === null;
-  if (view.share) {
-    $('shared-with').textContent = view.share.title?.trim() || view.share.session_id;
-    $('shared-tabs').textContent = `${view.share.tab_ids.length} tab(s) shared`;
-  }
-  $('sessions-box').hidden = view.paired === null || view.share !== null;
+/** Checked here first, so a malformed address is named next to the field before anything is sent. */
+async function pair(): Promise<StatusView> {
+  const address = parseGatewayAddress($<HTMLInputElement>('gateway-url').value);
+  if (!address.ok) throw new Error(address.message);
+  return ask<StatusView>({ type: 'pair', gateway_url: address.url, open_approval_page: true });
 }
+
+let refreshing = false;
 
 async function refresh(): Promise<void> {
-  const view = await ask<StatusView>({ type: 'status' });
-  render(view);
-  if (view.paired && !view.share) await renderSessions();
+  if (refreshing) return;
+  refreshing = true;
+  const before = actions;
+  try {
+    const view = await ask<StatusView>({ type: 'status', probe: true });
+    if (before !== actions) return;
+    show(view);
+    if (view.phase === 'paired') await renderSessions();
+  } catch (error) {
+    errors.state = (error as Error).message;
+    paintErrors();
+  } finally {
+    refreshing = false;
+  }
 }
 
-$('pair').addEventListener('click', () => {
-  void (async () => {
-    try {
-      const url = $<HTMLInputElement>('gateway-url').value.trim();
-      await ask({ type: 'set-gateway', url });
-      render(await ask<StatusView>({ type: 'pair', open_approval_page: true }));
-    } catch (error) {
-      showError((error as Error).message);
-    }
-  })();
-});
-$('stop').addEventListener('click', () => void ask<StatusView>({ type: 'stop' }).then(refresh));
-$('unpair').addEventListener('click', () => void ask<StatusView>({ type: 'unpair' }).then(refresh));
+$('pair').addEventListener('click', () => void act('field', pair));
+$('cancel-pairing').addEventListener(
+  'click',
+  () => void act('action', () => ask({ type: 'cancel-pairing' })),
+);
+$('stop').addEventListener('click', () => void act('action', () => ask({ type: 'stop' })));
+$('unpair').addEventListener('click', () => void act('action', () => ask({ type: 'unpair' })));
 
-void refresh().catch((error: unknown) => showError((error as Error).message));
-// The worker changes state on its own (approval arrives, reconnects): keep the view current.
-setInterval(() => void refresh().catch(() => undefined), 1000);
+void refresh();
+// The worker changes state on its own (approval arrives, reconnects, revocation): keep the view current.
+setInterval(() => void refresh(), REFRESH_MS);

@@ -20,7 +20,15 @@ const octal = (mode: number) => mode.toString(8).padStart(3, '0');
 /** What tabgate itself writes in the home folder, besides the audit journal's files. */
 function ownFiles(home: string): string[] {
   const db = path.join(home, STATE_DB_FILE);
-  return [db, `${db}-wal`, `${db}-shm`, `${db}-journal`, apiKeyFile(home), operatorKeyFile(home), envFilePath(home)];
+  return [
+    db,
+    `${db}-wal`,
+    `${db}-shm`,
+    `${db}-journal`,
+    apiKeyFile(home),
+    operatorKeyFile(home),
+    envFilePath(home),
+  ];
 }
 
 function journalFiles(dir: string): string[] {
