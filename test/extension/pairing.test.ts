@@ -243,3 +243,43 @@ describe('a pairing request', () => {
     assert.equal(result.body.error.code, 'pairing_expired');
   });
 });
+
+describe('the extension taking back its own pairing', () => {
+  let gw: TestGateway;
+  before(async () => {
+    gw = await startTestGateway();
+  });
+  after(async () => {
+    await gw.close();
+  });
+
+  it('withdraws a request only from the origin that asked; then its code approves nothing', async () => {
+    const started = await startPairing(gw);
+    const path = `/v1/browser-control/pair/${started.pairing_id}`;
+    const foreign = await gw.request('DELETE', path, {
+      headers: { ...extensionHeaders, origin: 'chrome-extension://aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa' },
+    });
+    assert.equal(foreign.status, 403);
+    assert.equal((await gw.request('DELETE', path, { headers: extensionHeaders })).status, 200);
+    const approve = await gw.request('POST', '/v1/pairings/approve', {
+      body: { code: started.code },
+      headers: asOperator(gw),
+    });
+    assert.equal(approve.body.error.code, 'pairing_code_invalid');
+    assert.equal((await collect(gw, started.pairing_id)).status, 404);
+  });
+
+  it('revokes its own grant with its token, and only its own: the API key cannot use this door', async () => {
+    const mine = await pairedToken(gw);
+    const other = await pairedToken(gw);
+    const byAgent = await gw.request('DELETE', '/v1/browser-control/pairing');
+    assert.equal(byAgent.body.error.code, 'token_scope_forbidden');
+    const unpaired = await gw.request('DELETE', '/v1/browser-control/pairing', {
+      headers: withToken(mine.token),
+    });
+    assert.equal(unpaired.status, 200);
+    assert.equal(unpaired.body.grant.grant_id, mine.grantId);
+    assert.equal((await gw.request('GET', '/v1/sessions', { headers: withToken(mine.token) })).status, 401);
+    assert.equal((await gw.request('GET', '/v1/sessions', { headers: withToken(other.token) })).status, 200);
+  });
+});

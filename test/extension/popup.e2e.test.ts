@@ -130,12 +130,28 @@ describe('the popup', () => {
     assert.doesNotMatch(text, new RegExp(code));
     assert.equal(await page.visible('#cancel-pairing'), false);
 
-    await approvePairing(stage.gw, code);
-    // The gateway hands a token out once: that this collect gets it proves the extension never did.
+    // The gateway forgot the request: its code approves nothing, and nobody can collect a token for it.
+    await assert.rejects(approvePairing(stage.gw, code), /pairing_code_invalid/);
     const pairingId = decodeURIComponent(new URL(approveUrl).pathname.split('/').pop() ?? '');
-    assert.equal((await collect(stage.gw, pairingId)).status, 200);
+    assert.equal((await collect(stage.gw, pairingId)).status, 404);
     assert.equal((await status(stage.browser)).paired, null);
     assert.match(await page.text(), /Not paired/);
+  });
+
+  it("unpairs on the gateway too: Unpair revokes this browser's grant", async () => {
+    await pair();
+    const page = (popup = await openPopup(stage.browser));
+    await page.click('#unpair');
+    await page.waitForText('Not paired');
+    const listed = await stage.gw.request('GET', '/v1/pairings', {
+      headers: { authorization: `Bearer ${stage.gw.operatorKey}` },
+    });
+    const grants = listed.body as { grants: { revoked_at: string | null }[] };
+    assert.ok(grants.grants.length > 0);
+    assert.ok(
+      grants.grants.every((g) => g.revoked_at !== null),
+      'no grant of this browser is live',
+    );
   });
 
   it('says the pairing was revoked and offers Pair again, with no trace of the old share', async () => {

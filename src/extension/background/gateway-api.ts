@@ -73,6 +73,19 @@ export async function pollPairing(base: string, pairingId: string): Promise<Pair
     .body as PairPoll;
 }
 
+/** Cancel: the gateway forgets the request, so approving its code later pairs nothing anywhere. */
+export async function withdrawPairing(base: string, pairingId: string): Promise<void> {
+  await call(`${base}/v1/browser-control/pair/${encodeURIComponent(pairingId)}`, { method: 'DELETE' });
+}
+
+/** Unpair: this browser's grant is revoked on the gateway too, not only forgotten here. */
+export async function revokeOwnPairing(base: string, token: string): Promise<void> {
+  await call(`${base}/v1/browser-control/pairing`, {
+    method: 'DELETE',
+    headers: { authorization: `Bearer ${token}` },
+  });
+}
+
 export interface SessionSummary {
   session_id: string;
   title: string | null;

@@ -6,7 +6,7 @@
 import { chrome } from '../chrome-api.js';
 import { parseGatewayAddress } from '../gateway-address.js';
 import { readLocal, writeLocal, writeLocals, writeSession } from './durable-state.js';
-import { GatewayError, pollPairing, startPairing } from './gateway-api.js';
+import { GatewayError, pollPairing, revokeOwnPairing, startPairing, withdrawPairing } from './gateway-api.js';
 
 const POLL_MS = 1000;
 let polling: Promise<void> | null = null;
@@ -50,10 +50,16 @@ export function resumePairing(): Promise<void> {
 }
 
 /**
- * Abandons the waiting request: once this returns nothing polls for it any more, so approving its code
- * later pairs nothing (the gateway mints a token only when the extension collects it).
+ * Abandons the waiting request: once this returns nothing polls for it any more, and the gateway is
+ * told to forget it, so approving its code later pairs nothing (the gateway mints a token only when
+ * the extension collects it, and a withdrawn request can no longer be collected).
  */
 export async function cancelPairing(): Promise<void> {
+  const pending = await readLocal('pending_pairing');
+  if (pending) {
+    // Best effort: an unreachable gateway lets the request expire on its own in two minutes.
+    await withdrawPairing(await readLocal('gateway_url'), pending.pairing_id).catch(() => undefined);
+  }
   await writeLocal('pending_pairing', null);
   await writeSession('pairing_error', null);
   wakePoll?.();
@@ -106,8 +112,14 @@ async function poll(): Promise<void> {
   }
 }
 
-/** Unpair: this browser forgets its token (the gateway's grant stays until `tabgate pair revoke`). */
+/** Unpair: the gateway revokes this browser's grant, and this browser forgets its token. */
 export async function forgetPairing(): Promise<void> {
+  const pairing = await readLocal('pairing');
+  if (pairing) {
+    // Best effort: an unreachable gateway keeps the grant until `tabgate pair revoke`, but this browser
+    // no longer holds its token either way.
+    await revokeOwnPairing(await readLocal('gateway_url'), pairing.token).catch(() => undefined);
+  }
   await writeLocals({ pairing: null, pending_pairing: null, revoked: false });
   await writeSession('pairing_error', null);
 }

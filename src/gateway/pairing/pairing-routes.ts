@@ -15,6 +15,8 @@ import type { PairingService } from './pairing-service.js';
 
 export const PAIR_PATH = '/v1/browser-control/pair';
 export const PAIRINGS_PATH = '/v1/pairings';
+/** This browser's own pairing, as its token sees it. */
+export const OWN_PAIRING_PATH = '/v1/browser-control/pairing';
 
 function requireLoopbackPeer(req: IncomingMessage): void {
   if (transportFamilyOf(req.socket.remoteAddress) !== 'local-api') {
@@ -78,6 +80,31 @@ export function pairingRoutes(service: PairingService, operator: OperatorAuth): 
             name: outcome.grant.name,
           },
         };
+      },
+    },
+    {
+      method: 'DELETE',
+      path: `${PAIR_PATH}/:id`,
+      auth: 'custom',
+      handle: (ctx) => {
+        service.withdraw(ctx.params.id ?? '', ctx.req.headers.origin);
+        return { status: 200, body: { withdrawn: true } };
+      },
+    },
+    {
+      // Unpair: a paired extension gives up its own grant; nothing else can be revoked this way.
+      method: 'DELETE',
+      path: OWN_PAIRING_PATH,
+      auth: 'controller',
+      handle: (ctx) => {
+        const grantId = ctx.caller?.credential === 'pairing_token' ? ctx.caller.credentialId : undefined;
+        if (!grantId) {
+          throw new TabgateError(
+            'token_scope_forbidden',
+            'Only a paired extension may unpair itself this way.',
+          );
+        }
+        return { status: 200, body: { revoked: true, grant: service.revoke(grantId) } };
       },
     },
     {

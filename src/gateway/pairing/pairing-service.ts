@@ -167,6 +167,22 @@ export class PairingService {
     }
   }
 
+  /**
+   * `DELETE /v1/browser-control/pair/{id}`: the extension that asked abandons its request (the person
+   * pressed Cancel). Approved or not, it is forgotten: its code approves nothing and no token is minted.
+   */
+  withdraw(pairingId: string, origin: string | undefined): void {
+    const request = this.pending.get(pairingId, this.o.clock.now());
+    if (!request || origin === undefined || origin.toLowerCase() !== request.origin) {
+      throw new TabgateError(
+        'pairing_not_found',
+        'No pairing request with that id is waiting for this extension.',
+      );
+    }
+    this.pending.finish(request);
+    this.o.log.info('pairing withdrawn by the extension', { name: request.name, origin: request.origin });
+  }
+
   /** The live grant a bearer token belongs to, or null (not a pairing token, unknown, revoked). */
   verifyToken(bearer: string): PairingGrant | null {
     const parsed = parseToken(bearer);
