@@ -32,7 +32,11 @@ export function mcpCommand(program: Command): void {
         port = connectToGateway(options.gateway);
       } else {
         const config = loadConfig({ env: process.env, flags: { host: '127.0.0.1', port: 0 }, log });
-        const gateway = await startGateway({ config, env: process.env, log });
+        // As with `tabgate serve`: a sign-in link goes to the owner's terminal only, never into a log.
+        const tellOwner = process.stderr.isTTY
+          ? (text: string) => process.stderr.write(text + '\n')
+          : undefined;
+        const gateway = await startGateway({ config, env: process.env, log, tellOwner });
         shutdown = () => gateway.close();
         port = inProcessAgentPort(gateway.service, {
           principalId: OWNER_PRINCIPAL_ID,
