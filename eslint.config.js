@@ -1,6 +1,6 @@
-// Lint for correctness (floating promises, any, import cycles) and for the part boundaries of
-// shared/DESIGN.md: protocol imports nothing of ours; engine never imports the gateway; backends never
-// import transports.
+// Lint for correctness (floating promises, any, import cycles) and for the part boundaries (README.md
+// "A tour of the parts"): protocol imports nothing of ours; engine never imports the gateway; backends
+// never import transports.
 import js from '@eslint/js';
 import importX from 'eslint-plugin-import-x';
 import tseslint from 'typescript-eslint';

@@ -2,7 +2,7 @@
  * Navigation: the URL policy of protocol (the same for every backend), `Page.navigate` with a wait for
  * the load capped by the command timeout, and back through the navigation history, which works even
  * when the entries never had a user activation (Chromium's history intervention skips those for
- * `history.back()`-style APIs; FEASIBILITY.md gotcha 1).
+ * `history.back()`-style APIs: `chrome.tabs.goBack` then fails with "Cannot find a next page in history.").
  */
 import { checkNavigationUrl, TabgateError, type PageInfo } from '../protocol/index.js';
 import type { NavigationHistory } from './cdp-types.js';

@@ -4,7 +4,8 @@
  * exactly one place each; nothing branches on message text.
  */
 export const ERROR_TABLE = {
-  // Protocol v1 registration and socket (shared/PROTOCOL.md)
+  // Protocol v1 registration and socket (docs/protocol.md "POST /v1/browser-control/register" and
+  // "GET /v1/browser-control/ws")
   browser_control_disabled: {
     status: 404,
     hint: 'Set browser.extension_control.enabled: true in config.yaml.',

@@ -1,5 +1,5 @@
 /**
- * Finds and loads provider plugins from the three places DESIGN.md names, in this order:
+ * Finds and loads provider plugins from three places (docs/providers.md "Where plugins come from"), in order:
  *   1. bundled `plugins/browser/<name>/` next to tabgate, always;
  *   2. `$TABGATE_HOME/plugins/browser/<name>/`, only when named in `plugins.enabled` (by folder or
  *      plugin.yaml name): code in the home folder runs only when the user asked for it;

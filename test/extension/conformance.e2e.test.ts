@@ -113,7 +113,8 @@ runConformanceSuite('extension (the user tab, through the gateway)', async () =>
       renamedCodes: {
         metadata_url_blocked: {
           code: 'controller_unavailable',
-          reason: 'PROTOCOL.md routing rule 4: the gateway refuses it as unsafe arguments before dispatch',
+          reason:
+            'docs/protocol.md "Routing a browser_* call" rule 4: the gateway refuses it as unsafe arguments before dispatch',
         },
       },
     },

@@ -1,7 +1,8 @@
 /* eslint-disable @typescript-eslint/no-unsafe-member-access */
 /**
  * What happens when the controller loses its worker, its socket or its token. Chromium is self-spawned
- * and nothing attaches to the service worker, so Chrome's own lifetime rules apply (FEASIBILITY.md §4.6).
+ * and nothing attaches to the service worker, so Chrome's own lifetime rules apply: an idle worker is
+ * stopped about 30 s after its last event, WebSocket pings do not count, data messages and alarms do.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';

@@ -9,7 +9,10 @@ import { chrome, type Debuggee } from '../chrome-api.js';
 
 const live = new Map<number, DebuggerTransport>();
 
-/** Called synchronously at the worker's top level (FEASIBILITY.md gotcha 6: listeners first). */
+/**
+ * Called synchronously at the worker's top level: a worker woken by an event gets it only if the listener
+ * was added in the script's first synchronous run, so listeners come before any await.
+ */
 export function installDebuggerListeners(): void {
   chrome.debugger.onEvent.addListener((source, method, params) => {
     if (source.tabId !== undefined) live.get(source.tabId)?.emit(method, params, source.sessionId);

@@ -1,5 +1,5 @@
 /**
- * The broker: every rule of PROTOCOL.md "Identity, lanes and replacement" over three pieces of state
+ * The broker: every rule of docs/protocol.md "Identity, lanes and replacement" over three pieces of state
  * (tickets, lanes, commands), each behind an interface so a shared store can replace the in-memory one.
  * Node runs this on one thread, so each method's state change is atomic; ordering rules (cancel before
  * anything newer, deferred cancels before routing resumes) come from doing the sends synchronously, in

@@ -1,5 +1,5 @@
 /**
- * Fail-closed routing of one browser_* call (PROTOCOL.md "Routing a browser_* tool call"), as pure
+ * Fail-closed routing of one browser_* call (docs/protocol.md "Routing a browser_* call"), as pure
  * policy: it reads the session's stored binding and a snapshot of the lane, and answers where the call
  * goes. No I/O, no state.
  */

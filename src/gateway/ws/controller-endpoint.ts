@@ -53,7 +53,8 @@ export class ControllerEndpoint {
     maxPayload: MAX_FRAME_BYTES,
     clientTracking: false,
     perMessageDeflate: false,
-    // FEASIBILITY.md gotcha 3: a client that offers subprotocols must get one back.
+    // A client that offers subprotocols must get one back: Chrome fails a handshake whose answer selects
+    // none ("Sent non-empty 'Sec-WebSocket-Protocol' header but no response was received", close 1006).
     handleProtocols: (protocols) => (protocols.has(CONTROLLER_SUBPROTOCOL) ? CONTROLLER_SUBPROTOCOL : false),
   });
   private readonly connections = new Set<ControllerConnection>();

@@ -1,5 +1,5 @@
 /**
- * The ordered checks before a controller socket is accepted (PROTOCOL.md "GET /v1/browser-control/ws"),
+ * The ordered checks before a controller socket is accepted (docs/protocol.md "GET /v1/browser-control/ws"),
  * each failing with its own HTTP status. Nothing here consumes the ticket: that is the last step, and
  * only after every other check passed, so a refused request leaves its ticket usable.
  */

@@ -1,6 +1,6 @@
 /**
  * The controller capability allowlist: the only actions a controller can ever be asked to run.
- * No raw CDP, no script evaluation, no console, no uploads, no vision (shared/PROTOCOL.md).
+ * No raw CDP, no script evaluation, no console, no uploads, no vision (docs/protocol.md "Capabilities").
  */
 export const CONTROLLER_CAPABILITIES = [
   'controller.noop',

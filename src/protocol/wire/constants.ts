@@ -1,5 +1,5 @@
 /**
- * Browser-control protocol v1 constants. These values are the wire contract (shared/PROTOCOL.md):
+ * Browser-control protocol v1 constants. These values are the wire contract (docs/protocol.md "Constants"):
  * a controller written for the reference server must work against tabgate unchanged, so none of them
  * may be renamed or retuned.
  */
