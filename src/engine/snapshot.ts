@@ -6,12 +6,15 @@
 import { TabgateError } from '../protocol/index.js';
 import type { FrameEntry, Tab } from './tab.js';
 import type { WorldNode } from './refs.js';
+import type { ControlSpan } from './snapshot-pager.js';
 
 const MAX_FRAMES = 50;
 
 export interface TabSnapshot {
   text: string;
   refCount: number;
+  /** Where each control's piece starts and ends in `text`: a page is never cut inside one. */
+  controls: ControlSpan[];
 }
 
 /** How long a snapshot waits for a document that replaced the one it was reading. */
@@ -75,7 +78,22 @@ async function walkTab(tab: Tab, full: boolean): Promise<TabSnapshot> {
   };
 
   const lines = await walkFrame(tab.mainFrameId, [], '');
-  return { text: lines.join('\n'), refCount };
+  return { ...controlSpans(lines.join('\n')), refCount };
+}
+
+/** Takes the walker's control brackets (`\u0004…\u0005`) out of the text, keeping where they were. */
+function controlSpans(marked: string): { text: string; controls: ControlSpan[] } {
+  const controls: ControlSpan[] = [];
+  let removed = 0;
+  let open = 0;
+  // eslint-disable-next-line no-control-regex -- the walker's control brackets
+  const text = marked.replace(/[\u0004\u0005]/g, (mark, at: number) => {
+    if (mark === '\u0004') open = at - removed;
+    else controls.push([open, at - removed]);
+    removed++;
+    return '';
+  });
+  return { text, controls };
 }
 
 function leadingSpaces(line: string): string {

@@ -21,8 +21,8 @@ type Handler<N extends ToolName> = (
 const refOf = (ref: string) => (ref.startsWith('@') ? ref : `@${ref}`);
 
 async function snapshotResult(tab: Tab, full: boolean, offset: number, options: EngineOptions) {
-  const [{ text, refCount }, info] = await Promise.all([snapshotTab(tab, full), pageInfo(tab)]);
-  return { ...info, ...pageSnapshot(text, offset, options.snapshotMaxChars), ref_count: refCount };
+  const [{ text, refCount, controls }, info] = await Promise.all([snapshotTab(tab, full), pageInfo(tab)]);
+  return { ...info, ...pageSnapshot(text, offset, options.snapshotMaxChars, controls), ref_count: refCount };
 }
 
 const HANDLERS: { [N in ToolName]: Handler<N> } = {

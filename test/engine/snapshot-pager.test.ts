@@ -44,6 +44,59 @@ describe('snapshot pager', () => {
     assert.ok(page.next_offset !== null && page.next_offset > 0);
   });
 
+  it('cuts a line longer than the budget between controls, never inside one', () => {
+    const pieces = Array.from({ length: 200 }, (_, i) => `link "L${i}" @e${i + 1} → /l${i}`);
+    const controls: [number, number][] = [];
+    let line = '';
+    for (const piece of pieces) {
+      if (line) line += ' ';
+      controls.push([line.length, line.length + piece.length]);
+      line += piece;
+    }
+    let offset: number | null = 0;
+    let joined = '';
+    while (offset !== null) {
+      const page = pageSnapshot(line, offset, 1000, controls);
+      assert.ok(page.snapshot.length <= 1000);
+      const body =
+        page.next_offset === null ? page.snapshot : page.snapshot.slice(0, page.snapshot.indexOf('\n…'));
+      for (const [start, end] of controls) {
+        const from = page.offset;
+        const to = from + body.length;
+        assert.ok(end <= from || start >= to || (start >= from && end <= to), `control ${start} is cut`);
+      }
+      joined += body;
+      offset = page.next_offset;
+    }
+    assert.equal(joined, line);
+  });
+
+  it('fills the page before a line that alone is longer than the budget', () => {
+    const long = Array.from({ length: 300 }, (_, i) => `word${i}`).join(' ');
+    const page = pageSnapshot(`# Title\n${long}`, 0, 1000);
+    assert.ok(page.snapshot.length <= 1000);
+    assert.ok(page.snapshot.indexOf('\n…') > 500);
+    assert.match(page.snapshot, /^# Title\nword0 word1 /);
+  });
+
+  it('still cuts at the line break when the next line fits on a page of its own', () => {
+    const lines = ['a'.repeat(300), 'b'.repeat(800)].join('\n');
+    const page = pageSnapshot(lines, 0, 1000);
+    assert.equal(page.next_offset, 301);
+  });
+
+  it('cuts a single control longer than the budget after its ref', () => {
+    const piece = `combobox "Pick" @e7 options: ${Array.from({ length: 400 }, (_, i) => `option ${i}`).join(' | ')}`;
+    const page = pageSnapshot(piece, 0, 1000, [[0, piece.length]]);
+    assert.match(page.snapshot, /^combobox "Pick" @e7 options: /);
+    assert.ok(page.next_offset !== null && piece[page.next_offset - 1] === ' ');
+  });
+
+  it('says "1 more line" of a single line left out', () => {
+    const page = pageSnapshot(`${'a'.repeat(500)}\n${'b'.repeat(500)}`, 0, 1000);
+    assert.match(page.snapshot, /… 1 more line \(500 chars\) not shown/);
+  });
+
   it('an offset past the end gives an empty page', () => {
     assert.deepEqual(pageSnapshot('abc', 10, 100), {
       snapshot: '',

@@ -16,16 +16,12 @@ function isSnapshotResult(value: unknown): value is SnapshotResult {
   return isRecord(value) && typeof value.snapshot === 'string' && typeof value.url === 'string';
 }
 
-/** The snapshot text, headed by the page and followed by how to read the rest when it was cut. */
+/**
+ * The snapshot text headed by the page. A cut page already ends with the pager's note on how to read on
+ * (every transport carries it), so none is added here.
+ */
 export function snapshotText(snapshot: SnapshotResult): string {
-  const lines = [`Page: ${snapshot.title || '(untitled)'} — ${snapshot.url}`, snapshot.snapshot];
-  if (snapshot.truncated && snapshot.next_offset !== null) {
-    const left = snapshot.total_chars - snapshot.next_offset;
-    lines.push(
-      `[${left} more characters; call browser_snapshot with offset: ${snapshot.next_offset} to read on]`,
-    );
-  }
-  return lines.join('\n');
+  return `Page: ${snapshot.title || '(untitled)'} — ${snapshot.url}\n${snapshot.snapshot}`;
 }
 
 function imageFrom(result: Record<string, unknown>): Content | null {
