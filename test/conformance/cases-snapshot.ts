@@ -3,7 +3,25 @@ import { describe, it } from 'node:test';
 import type { NavigateResult, SnapshotResult } from '../../src/protocol/index.js';
 import { fullText, refAfter, snapshot } from './helpers.js';
 import { withSession } from './session-fixture.js';
+import type { ConformanceSession } from './harness.js';
 import type { HarnessRef } from './suite.js';
+
+/** Every page of the outline, reading on with `next_offset` until the end. */
+async function allPages(
+  s: ConformanceSession,
+  args: Record<string, unknown> = {},
+): Promise<SnapshotResult[]> {
+  const pages = [await snapshot(s, args)];
+  for (let page = pages[0]; page?.next_offset != null;) {
+    page = await snapshot(s, { ...args, offset: page.next_offset });
+    pages.push(page);
+  }
+  return pages;
+}
+
+/** A page's text without the pager's closing note. */
+const bodyOf = (page: SnapshotResult) =>
+  page.next_offset === null ? page.snapshot : page.snapshot.slice(0, page.snapshot.lastIndexOf('\n…'));
 
 export function snapshotCases(get: HarnessRef): void {
   describe('snapshot', () => {
@@ -127,6 +145,106 @@ export function snapshotCases(get: HarnessRef): void {
         const ref = refAfter((await snapshot(s)).snapshot, 'textbox "Your name"');
         await s.call('browser_type', { ref, text: 'Alice' });
         assert.match((await snapshot(s)).snapshot, /textbox "Your name" @e\d+ \[focused\] = "Alice"/);
+      }),
+    );
+
+    it(
+      'keeps the ref of a clickable container and walks its content like any other',
+      withSession(get, async (s) => {
+        await s.call('browser_navigate', { url: get().url('/snap/clickable') });
+        for (const full of [false, true]) {
+          const text = (await snapshot(s, { full })).snapshot;
+          assert.match(text, /^clickable @e\d+:$/m);
+          assert.match(text, /^ {2}## Chapter one$/m);
+          assert.match(text, /^ {2}The last sentence of the chapter stays readable\.$/m);
+        }
+        await s.call('browser_click', { ref: refAfter((await snapshot(s)).snapshot, 'clickable') });
+        assert.match((await snapshot(s)).snapshot, /^card clicked$/m);
+      }),
+    );
+
+    it(
+      'never cuts a heading line: each link in it keeps its ref and whole target, and no control character leaks',
+      withSession(get, async (s) => {
+        await s.call('browser_navigate', { url: get().url('/snap/headings') });
+        const pages = await allPages(s, { full: true });
+        assert.equal(pages[0]?.ref_count, 30);
+        const whole = pages.map(bodyOf).join('\n');
+        // eslint-disable-next-line no-control-regex -- what must never reach the agent
+        assert.doesNotMatch(whole, /[\u0000-\u0009\u000b-\u001f]/);
+        const slug = 'long-slug-'.repeat(6);
+        for (let h = 0; h < 10; h++) {
+          for (const n of [1, 2, 3]) {
+            assert.match(
+              whole,
+              new RegExp(`link "Story ${h}-${n}, [^"]*" @e\\d+ → /page2\\?story=${h}-${n}-${slug}( |$)`, 'm'),
+            );
+          }
+        }
+      }),
+    );
+
+    it(
+      'cuts a line longer than the budget between controls, so every ref stays whole and clicks its own link',
+      withSession(get, async (s) => {
+        await s.call('browser_navigate', { url: get().url('/snap/long-line') });
+        const budget = get().snapshotMaxChars;
+        const pages = await allPages(s);
+        assert.ok(pages.length > 1);
+        let refs = 0;
+        const links = new Map<number, string>();
+        pages.forEach((page, i) => {
+          assert.ok(page.snapshot.length <= budget);
+          // The page before a line too long for any page is filled, not left nearly empty.
+          if (i < pages.length - 1) assert.ok(bodyOf(page).length > budget / 2, `page ${i} is nearly empty`);
+          refs += (bodyOf(page).match(/@e\d+/g) ?? []).length;
+          for (const [, label, ref, target] of bodyOf(page).matchAll(
+            /link "L(\d+)" (@e\d+) → \/page2\?n=(\d+)(?= |$)/gm,
+          )) {
+            assert.equal(label, target);
+            links.set(Number(label), ref ?? '');
+          }
+        });
+        assert.equal(refs, pages[0]?.ref_count);
+        assert.equal(links.size, 600);
+        await s.call('browser_click', { ref: links.get(581) });
+        assert.match((await snapshot(s)).url, /\?n=581$/);
+      }),
+    );
+
+    it(
+      'joins inline text as the browser lays it out and keeps the white space of <pre>',
+      withSession(get, async (s) => {
+        await s.call('browser_navigate', { url: get().url('/snap/inline') });
+        const text = await fullText(s);
+        assert.match(text, /^Unbelievable$/m);
+        assert.match(text, /^Total: \$15\.07$/m);
+        assert.match(text, /^const data = require\('fs'\)\.readFileSync\(path\);$/m);
+        assert.match(text, /^ {2}return data;$/m);
+      }),
+    );
+
+    it(
+      'leaves hidden content out of accessible names',
+      withSession(get, async (s) => {
+        await s.call('browser_navigate', { url: get().url('/snap/names') });
+        const text = (await snapshot(s)).snapshot;
+        assert.match(text, /link "Storm hits the coast" @e\d+ → \/page2/);
+        assert.match(text, /button "Save" @e\d+/);
+        assert.match(text, /textbox "City" @e\d+/);
+        assert.doesNotMatch(text, /next story|secretly|hidden hint|»/);
+      }),
+    );
+
+    it(
+      'shows a link within the page as its fragment, and folds no run of text to save a single line',
+      withSession(get, async (s) => {
+        await s.call('browser_navigate', { url: get().url('/snap/anchors') });
+        const text = (await snapshot(s)).snapshot;
+        assert.match(text, /link "Back to top" @e\d+ → # /);
+        assert.match(text, /link "Comments" @e\d+ → #comments$/m);
+        assert.match(text, /^One\.\nTwo\.\nThree\.$/m);
+        assert.doesNotMatch(text, /more lines? of text/);
       }),
     );
   });

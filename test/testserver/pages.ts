@@ -157,6 +157,52 @@ export function pages(other: string): Record<string, string> {
         setTimeout(() => { throw new Error('boom from page'); }, 0);
       </script>`,
     ),
+    // Issue 14: pages whose snapshots used to lose or garble what an agent needs.
+    '/snap/clickable': page(
+      'Clickable chapter',
+      `<h1>Chapter</h1>
+      <div tabindex="0" onclick="document.getElementById('out').textContent = 'card clicked'">
+        <h2>Chapter one</h2>
+        <p>${'It was a bright cold day in April, and the clocks were striking thirteen. '.repeat(3)}</p>
+        <p>The last sentence of the chapter stays readable.</p>
+      </div>
+      <div id="out">none</div>`,
+    ),
+    '/snap/headings': page(
+      'Headings with links',
+      Array.from(
+        { length: 10 },
+        (_, h) =>
+          `<h3>Section ${h}: ${[1, 2, 3]
+            .map(
+              (n) =>
+                `<a href="/page2?story=${h}-${n}-${'long-slug-'.repeat(6)}">Story ${h}-${n}, ${'a headline long enough to fill a line '.repeat(3)}</a>`,
+            )
+            .join(' and ')}</h3>`,
+      ).join(''),
+    ),
+    '/snap/long-line': page(
+      'Long line',
+      `<h1>Long line</h1><p>${Array.from({ length: 600 }, (_, i) => `<a href="/page2?n=${i}">L${i}</a>`).join(' ')}</p>`,
+    ),
+    '/snap/inline': page(
+      'Inline text',
+      `<h1>Inline text</h1><p>Un<em>believ</em>able</p><p>Total: $<span>15</span>.<span>07</span></p>
+      <pre><code><span>const</span> data = <span>require</span>(<span>'fs'</span>).<span>readFileSync</span>(path);
+  <span>return</span> data;</code></pre>`,
+    ),
+    '/snap/names': page(
+      'Names',
+      `<h1>Names</h1>
+      <a href="/page2"><span>Storm hits the coast</span><span style="display:none">Go to the next story</span><span aria-hidden="true"> »</span></a>
+      <button>Save<span style="visibility:hidden"> secretly</span></button>
+      <label>City<span style="display:none"> (hidden hint)</span> <input name="city"></label>`,
+    ),
+    '/snap/anchors': page(
+      'Anchors',
+      `<h1>Anchors</h1><p>One.</p><p>Two.</p><p>Three.</p>
+      <a href="#">Back to top</a> <a href="#comments">Comments</a>`,
+    ),
     '/cookies': page(
       'Cookies',
       `<h1>Cookies</h1><div id="c"></div><script>document.getElementById('c').textContent = 'cookie=' + document.cookie;</script>`,

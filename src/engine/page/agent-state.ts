@@ -25,6 +25,17 @@ export type FocusOutcome =
   | { ok: true; kind: 'select'; chosen: string }
   | { ok: false; reason: 'stale' | 'disabled' | 'readonly' | 'not_editable' | 'no_option'; detail?: string };
 
+/** What the snapshot walk asks of one element (`agent-names.ts`). */
+export interface ElementNames {
+  NAME_MAX: number;
+  clean: (text: string) => string;
+  cap: (text: string, max: number) => string;
+  quote: (text: string) => string;
+  roleOf: (el: Element, style: CSSStyleDeclaration, parentCursor: string) => string | null;
+  nameOf: (el: Element, role: string, fromContent?: boolean) => string;
+  describe: (el: Element, role: string, name: string, full: boolean) => string;
+}
+
 export interface AgentState {
   ids: WeakMap<Element, number>;
   elements: Map<number, WeakRef<Element>>;
@@ -34,6 +45,7 @@ export interface AgentState {
   hitTest(x: number, y: number): Element | null;
   contains(target: Element, node: Node | null): boolean;
   describe(el: Element): string;
+  names?: ElementNames;
   snapshot?: (full: boolean) => string;
   /** Removes the armed click probe's listeners and returns what it saw. */
   disarmClick?: () => ClickProbe;

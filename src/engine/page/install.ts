@@ -4,6 +4,7 @@
  * shim defines it so the same source works from tsc output, tsx and the extension's esbuild bundle.
  */
 import { installAgentState } from './agent-state.js';
+import { installElementNames } from './agent-names.js';
 import { installSnapshotWalker } from './agent-snapshot.js';
 
 export const WORLD_NAME = '__tabgate_world';
@@ -11,6 +12,7 @@ export const WORLD_NAME = '__tabgate_world';
 export const INSTALL_EXPRESSION = `(() => {
   const __name = (target) => target;
   (${installAgentState.toString()})();
+  (${installElementNames.toString()})();
   (${installSnapshotWalker.toString()})();
   return true;
 })()`;
