@@ -19,6 +19,8 @@ export interface BrowserEngineOptions {
   denyLocalNetwork: boolean;
 }
 
+const LOCAL_NETWORK_PERMISSIONS = ['loopback-network', 'local-network', 'local-network-access'];
+
 export class BrowserEngine {
   readonly root: CdpSession;
   private readonly sessions = new Set<ContextSession>();
@@ -84,14 +86,20 @@ export class BrowserEngine {
 
   private async denyLocalNetwork(browserContextId: string | undefined): Promise<void> {
     if (!this.options.denyLocalNetwork) return;
-    // Defence in depth only: a browser that does not know the permission is still guarded by Fetch.
-    await this.root
-      .send('Browser.setPermission', {
-        permission: { name: 'local-network-access' },
-        setting: 'denied',
-        ...(browserContextId ? { browserContextId } : {}),
-      })
-      .catch(() => undefined);
+    // Chromium 156 gates loopback targets by `loopback-network` and private ones by `local-network`;
+    // older ones know `local-network-access`. Defence in depth only: a browser that knows none of them
+    // is still guarded by Fetch, so an unknown name is no failure.
+    await Promise.all(
+      LOCAL_NETWORK_PERMISSIONS.map((name) =>
+        this.root
+          .send('Browser.setPermission', {
+            permission: { name },
+            setting: 'denied',
+            ...(browserContextId ? { browserContextId } : {}),
+          })
+          .catch(() => undefined),
+      ),
+    );
   }
 
   async closeSession(session: ContextSession): Promise<void> {
