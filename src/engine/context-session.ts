@@ -109,9 +109,8 @@ export class ContextSession implements TabHost {
       id: this.nextTabId++,
       targetId: info.targetId,
       info,
-      tab: Promise.resolve(null as unknown as Tab),
+      tab: this.attach(info.targetId, (tab) => (entry.ready = tab)),
     };
-    entry.tab = this.attach(entry);
     const early = this.documentRefusals.get(info.targetId);
     if (early) this.notice(refusedNavigationNotice(entry.id, early));
     entry.tab.catch(() => undefined);
@@ -119,15 +118,16 @@ export class ContextSession implements TabHost {
     return entry;
   }
 
-  private async attach(entry: TabEntry): Promise<Tab> {
+  /** `created` gets the tab as soon as it exists: from then on refusals reach it, before its init ends. */
+  private async attach(targetId: string, created: (tab: Tab) => void): Promise<Tab> {
     const { sessionId } = await this.root.send<{ sessionId: string }>('Target.attachToTarget', {
-      targetId: entry.targetId,
+      targetId,
       flatten: true,
     });
     const tab = new Tab(this.root.child(sessionId), this.counter, (text) => this.notice(text), this.guard);
-    // From here on refusals reach the tab itself; one that came before is handed over.
-    entry.ready = tab;
-    const early = this.documentRefusals.get(entry.targetId);
+    created(tab);
+    // A refusal that came before is handed over.
+    const early = this.documentRefusals.get(targetId);
     if (early) tab.onRefused(early);
     await tab.init();
     return tab;

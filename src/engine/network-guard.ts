@@ -47,7 +47,7 @@ export function hostOf(raw: string): string | null {
   } catch {
     return null;
   }
-  if (!/^(https?|wss?|ftp):$/.test(url.protocol)) return null;
+  if (!/^(https?|wss?):$/.test(url.protocol)) return null;
   const host = url.hostname.toLowerCase().replace(/\.$/, '');
   return host.startsWith('[') && host.endsWith(']') ? host.slice(1, -1) : host;
 }

@@ -133,6 +133,11 @@ describe('a remote browser never reaches a private address', () => {
     const { tabs = [] } = await ok('browser_tabs');
     assert.equal(tabs.length, 3, JSON.stringify(tabs));
     for (const tab of tabs) assert.doesNotMatch(tab.url, /127\.0\.0\.3/);
+    for (const id of [2, 3]) {
+      const activated = await ok('browser_tab_activate', { tab_id: id });
+      assert.doesNotMatch(String(activated.url), /127\.0\.0\.3/);
+      assert.doesNotMatch(String((await ok('browser_snapshot')).url), /127\.0\.0\.3/);
+    }
     await assertNothingReachedPrivate();
   });
 

@@ -102,11 +102,12 @@ export class NetworkPolicy implements HostJudge {
         ? ALLOWED
         : refused(`${host} does not resolve from the gateway, so it cannot be checked to be public`);
     }
-    const meta = addresses.find((address) => isCloudMetadataHost(address));
-    if (meta) return metadata(`${host} resolves to ${meta}, a cloud metadata endpoint`);
-    const inside = addresses.find((address) => isPrivateHost(address));
-    if (inside && !mayBePrivate)
-      return refused(`${host} resolves to ${inside}, a private address, and this browser is remote`);
+    // The reasons never name the address: they reach the agent, which must not learn the inside of the
+    // gateway's network from them.
+    if (addresses.some((address) => isCloudMetadataHost(address)))
+      return metadata(`${host} resolves to a cloud metadata endpoint`);
+    if (!mayBePrivate && addresses.some((address) => isPrivateHost(address)))
+      return refused(`${host} resolves to a private address and this browser is remote`);
     return ALLOWED;
   }
 
