@@ -24,6 +24,8 @@ export interface FrameInfo {
   loaderId: string;
   url: string;
   name?: string;
+  /** Set on an error page: the address that failed to load. */
+  unreachableUrl?: string;
 }
 
 export interface FrameTree {

@@ -5,7 +5,9 @@
  */
 import { TabgateError, type TabInfo } from '../protocol/index.js';
 import type { TargetInfo } from './cdp-types.js';
+import type { NetworkGuard, Refusal } from './network-guard.js';
 import type { RefCounter } from './refs.js';
+import { refusedPageInfo } from './refused-page.js';
 import type { TabHost } from './tab-host.js';
 import { Tab } from './tab.js';
 import type { CdpSession } from './transport.js';
@@ -15,12 +17,21 @@ interface TabEntry {
   targetId: string;
   info: TargetInfo;
   tab: Promise<Tab>;
+  /** The tab as soon as it exists (before its init ends), for what must not wait on it. */
+  ready?: Tab;
 }
 
 export class ContextSession implements TabHost {
   private readonly entries = new Map<string, TabEntry>();
   private readonly counter: RefCounter = { next: 1 };
   private notices: string[] = [];
+  /**
+   * The last refused navigation of each page target: a popup whose first navigation was refused has
+   * nothing committed, and its target still names the refused address; it is kept here too for a
+   * popup refused before it is tracked.
+   */
+  private readonly documentRefusals = new Map<string, Refusal>();
+  private readonly refusedOrigins = new Set<string>();
   private nextTabId = 1;
   private activeTargetId: string | undefined;
   private closed = false;
@@ -30,6 +41,7 @@ export class ContextSession implements TabHost {
     private readonly root: CdpSession,
     readonly contextId: string | undefined,
     private readonly ownsContext: boolean,
+    private readonly guard?: NetworkGuard,
   ) {}
 
   owns(info: TargetInfo): boolean {
@@ -45,6 +57,34 @@ export class ContextSession implements TabHost {
       this.notice(
         `A new tab ${entry.id} opened${info.openerId ? ' (by the page)' : ''}; browser_tab_activate switches to it.`,
       );
+  }
+
+  /**
+   * A request the network guard refused, if it came from one of this session's tabs (a tab's main frame
+   * id is its target id; requests of iframes and service workers are refused all the same, unreported).
+   */
+  onRefusal(refusal: Refusal): void {
+    if (!refusal.frameId) return;
+    const isDocument = refusal.resourceType === 'Document';
+    if (isDocument) {
+      this.documentRefusals.delete(refusal.frameId);
+      this.documentRefusals.set(refusal.frameId, refusal);
+      if (this.documentRefusals.size > 100)
+        this.documentRefusals.delete(this.documentRefusals.keys().next().value ?? '');
+    }
+    const entry = this.entries.get(refusal.frameId);
+    if (!entry) return;
+    entry.ready?.onRefused(refusal);
+    if (isDocument) {
+      this.notice(refusedNavigationNotice(entry.id, refusal));
+      return;
+    }
+    // One notice per tab and origin between two calls, however many requests the page makes.
+    const origin = new URL(refusal.url).origin;
+    const key = `${entry.id} ${origin}`;
+    if (this.refusedOrigins.has(key)) return;
+    this.refusedOrigins.add(key);
+    this.notice(`Requests of tab ${entry.id} to ${origin} were refused (${refusal.reason}).`);
   }
 
   onTargetInfoChanged(info: TargetInfo): void {
@@ -69,19 +109,26 @@ export class ContextSession implements TabHost {
       id: this.nextTabId++,
       targetId: info.targetId,
       info,
-      tab: this.attach(info.targetId),
+      tab: this.attach(info.targetId, (tab) => (entry.ready = tab)),
     };
+    const early = this.documentRefusals.get(info.targetId);
+    if (early) this.notice(refusedNavigationNotice(entry.id, early));
     entry.tab.catch(() => undefined);
     this.entries.set(info.targetId, entry);
     return entry;
   }
 
-  private async attach(targetId: string): Promise<Tab> {
+  /** `created` gets the tab as soon as it exists: from then on refusals reach it, before its init ends. */
+  private async attach(targetId: string, created: (tab: Tab) => void): Promise<Tab> {
     const { sessionId } = await this.root.send<{ sessionId: string }>('Target.attachToTarget', {
       targetId,
       flatten: true,
     });
-    const tab = new Tab(this.root.child(sessionId), this.counter, (text) => this.notice(text));
+    const tab = new Tab(this.root.child(sessionId), this.counter, (text) => this.notice(text), this.guard);
+    created(tab);
+    // A refusal that came before is handed over.
+    const early = this.documentRefusals.get(targetId);
+    if (early) tab.onRefused(early);
     await tab.init();
     return tab;
   }
@@ -94,6 +141,7 @@ export class ContextSession implements TabHost {
   drainNotices(): string[] {
     const notices = this.notices;
     this.notices = [];
+    this.refusedOrigins.clear();
     return notices;
   }
 
@@ -122,12 +170,23 @@ export class ContextSession implements TabHost {
   }
 
   async listTabs(): Promise<TabInfo[]> {
-    return [...this.entries.values()].map((entry) => ({
-      id: entry.id,
-      title: entry.info.title.slice(0, 500),
-      url: entry.info.url.slice(0, 2000),
-      active: entry.targetId === this.activeTargetId,
-    }));
+    return [...this.entries.values()].map((entry) => {
+      // A tab is never listed at an address it was kept from: a popup refused at its first
+      // navigation is on its initial empty page; the extension's refusals show an error page.
+      const neverOpened = this.documentRefusals.get(entry.targetId)?.url === entry.info.url;
+      const refusedPage = entry.ready?.refusedPage;
+      const shown = refusedPage
+        ? refusedPageInfo(refusedPage)
+        : neverOpened
+          ? { url: 'about:blank', title: '' }
+          : entry.info;
+      return {
+        id: entry.id,
+        title: shown.title.slice(0, 500),
+        url: shown.url.slice(0, 2000),
+        active: entry.targetId === this.activeTargetId,
+      };
+    });
   }
 
   async activateTab(id: number): Promise<Tab> {
@@ -157,4 +216,8 @@ export class ContextSession implements TabHost {
     }
     this.entries.clear();
   }
+}
+
+function refusedNavigationNotice(tabId: number, refusal: Refusal): string {
+  return `Tab ${tabId} was kept from opening ${refusal.url.slice(0, 200)} (${refusal.reason}); it stayed on the page it was on.`;
 }

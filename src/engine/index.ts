@@ -7,6 +7,14 @@
 export { type CdpTransport, type CdpEventListener, CdpEventHub, CdpSession } from './transport.js';
 export { BrowserEngine } from './browser-engine.js';
 export { ContextSession } from './context-session.js';
+export type { BrowserEngineOptions } from './browser-engine.js';
+export {
+  NetworkGuard,
+  type HostJudge,
+  type HostVerdict,
+  type Refusal,
+  type RefusalCode,
+} from './network-guard.js';
 export { Tab } from './tab.js';
 export type { TabHost, EngineOptions } from './tab-host.js';
 export type { RefCounter } from './refs.js';

@@ -1,11 +1,15 @@
 /**
- * Navigation: the URL policy of protocol (the same for every backend), `Page.navigate` with a wait for
- * the load capped by the command timeout, and back through the navigation history, which works even
+ * Navigation: the URL policy of protocol (the same for every backend) and, where the engine holds the
+ * browser, the network guard's verdict before the browser is sent anywhere; `Page.navigate` with a wait
+ * for the load capped by the command timeout; and back through the navigation history, which works even
  * when the entries never had a user activation (Chromium's history intervention skips those for
  * `history.back()`-style APIs: `chrome.tabs.goBack` then fails with "Cannot find a next page in history.").
+ * Where a redirect goes is the network guard's to judge, hop by hop, before each request leaves the browser.
  */
 import { checkNavigationUrl, TabgateError, type PageInfo } from '../protocol/index.js';
 import type { NavigationHistory } from './cdp-types.js';
+import type { Refusal } from './network-guard.js';
+import { refusedPageInfo } from './refused-page.js';
 import type { Tab } from './tab.js';
 
 export interface UrlRules {
@@ -14,13 +18,20 @@ export interface UrlRules {
   allowPrivateUrls: boolean;
 }
 
-export function checkUrl(raw: string, rules: UrlRules): URL {
+/** How long a refused navigation may take to show its error page before the answer goes out anyway. */
+const ERROR_PAGE_MS = 2_000;
+
+/**
+ * The string checks every backend makes. The private-address rule is the network guard's where there
+ * is one (it knows what names resolve to and which private hosts are allowed); this is its fallback.
+ */
+export function checkUrl(raw: string, rules: UrlRules, guarded = false): URL {
   const verdict = checkNavigationUrl(raw);
   if (verdict.kind === 'invalid')
     throw new TabgateError('invalid_url', `Cannot open this URL: ${verdict.reason}.`);
   if (verdict.kind === 'metadata')
     throw new TabgateError('metadata_url_blocked', `Refused: ${verdict.reason}.`);
-  if (verdict.private && rules.remote && !rules.allowPrivateUrls) {
+  if (!guarded && verdict.private && rules.remote && !rules.allowPrivateUrls) {
     throw new TabgateError(
       'private_url_blocked',
       `Refused: ${verdict.url.hostname} is a private or internal address and this browser is remote.`,
@@ -30,6 +41,7 @@ export function checkUrl(raw: string, rules: UrlRules): URL {
 }
 
 export async function pageInfo(tab: Tab): Promise<PageInfo> {
+  if (tab.refusedPage) return refusedPageInfo(tab.refusedPage);
   const history = await tab.page.send<NavigationHistory>('Page.getNavigationHistory');
   const entry = history.entries[history.currentIndex];
   return { url: entry?.url ?? 'about:blank', title: entry?.title ?? '' };
@@ -41,16 +53,19 @@ export async function navigate(
   rules: UrlRules,
   timeoutMs: number,
 ): Promise<PageInfo & { status: number | null }> {
-  const url = checkUrl(raw, rules);
+  const url = checkUrl(raw, rules, tab.guard !== undefined);
+  if (tab.guard) {
+    const verdict = await tab.guard.check(url.href);
+    if (!verdict.allowed) throw new TabgateError(verdict.code, `Refused: ${verdict.reason}.`);
+  }
+  const before = { refused: tab.refusedNavigations, navigations: tab.navigations };
   const result = await tab.page.send<{ loaderId?: string; errorText?: string }>('Page.navigate', {
     url: url.href,
   });
-  if (result.errorText) {
-    throw new TabgateError('navigation_failed', `Could not open ${url.href}: ${result.errorText}.`);
-  }
+  if (result.errorText) throw await failure(tab, url, result.errorText, before);
   const loaderId = result.loaderId;
   if (loaderId) {
-    const loaded = await tab.waitUntil(() => tab.reached(loaderId, 'load'), timeoutMs);
+    const loaded = await tab.waitUntil(() => tab.settled(loaderId), timeoutMs);
     if (tab.crashed) throw crashedTab();
     if (!loaded && !tab.reached(loaderId, 'DOMContentLoaded')) {
       throw new TabgateError(
@@ -60,23 +75,38 @@ export async function navigate(
     }
   }
   const info = await pageInfo(tab);
-  await refuseLanding(tab, info.url, rules);
   return { ...info, status: loaderId ? tab.documentStatus(loaderId) : null };
 }
 
-/** A redirect must not land where a direct navigation would have been refused. */
-async function refuseLanding(tab: Tab, landed: string, rules: UrlRules): Promise<void> {
-  try {
-    checkUrl(landed, rules);
-  } catch (error) {
-    if (error instanceof TabgateError && error.code !== 'invalid_url') {
-      await tab.page.send('Page.navigate', { url: 'about:blank' });
-      throw new TabgateError(
-        error.code,
-        `A redirect landed on a refused address; the tab was blanked. ${error.message}`,
-      );
-    }
+/**
+ * Why a navigation failed. The guard tells the tab of a refusal before it aborts the request, so a
+ * refusal of this navigation or of one of its redirects is known here, and the tab stayed where it was.
+ * Inside the extension a declarativeNetRequest rule refuses instead, and the error page it leaves names
+ * the address: the answer waits for that page, so the next call finds the tab settled on it.
+ */
+async function failure(
+  tab: Tab,
+  url: URL,
+  errorText: string,
+  before: { refused: number; navigations: number },
+): Promise<TabgateError> {
+  if (tab.refusedNavigations > before.refused && tab.lastRefusal)
+    return refusedError(url, tab.lastRefusal, 'The tab stayed on the page it was on.');
+  if (/ERR_BLOCKED_BY_CLIENT/.test(errorText)) {
+    await tab.waitUntil(() => tab.navigations > before.navigations, ERROR_PAGE_MS);
+    const refusal = tab.navigations > before.navigations ? tab.refusedPage : null;
+    if (refusal) return refusedError(url, refusal, 'The tab shows an error page.');
   }
+  return new TabgateError('navigation_failed', `Could not open ${url.href}: ${errorText}.`);
+}
+
+function refusedError(url: URL, refusal: Refusal, where: string): TabgateError {
+  const redirected =
+    refusal.url === url.href ? '' : ` ${url.href} redirected to ${refusal.url.slice(0, 200)}.`;
+  return new TabgateError(
+    refusal.code,
+    `Refused: ${refusal.reason}.${redirected} Nothing was loaded from there. ${where}`,
+  );
 }
 
 export async function goBack(tab: Tab, timeoutMs: number): Promise<PageInfo> {

@@ -6,6 +6,7 @@
  */
 import type {
   AttachedToTarget,
+  FrameInfo,
   FrameTree,
   JavascriptDialogOpening,
   LifecycleEvent,
@@ -13,6 +14,8 @@ import type {
 } from './cdp-types.js';
 import { ConsoleLog } from './console-log.js';
 import { FrameWorlds } from './frame-worlds.js';
+import type { NetworkGuard, Refusal } from './network-guard.js';
+import { refusalOfErrorPage } from './refused-page.js';
 import { RefTable, type RefCounter } from './refs.js';
 import { pastStalledNavigation } from './stalled-navigation.js';
 import type { CdpSession } from './transport.js';
@@ -34,6 +37,11 @@ export class Tab {
   navigations = 0;
   sameDocumentNavigations = 0;
   mainLoaderId = '';
+  /** Refused main-frame navigations so far, and the last one (navigation.ts answers with it). */
+  refusedNavigations = 0;
+  lastRefusal: Refusal | null = null;
+  /** Set while the main frame shows the error page of a navigation the extension's rules refused. */
+  refusedPage: Refusal | null = null;
   private readonly lifecycle = new Map<string, Set<string>>();
   private readonly statuses = new Map<string, number>();
   private readonly children = new Map<string, FrameWorlds>();
@@ -44,6 +52,8 @@ export class Tab {
     readonly page: CdpSession,
     counter: RefCounter,
     private readonly notice: (text: string) => void,
+    /** The browser's network guard, when the engine holds the browser (not inside the extension). */
+    readonly guard?: NetworkGuard,
   ) {
     this.pageWorlds = new FrameWorlds(page);
     this.refs = new RefTable(counter);
@@ -64,16 +74,14 @@ export class Tab {
         this.lifecycle.get(event.loaderId)?.add(event.name);
         this.poke();
       }),
-      page.on<{ frame: { id: string; parentId?: string; loaderId: string } }>(
-        'Page.frameNavigated',
-        ({ frame }) => {
-          if (frame.parentId) return;
-          this.mainFrameId = frame.id;
-          this.mainLoaderId = frame.loaderId;
-          this.navigations++;
-          this.poke();
-        },
-      ),
+      page.on<{ frame: FrameInfo }>('Page.frameNavigated', ({ frame }) => {
+        if (frame.parentId) return;
+        this.mainFrameId = frame.id;
+        this.mainLoaderId = frame.loaderId;
+        this.refusedPage = refusalOfErrorPage(frame);
+        this.navigations++;
+        this.poke();
+      }),
       page.on<{ frameId: string }>('Page.navigatedWithinDocument', ({ frameId }) => {
         if (frameId !== this.mainFrameId) return;
         this.sameDocumentNavigations++;
@@ -110,6 +118,7 @@ export class Tab {
       : pastStalledNavigation(page, setup, grace, this.notice));
     this.mainFrameId = tree.frameTree.frame.id;
     this.mainLoaderId = tree.frameTree.frame.loaderId;
+    this.refusedPage = refusalOfErrorPage(tree.frameTree.frame);
   }
 
   /** Page, Runtime and auto-attach on one session: the page itself or an out-of-process iframe. */
@@ -171,12 +180,29 @@ export class Tab {
     return index;
   }
 
+  /** The network guard refused a request of this tab's main frame. */
+  onRefused(refusal: Refusal): void {
+    if (refusal.resourceType !== 'Document') return;
+    this.lastRefusal = refusal;
+    this.refusedNavigations++;
+    this.poke();
+  }
+
   documentStatus(loaderId: string): number | null {
     return this.statuses.get(loaderId) ?? null;
   }
 
   reached(loaderId: string, event: 'load' | 'DOMContentLoaded'): boolean {
     return this.lifecycle.get(loaderId)?.has(event) ?? false;
+  }
+
+  /**
+   * The document a navigation opened has loaded; or it committed and the frame then stopped loading
+   * without a load event, which is what a script sending the page elsewhere while it parses leaves when
+   * that navigation is refused (a navigation it starts instead keeps the frame loading until it ends).
+   */
+  settled(loaderId: string): boolean {
+    return this.reached(loaderId, 'load') || (this.lifecycle.has(loaderId) && !this.loading);
   }
 
   /** Resolves true once `check` holds (re-checked on every main-frame event), false after `timeoutMs`. */

@@ -7,8 +7,18 @@ import path from 'node:path';
 import { build } from 'esbuild';
 
 // webNavigation tells which tab a page opened (link target, window.open); it adds no install warning
-// beyond the one 'tabs' already brings.
-const PERMISSIONS = ['tabs', 'tabGroups', 'debugger', 'storage', 'alarms', 'scripting', 'webNavigation'];
+// beyond the one 'tabs' already brings. declarativeNetRequest blocks cloud metadata addresses while a
+// tab is shared (background/metadata-rule.ts); block rules need no host permissions.
+const PERMISSIONS = [
+  'tabs',
+  'tabGroups',
+  'debugger',
+  'storage',
+  'alarms',
+  'scripting',
+  'webNavigation',
+  'declarativeNetRequest',
+];
 // Match patterns ignore ports: these cover the gateway on any loopback port.
 const HOST_PERMISSIONS = ['http://127.0.0.1/*', 'http://localhost/*', 'http://[::1]/*'];
 

@@ -121,7 +121,7 @@ export const ERROR_TABLE = {
   invalid_url: { status: 400, hint: 'Use an http(s) URL or about:blank.' },
   private_url_blocked: {
     status: 403,
-    hint: 'Remote browsers may not open private or internal addresses (browser.allow_private_urls enables it).',
+    hint: 'Remote browsers may not reach private or internal addresses (browser.allowed_private_hosts allows one host, browser.allow_private_urls all).',
   },
   metadata_url_blocked: { status: 403, hint: 'Cloud metadata addresses are never opened.' },
   navigation_failed: { status: 502, hint: 'The page could not be loaded; check the URL.' },

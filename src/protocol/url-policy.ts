@@ -9,7 +9,11 @@ export type UrlVerdict =
   | { kind: 'invalid'; reason: string }
   | { kind: 'metadata'; reason: string };
 
-const METADATA_HOSTS = new Set([
+/**
+ * Cloud metadata endpoints, by address and by name (AWS, ECS, GCP, Azure, Alibaba): the instance's
+ * credentials on a cloud VM. Also what the extension's network rule lists, since it cannot resolve names.
+ */
+export const CLOUD_METADATA_HOSTS: readonly string[] = [
   '169.254.169.254',
   '169.254.170.2',
   'fd00:ec2::254',
@@ -17,7 +21,9 @@ const METADATA_HOSTS = new Set([
   'metadata.goog',
   'metadata',
   '100.100.100.200',
-]);
+];
+
+const METADATA_HOSTS = new Set(CLOUD_METADATA_HOSTS);
 
 function bareHost(url: URL): string {
   const host = url.hostname.toLowerCase().replace(/\.$/, '');

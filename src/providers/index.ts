@@ -32,5 +32,4 @@ export {
   type SelectionInput,
 } from './select.js';
 export { loadHomeEnv, readEnvFile, writeEnvFile, envFilePath } from './env-file.js';
-export { checkRemoteNavigation, resolvesToPrivate, type Resolver } from './remote-url-guard.js';
 export { BUNDLED_PROVIDERS } from './bundled/index.js';

@@ -4,7 +4,9 @@
  * closing only disconnects.
  */
 import assert from 'node:assert/strict';
+import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
+import { WebSocketServer } from 'ws';
 import { createCdpUrlBackend } from '../../src/gateway/backends/cdp/index.js';
 import { DEFAULT_BROWSER_SETTINGS } from '../../src/gateway/backends/settings.js';
 import { silentLogger } from '../../src/log/logger.js';
@@ -63,6 +65,37 @@ describe('CDP URL backend', () => {
     }
     const version = await fetch(`${httpUrl}/json/version`);
     assert.equal(version.status, 200);
+  });
+
+  it('refuses to drive a browser that does not let it intercept requests, with backend_unavailable', async () => {
+    // A DevTools endpoint that answers everything but Fetch.enable, as a locked-down provider might.
+    const server = new WebSocketServer({ port: 0, host: '127.0.0.1' });
+    await new Promise((resolve) => server.once('listening', resolve));
+    const methods: string[] = [];
+    server.on('connection', (socket) =>
+      socket.on('message', (data: Buffer) => {
+        const { id, method } = JSON.parse(data.toString()) as { id: number; method: string };
+        methods.push(method);
+        const error = { code: -32601, message: `'${method}' wasn't found` };
+        socket.send(JSON.stringify(method === 'Fetch.enable' ? { id, error } : { id, result: {} }));
+      }),
+    );
+    const { port } = server.address() as AddressInfo;
+    const backend = createCdpUrlBackend(
+      { cdpUrl: `ws://127.0.0.1:${port}/devtools/browser/x` },
+      DEFAULT_BROWSER_SETTINGS,
+      silentLogger,
+    );
+    try {
+      await assert.rejects(
+        backend.call({ sessionId: 's', tool: 'browser_tabs', args: {}, toolCallId: null }),
+        { code: 'backend_unavailable' },
+      );
+      assert.ok(!methods.includes('Target.createBrowserContext'), methods.join(', '));
+    } finally {
+      await backend.close();
+      server.close();
+    }
   });
 
   it('fails with backend_unavailable when nothing answers at the CDP URL', async () => {

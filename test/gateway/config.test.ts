@@ -36,6 +36,29 @@ describe('configuration', () => {
     assert.equal(config.gateway.api_server.key, 'from-env');
   });
 
+  it('takes browser.allowed_private_hosts as hosts, and refuses a cloud metadata endpoint or a URL in it', () => {
+    const config = loadConfig({
+      home: home('browser:\n  allowed_private_hosts: [staging.example, 10.1.2.3, "[fd12::1]"]\n'),
+    });
+    assert.deepEqual(browserSettingsOf(config).allowedPrivateHosts, [
+      'staging.example',
+      '10.1.2.3',
+      '[fd12::1]',
+    ]);
+    for (const entry of [
+      '169.254.169.254',
+      'Metadata.Google.Internal',
+      '"[fd00:ec2::254]"',
+      'http://staging.example/',
+    ]) {
+      assert.throws(
+        () => loadConfig({ home: home(`browser:\n  allowed_private_hosts: [${entry}]\n`) }),
+        ConfigError,
+        entry,
+      );
+    }
+  });
+
   it('enables extension control only for the boolean true', () => {
     for (const [value, expected] of [
       ['true', true],

@@ -11,7 +11,7 @@ import { readLocal, readSession, writeSession } from './durable-state.js';
 import { CommandExecutor } from './executor.js';
 import { resumePairing } from './pairing-flow.js';
 import { gatewayRefused, popupListener, type Parts } from './popup-requests.js';
-import { adoptTab, forgetTab } from './share.js';
+import { adoptTab, forgetTab, guardLiveShare } from './share.js';
 import { SharedTabs } from './shared-tabs.js';
 
 const WAKE_ALARM = 'tabgate-wake';
@@ -30,7 +30,8 @@ const parts: Parts = { link, executor, tabs };
 
 async function wake(reason: string): Promise<void> {
   if (await readLocal('pending_pairing')) void resumePairing();
-  if (await readLocal('share')) await link.ensure(reason);
+  // A browser restart drops session rules but not the share: the rules are back before any command.
+  if (await guardLiveShare()) await link.ensure(reason);
 }
 
 installDebuggerListeners();

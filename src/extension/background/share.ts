@@ -5,6 +5,7 @@
  */
 import { chrome } from '../chrome-api.js';
 import { readLocal, writeLocal, type Share } from './durable-state.js';
+import { blockMetadata, unblockMetadata } from './metadata-rule.js';
 
 const BADGE = 'AI';
 
@@ -78,6 +79,8 @@ export function startShare(
   tabId: number,
 ): Promise<Share> {
   return serialized(async () => {
+    // Before anything is shared: a browser that refuses the rules gets no share (metadata-rule.ts).
+    await blockMetadata();
     const share: Share = withAgentIds({
       ...session,
       tab_ids: [tabId],
@@ -88,6 +91,18 @@ export function startShare(
     await mark(tabId, share);
     await writeLocal('share', share);
     return share;
+  });
+}
+
+/**
+ * Installs the metadata rules again if a share is live (a browser restart dropped them). In the share
+ * queue, so it never re-installs them after a share that ended meanwhile; returns whether one is live.
+ */
+export function guardLiveShare(): Promise<boolean> {
+  return serialized(async () => {
+    if (!(await readLocal('share'))) return false;
+    await blockMetadata();
+    return true;
   });
 }
 
@@ -140,6 +155,7 @@ export function endShare(): Promise<void> {
   return serialized(async () => {
     const share = await readLocal('share');
     await writeLocal('share', null);
+    await unblockMetadata();
     if (!share) return;
     for (const tabId of share.tab_ids) {
       await chrome.action.setBadgeText({ tabId, text: '' }).catch(() => undefined);

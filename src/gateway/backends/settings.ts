@@ -17,6 +17,8 @@ export interface BrowserSettings {
   commandTimeoutSeconds: number;
   /** `browser.allow_private_urls`: lets remote backends open private addresses. */
   allowPrivateUrls: boolean;
+  /** `browser.allowed_private_hosts`: private hosts a remote backend may open all the same. */
+  allowedPrivateHosts: string[];
 }
 
 export const DEFAULT_BROWSER_SETTINGS: BrowserSettings = {
@@ -27,4 +29,5 @@ export const DEFAULT_BROWSER_SETTINGS: BrowserSettings = {
   snapshotMaxChars: 15_000,
   commandTimeoutSeconds: 30,
   allowPrivateUrls: false,
+  allowedPrivateHosts: [],
 };

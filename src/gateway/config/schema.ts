@@ -3,11 +3,28 @@
  * and the flags are merged into one plain object and validated here once; the result is frozen.
  */
 import { z } from 'zod';
-import { DEFAULT_COMMAND_TIMEOUT_SECONDS, DEFAULT_HOST, DEFAULT_PORT } from '../../protocol/index.js';
+import {
+  DEFAULT_COMMAND_TIMEOUT_SECONDS,
+  DEFAULT_HOST,
+  DEFAULT_PORT,
+  isCloudMetadataHost,
+} from '../../protocol/index.js';
 
 const EXTENSION_ORIGIN_PATTERN = /^chrome-extension:\/\/[a-p]{32}$/;
 
 const seconds = z.number().positive().max(86_400);
+
+/** A host as a URL names it (no scheme, port or path); a metadata endpoint is never one to allow. */
+const privateHost = z
+  .string()
+  .regex(
+    /^(\[[0-9a-f:.]+\]|[0-9a-f:]+:[0-9a-f:.]*|[a-z0-9]([a-z0-9.-]*[a-z0-9])?)$/i,
+    'expected a host name or an IP address',
+  )
+  .refine(
+    (host) => !isCloudMetadataHost(host.toLowerCase().replace(/^\[|\]$/g, '')),
+    'a cloud metadata endpoint can never be allowed',
+  );
 
 export const configSchema = z.object({
   gateway: z
@@ -43,6 +60,8 @@ export const configSchema = z.object({
       snapshot_max_chars: z.number().int().min(1000).default(15_000),
       command_timeout: seconds.default(30),
       allow_private_urls: z.boolean().default(false),
+      /** Private hosts a remote browser may open although allow_private_urls is off (a staging host). */
+      allowed_private_hosts: z.array(privateHost).default([]),
       cloud_provider: z.string().min(1).optional(),
       cdp_url: z.string().min(1).optional(),
       /** The bundled remote-cdp provider's endpoint (a self-hosted browser's CDP URL). */
@@ -60,6 +79,7 @@ export const configSchema = z.object({
       snapshot_max_chars: 15_000,
       command_timeout: 30,
       allow_private_urls: false,
+      allowed_private_hosts: [],
       remote_cdp: {},
     }),
   plugins: z.object({ enabled: z.array(z.string()).default([]) }).default({ enabled: [] }),

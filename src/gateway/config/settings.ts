@@ -12,5 +12,6 @@ export function browserSettingsOf(config: GatewayConfig): BrowserSettings {
     snapshotMaxChars: browser.snapshot_max_chars,
     commandTimeoutSeconds: browser.command_timeout,
     allowPrivateUrls: browser.allow_private_urls,
+    allowedPrivateHosts: [...browser.allowed_private_hosts],
   };
 }

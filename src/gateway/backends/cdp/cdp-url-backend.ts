@@ -5,6 +5,7 @@
  */
 import { TabgateError } from '../../../protocol/index.js';
 import type { Logger } from '../../../log/logger.js';
+import type { Resolver } from '../network-policy.js';
 import type { BrowserSettings } from '../settings.js';
 import { CdpConnection } from './cdp-connection.js';
 import { EngineBackend } from './engine-backend.js';
@@ -13,10 +14,12 @@ export interface CdpUrlBackendOptions {
   /** Shown in logs and errors: `cdp-url`, or the provider's name. */
   name?: string;
   cdpUrl: string;
-  /** Remote browsers refuse private addresses unless `allowPrivateUrls`; default true. */
+  /** Remote browsers refuse private addresses (docs/security.md, "Where a browser may go"); default true. */
   remote?: boolean;
   /** A context per session (default); false drives the browser's default context and its pages. */
   isolated?: boolean;
+  /** DNS for the network policy (tests pass a fixed table). */
+  resolve?: Resolver;
 }
 
 export async function resolveCdpEndpoint(raw: string, timeoutMs = 10_000): Promise<string> {
@@ -54,6 +57,7 @@ export function createCdpUrlBackend(
       name: options.name ?? 'cdp-url',
       remote: options.remote ?? true,
       isolated: options.isolated ?? true,
+      resolve: options.resolve,
       async open() {
         const endpoint = await resolveCdpEndpoint(options.cdpUrl);
         let connection: CdpConnection;

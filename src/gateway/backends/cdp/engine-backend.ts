@@ -8,6 +8,7 @@ import { TabgateError } from '../../../protocol/index.js';
 import { BrowserEngine, runTool, type ContextSession, type EngineOptions } from '../../../engine/index.js';
 import type { Logger } from '../../../log/logger.js';
 import type { BrowserBackend, ToolCall } from '../backend.js';
+import { NetworkPolicy, type Resolver } from '../network-policy.js';
 import type { BrowserSettings } from '../settings.js';
 import { CdpConnection } from './cdp-connection.js';
 
@@ -25,6 +26,8 @@ export interface BrowserSource {
   /** Each session in its own browser context; false uses the browser's default context. */
   isolated: boolean;
   open(): Promise<OpenBrowser>;
+  /** DNS for the network policy (tests pass a fixed table); the system resolver by default. */
+  resolve?: Resolver;
 }
 
 interface SessionState {
@@ -45,6 +48,7 @@ export class EngineBackend implements BrowserBackend {
   private readonly sessions = new Map<string, SessionState>();
   private readonly crashed = new Set<string>();
   private readonly sweeper: NodeJS.Timeout;
+  private readonly policy: NetworkPolicy;
   private closing = false;
 
   constructor(
@@ -53,6 +57,12 @@ export class EngineBackend implements BrowserBackend {
     private readonly log: Logger,
   ) {
     this.name = source.name;
+    this.policy = new NetworkPolicy({
+      remote: source.remote,
+      allowPrivateUrls: settings.allowPrivateUrls,
+      allowedPrivateHosts: settings.allowedPrivateHosts,
+      resolve: source.resolve,
+    });
     const idleMs = settings.inactivityTimeoutSeconds * 1000;
     this.sweeper = setInterval(() => void this.sweep(), Math.min(30_000, Math.max(200, idleMs / 4)));
     this.sweeper.unref();
@@ -169,9 +179,19 @@ export class EngineBackend implements BrowserBackend {
       this.connected = undefined;
       throw error;
     }
-    const engine = await BrowserEngine.connect(browser.connection).catch(async (error: unknown) => {
+    const engine = await BrowserEngine.connect(browser.connection, {
+      judge: this.policy,
+      denyLocalNetwork: this.source.remote && !this.settings.allowPrivateUrls,
+    }).catch(async (error: unknown) => {
       this.connected = undefined;
       await browser.dispose();
+      // Fail closed: a browser whose requests cannot be judged is not driven at all.
+      if (/Fetch\.enable/.test(String(error))) {
+        throw new TabgateError(
+          'backend_unavailable',
+          `${this.name}: the browser refused request interception (Fetch.enable), which tabgate needs to keep it off addresses it may not reach.`,
+        );
+      }
       throw error;
     });
     const current = this.connected;

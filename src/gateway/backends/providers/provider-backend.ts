@@ -8,9 +8,9 @@
  */
 import { TabgateError } from '../../../protocol/index.js';
 import type { BrowserProvider, ProviderSessionMetadata } from '../../../providers/api.js';
-import { checkRemoteNavigation, type Resolver } from '../../../providers/remote-url-guard.js';
 import type { Logger } from '../../../log/logger.js';
 import type { BrowserBackend, ToolCall } from '../backend.js';
+import { checkNavigation, NetworkPolicy, type Resolver } from '../network-policy.js';
 import type { BrowserSettings } from '../settings.js';
 
 /** What the provider backend needs to drive one CDP URL: the engine's CDP-URL backend. */
@@ -28,7 +28,7 @@ export interface ProviderBackendOptions {
   settings: BrowserSettings;
   log: Logger;
   openCdpUrl: OpenCdpUrl;
-  /** DNS for the private-address check (tests pass a fixed table). */
+  /** DNS for the network policy's check of a navigation target (tests pass a fixed table). */
   resolve?: Resolver;
 }
 
@@ -43,10 +43,17 @@ export class ProviderBackend implements BrowserBackend {
   readonly name: string;
   private readonly sessions = new Map<string, Promise<ProviderSession>>();
   private readonly sweeper: NodeJS.Timeout;
+  private readonly policy: NetworkPolicy;
   private closing = false;
 
   constructor(private readonly options: ProviderBackendOptions) {
     this.name = options.provider.name;
+    this.policy = new NetworkPolicy({
+      remote: true,
+      allowPrivateUrls: options.settings.allowPrivateUrls,
+      allowedPrivateHosts: options.settings.allowedPrivateHosts,
+      resolve: options.resolve,
+    });
     const idleMs = options.settings.inactivityTimeoutSeconds * 1000;
     this.sweeper = setInterval(() => void this.sweep(), Math.min(30_000, Math.max(100, idleMs / 4)));
     this.sweeper.unref();
@@ -54,13 +61,10 @@ export class ProviderBackend implements BrowserBackend {
 
   async call(call: ToolCall): Promise<unknown> {
     if (this.closing) throw new TabgateError('backend_unavailable', 'The browser backend is shutting down.');
-    if (call.tool === 'browser_navigate') {
-      const { url } = call.args as { url: string };
-      await checkRemoteNavigation(url, {
-        allowPrivateUrls: this.options.settings.allowPrivateUrls,
-        resolve: this.options.resolve,
-      });
-    }
+    // Refused before a (billed) provider session is created; the session's own network guard judges
+    // every request the browser then makes, redirects and page-initiated ones included.
+    if (call.tool === 'browser_navigate')
+      await checkNavigation((call.args as { url: string }).url, this.policy);
     const session = await this.session(call.sessionId);
     session.busy++;
     session.lastUsed = Date.now();

@@ -1,0 +1,136 @@
+/**
+ * Where the browser may go, enforced on the wire rather than on the tool's arguments: `Fetch`
+ * interception on the browser-level session pauses every request of every target before it leaves the
+ * browser (main frames, iframes in and out of process, popups from their very first navigation,
+ * workers and service workers, subresources, each hop of a redirect) until the guard lets it go or
+ * fails it. The judge decides by host; it answers a host it judged recently at once (the hot path is a
+ * Map lookup), and only a new name waits for its lookup.
+ *
+ * A refused navigation is aborted: nothing commits, so the tab stays on the page it was on, with no
+ * history entry for the refused address (`browser_back` cannot return there) and no swap to an error
+ * page process that the engine's next command could race. A refused subresource fails with
+ * `BlockedByClient`, which the page's console names.
+ */
+import type { CdpSession } from './transport.js';
+
+export type RefusalCode = 'private_url_blocked' | 'metadata_url_blocked';
+
+export type HostVerdict = { allowed: true } | { allowed: false; code: RefusalCode; reason: string };
+
+/** Decides whether the browser may reach a host (lower-case; an IPv6 address without brackets). */
+export interface HostJudge {
+  judge(host: string): HostVerdict | Promise<HostVerdict>;
+}
+
+export interface Refusal {
+  url: string;
+  /** The frame the request belongs to (a page's main frame id is its target id). */
+  frameId: string | undefined;
+  /** CDP's resource type: `Document` for a navigation, `Image`, `XHR`, `Fetch`, … */
+  resourceType: string;
+  code: RefusalCode;
+  reason: string;
+}
+
+interface RequestPaused {
+  requestId: string;
+  request: { url: string };
+  frameId?: string;
+  resourceType: string;
+}
+
+/** The host of a URL the guard judges, or null for what never goes to a network host (data:, blob:). */
+export function hostOf(raw: string): string | null {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    return null;
+  }
+  if (!/^(https?|wss?):$/.test(url.protocol)) return null;
+  const host = url.hostname.toLowerCase().replace(/\.$/, '');
+  return host.startsWith('[') && host.endsWith(']') ? host.slice(1, -1) : host;
+}
+
+const UNJUDGED: HostVerdict = {
+  allowed: false,
+  code: 'private_url_blocked',
+  reason: 'tabgate could not judge this address',
+};
+
+export class NetworkGuard {
+  private readonly listeners = new Set<(refusal: Refusal) => void>();
+
+  private constructor(
+    private readonly root: CdpSession,
+    private readonly judge: HostJudge,
+  ) {}
+
+  /** Starts intercepting every request of the browser; resolves once Chromium confirmed it. */
+  static async enable(root: CdpSession, judge: HostJudge): Promise<NetworkGuard> {
+    const guard = new NetworkGuard(root, judge);
+    root.on<RequestPaused>('Fetch.requestPaused', (event) => guard.decide(event));
+    await root.send('Fetch.enable', { patterns: [{ urlPattern: '*', requestStage: 'Request' }] });
+    return guard;
+  }
+
+  onRefusal(listener: (refusal: Refusal) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /** The verdict on a URL before the browser is sent there (`browser_navigate` answers it as an error). */
+  async check(raw: string): Promise<HostVerdict> {
+    const host = hostOf(raw);
+    if (host === null) return { allowed: true };
+    try {
+      return await this.judge.judge(host);
+    } catch {
+      return UNJUDGED;
+    }
+  }
+
+  private decide(event: RequestPaused): void {
+    const host = hostOf(event.request.url);
+    if (host === null) return this.release(event, { allowed: true });
+    let verdict: HostVerdict | Promise<HostVerdict>;
+    try {
+      verdict = this.judge.judge(host);
+    } catch {
+      verdict = UNJUDGED;
+    }
+    if (verdict instanceof Promise) {
+      verdict.then(
+        (settled) => this.release(event, settled),
+        () => this.release(event, UNJUDGED),
+      );
+    } else {
+      this.release(event, verdict);
+    }
+  }
+
+  private release(event: RequestPaused, verdict: HostVerdict): void {
+    // A request the page abandoned meanwhile is gone from Chromium: its answer fails, harmlessly.
+    if (verdict.allowed) {
+      this.root.send('Fetch.continueRequest', { requestId: event.requestId }).catch(() => undefined);
+      return;
+    }
+    const refusal: Refusal = {
+      url: event.request.url,
+      frameId: event.frameId,
+      resourceType: event.resourceType,
+      code: verdict.code,
+      reason: verdict.reason,
+    };
+    // Told before the request fails, so whoever waits on its navigation already knows why.
+    for (const listener of [...this.listeners]) {
+      try {
+        listener(refusal);
+      } catch {
+        // A faulty listener must not let the request through.
+      }
+    }
+    const errorReason = event.resourceType === 'Document' ? 'Aborted' : 'BlockedByClient';
+    this.root.send('Fetch.failRequest', { requestId: event.requestId, errorReason }).catch(() => undefined);
+  }
+}

@@ -1,0 +1,30 @@
+/**
+ * Inside the extension a declarativeNetRequest rule refuses cloud metadata addresses (the engine holds
+ * no browser-level guard there), and Chromium shows its error page, whose history entry still names the
+ * refused address. The tools report such a page as the error page it is, so the agent is never told it
+ * is at the address it was kept from. (Where the engine's own guard refuses, nothing commits at all.)
+ */
+import { checkNavigationUrl, type PageInfo } from '../protocol/index.js';
+import type { FrameInfo } from './cdp-types.js';
+import type { Refusal } from './network-guard.js';
+
+export const ERROR_PAGE_URL = 'chrome-error://chromewebdata/';
+
+/** The refusal behind a main frame that just committed, or null when it is not a refused page. */
+export function refusalOfErrorPage(frame: FrameInfo): Refusal | null {
+  const failed = frame.unreachableUrl;
+  if (!failed) return null;
+  const verdict = checkNavigationUrl(failed);
+  if (verdict.kind !== 'metadata') return null;
+  return {
+    url: failed,
+    frameId: frame.id,
+    resourceType: 'Document',
+    code: 'metadata_url_blocked',
+    reason: verdict.reason,
+  };
+}
+
+export function refusedPageInfo(refusal: Refusal): PageInfo {
+  return { url: ERROR_PAGE_URL, title: `Refused by tabgate: ${refusal.reason}` };
+}

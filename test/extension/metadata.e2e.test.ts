@@ -1,0 +1,98 @@
+/**
+ * The user's own tab never reaches a cloud metadata endpoint while it is shared, whatever the page
+ * does: the real extension in a real Chromium, paired with a real gateway, shares a tab on a page that
+ * links, redirects, frames, fetches and loads images from the metadata address and the metadata name,
+ * both mapped inside the browser to a server that records what reaches it. The extension's rule
+ * follows the share: once it ends, the user's own browsing is theirs again.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import type { HttpResult } from '../gateway/fixtures/gateway.js';
+import { startNetworkSites, type NetworkSites } from '../security/fixtures/network-sites.js';
+import { callTool, startStage, status, waitFor, type Stage } from './fixtures/paired-setup.js';
+
+const METADATA_PATHS = /latest\/meta-data|computeMetadata/;
+
+interface ToolResult {
+  title?: string;
+  snapshot?: string;
+}
+
+const errorOf = (result: HttpResult) =>
+  (result.body as { error?: { code?: string; controller_code?: string } }).error;
+
+describe('a shared tab never reaches cloud metadata', () => {
+  let sites: NetworkSites;
+  let stage: Stage;
+  let sessionId: string;
+
+  const ok = async (tool: string, args: Record<string, unknown> = {}) => {
+    const result = await callTool(stage, sessionId, tool, args);
+    assert.equal(result.status, 200, `${tool}: ${JSON.stringify(result.body)}`);
+    return (result.body as { result: ToolResult }).result;
+  };
+  const refOf = async (label: string): Promise<string> => {
+    const { snapshot } = await ok('browser_snapshot');
+    const match = new RegExp(`${label.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} (@e\\d+)`).exec(snapshot ?? '');
+    assert.ok(match?.[1], `no ref for ${label} in:\n${snapshot}`);
+    return match[1];
+  };
+  const metadataRequests = () => sites.privateRequests.filter((request) => METADATA_PATHS.test(request));
+
+  before(async () => {
+    sites = await startNetworkSites();
+    stage = await startStage({
+      config: { browser: { extension_control: { enabled: true, command_timeout: 30 } } },
+      browserArgs: [sites.metadataResolverRule],
+    });
+    const { targetId } = await stage.browser.cdp.openPage(sites.publicUrl('/links'));
+    const tabId = await waitFor('the tab to exist', () =>
+      stage.browser.tabIdOfTarget(targetId).catch(() => null),
+    );
+    sessionId = await stage.gw.createSession('metadata');
+    await stage.browser.ask({ type: 'share', session_id: sessionId, title: 'metadata', tab_id: tabId });
+    await waitFor(
+      'the controller to connect',
+      async () => (await status(stage.browser)).connection.state === 'connected',
+    );
+  });
+  after(async () => {
+    await stage?.close();
+    await sites?.close();
+  });
+
+  it('refuses links and redirects to the metadata address and name', async () => {
+    for (const label of ['link "Metadata address"', 'link "Metadata name"', 'link "Redirect to metadata"']) {
+      await ok('browser_navigate', { url: sites.publicUrl('/links') });
+      await ok('browser_click', { ref: await refOf(label) });
+    }
+    const redirected = await callTool(stage, sessionId, 'browser_navigate', {
+      url: sites.publicUrl(
+        `/redirect?to=${encodeURIComponent(sites.metadataUrl('metadata.google.internal', '/computeMetadata/v1/'))}`,
+      ),
+    });
+    assert.equal(
+      errorOf(redirected)?.controller_code,
+      'metadata_url_blocked',
+      JSON.stringify(redirected.body),
+    );
+    assert.deepEqual(metadataRequests(), []);
+  });
+
+  it('refuses page scripts, workers, frames and images that reach for metadata', async () => {
+    await ok('browser_navigate', { url: sites.publicUrl('/scripts') });
+    await ok('browser_navigate', { url: sites.publicUrl('/embeds') });
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    assert.deepEqual(metadataRequests(), []);
+  });
+
+  it('lifts the rule when the share ends', async () => {
+    await stage.browser.ask({ type: 'stop' });
+    const { sessionId: page } = await stage.browser.cdp.openPage(sites.publicUrl('/'));
+    const fetched = await stage.browser.cdp.evaluate(
+      page,
+      `fetch(${JSON.stringify(sites.metadataUrl('metadata.google.internal', '/computeMetadata/v1/user'))}).then(() => 'ok', () => 'failed')`,
+    );
+    assert.deepEqual(metadataRequests(), ['GET /computeMetadata/v1/user'], String(fetched));
+  });
+});
