@@ -61,8 +61,14 @@ export const configSchema = z.object({
     .object({
       extension_control: z
         .object({
-          /** Only the boolean `true` enables; anything else (even the string "true") is off. */
-          enabled: z.unknown().transform((value) => value === true),
+          /**
+           * Only the boolean `true` enables; anything else (even the string "true") is off, and so is a
+           * mapping without the key.
+           */
+          enabled: z
+            .unknown()
+            .transform((value) => value === true)
+            .default(false),
           allowed_origins: z
             .array(z.string().regex(EXTENSION_ORIGIN_PATTERN, 'expected chrome-extension://<32 letters a-p>'))
             .default([]),
