@@ -3,7 +3,7 @@
  * `node:http` server. Used in-process by tests, by `tabgate serve`, and by `tabgate mcp`.
  */
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import { AuditLog, AuditStore, auditRoutes } from './audit/index.js';
 import { ApiKeyVerifier, resolveApiKey, type ResolvedApiKey } from './auth/api-key.js';
 import { apiKeyCredential, Authenticator } from './auth/authenticator.js';
@@ -39,6 +39,7 @@ import { openDatabase } from './store/database.js';
 import { SessionStore } from './store/session-store.js';
 import { warnIfExposed } from './security/exposure.js';
 import { securePrivateHome } from './security/private-home.js';
+import { ConnectionLimits, effectiveMaxConnections } from './security/connection-limits.js';
 import { DEFAULT_RATE_LIMITS, RateLimits, type RateLimitSettings } from './security/rate-limits.js';
 import { ControllerEndpoint } from './ws/controller-endpoint.js';
 
@@ -56,7 +57,7 @@ export interface GatewayOptions {
   routes?: Route[];
   /** Server keepalive period on controller sockets (default 20 s). */
   keepaliveMs?: number;
-  /** Per-peer limits on registration and pairing (default DEFAULT_RATE_LIMITS); load tests raise them. */
+  /** Limits on registration and pairing (default DEFAULT_RATE_LIMITS); load tests raise them. */
   rateLimits?: Partial<RateLimitSettings>;
   /**
    * Writes to the owner's terminal, never to a log: `tabgate serve` passes it when stderr is a terminal,
@@ -131,7 +132,20 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
   // The Host guard needs the bound port, known only after listen.
   let hostGuard = new HostGuard(new Set());
   const routes = new RouteTable();
-  const rateLimits = new RateLimits({ ...DEFAULT_RATE_LIMITS, ...options.rateLimits }, clock);
+  const rateLimits = new RateLimits({ ...DEFAULT_RATE_LIMITS, ...options.rateLimits }, clock, {
+    knownPairing: (id) => pairing.service.knows(id),
+    isOwner: (req) => operator.auth.isOperator(req),
+    credentialOf: (req) => {
+      const caller = authenticator.authenticate(req.headers.authorization, req.socket.remoteAddress);
+      return caller && `${caller.credential}:${caller.credentialId ?? ''}`;
+    },
+  });
+  const limits = config.gateway.limits;
+  const connections = new ConnectionLimits({
+    maxConnections: effectiveMaxConnections(limits.max_connections),
+    maxUnauthenticated: limits.max_unauthenticated,
+    maxUnauthenticatedPerPeer: limits.max_unauthenticated_per_peer,
+  });
   routes.add(
     ...rateLimits.wrap([
       ...browserControlRoutes({
@@ -159,6 +173,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
     authenticator,
     operator: operator.auth,
     log,
+    onProved: (socket) => connections.prove(socket),
   });
   const endpoint = new ControllerEndpoint({
     broker,
@@ -167,8 +182,24 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
     originGuard,
     log,
     keepaliveMs: options.keepaliveMs,
+    onAccepted: (socket) => connections.prove(socket),
   });
-  const server = http.createServer({ requestTimeout: 0 }, app);
+  const headersTimeoutMs = limits.headers_timeout * 1000;
+  const server = http.createServer(
+    {
+      // A tool call may legitimately run for minutes, so a request as a whole has no deadline; its
+      // headers do (Node derives the headers timeout from requestTimeout unless it is set), and so
+      // does an idle keep-alive socket.
+      requestTimeout: 0,
+      headersTimeout: headersTimeoutMs,
+      keepAliveTimeout: limits.keep_alive_timeout * 1000,
+      // How often Node looks for expired headers; its default (30 s) would stretch the timeout.
+      connectionsCheckingInterval: Math.min(1000, headersTimeoutMs),
+    },
+    app,
+  );
+  server.maxConnections = connections.maxConnections;
+  server.on('connection', (socket: Socket) => connections.admit(socket));
   server.on('upgrade', (req, socket, head) => {
     if (!endpoint.handleUpgrade(req, socket, head))
       socket.end('HTTP/1.1 404 Not Found\r\nConnection: close\r\n\r\n');

@@ -71,18 +71,68 @@ describe('configuration', () => {
     }
   });
 
-  it('warns about unknown keys without failing', () => {
+  it('warns about unknown keys, naming the key and its line, without failing', () => {
     const lines: string[] = [];
     const log = createLogger({ write: (line) => lines.push(line) });
-    loadConfig({ home: home('browser:\n  headles: true\nextra: 1\n'), log });
-    assert.ok(lines.some((line) => line.includes('key=browser.headles')));
-    assert.ok(lines.some((line) => line.includes('key=extra')));
+    const config = loadConfig({ home: home('browser:\n  headles: true\nextra: 1\n'), log });
+    assert.ok(
+      lines.some((line) => line.includes('key=browser.headles') && line.includes('line 2, column 3')),
+    );
+    assert.ok(lines.some((line) => line.includes('key=extra') && line.includes('line 3, column 1')));
+    assert.equal((config.browser as Record<string, unknown>).headles, undefined);
   });
 
-  it('fails with a message naming the key for a wrongly typed value', () => {
+  it('ignores a __proto__ key under browser.extension_control with a warning, and starts', () => {
+    const lines: string[] = [];
+    const log = createLogger({ write: (line) => lines.push(line) });
+    const yaml =
+      'browser:\n  extension_control:\n    __proto__:\n      enabled: true\n      polluted: yes\n' +
+      '    allowed_origins: []\n';
+    const config = loadConfig({ home: home(yaml), log });
+    assert.equal(config.browser.extension_control.enabled, false, 'nothing inherited from __proto__');
+    assert.equal(Object.getPrototypeOf(config.browser.extension_control), Object.prototype);
+    assert.equal(({} as Record<string, unknown>).polluted, undefined);
+    assert.ok(
+      lines.some(
+        (line) =>
+          line.includes('warn') &&
+          line.includes('key=browser.extension_control.__proto__') &&
+          line.includes('line 3, column 5'),
+      ),
+      lines.join('\n'),
+    );
+  });
+
+  it('ignores constructor and prototype keys at any depth, and keeps the keys beside them', () => {
+    const lines: string[] = [];
+    const log = createLogger({ write: (line) => lines.push(line) });
+    const yaml =
+      'constructor:\n  prototype:\n    x: 1\ngateway:\n  prototype: 1\n  port: 9001\n' +
+      'browser:\n  extension_control:\n    constructor: {enabled: true}\n    enabled: true\n';
+    const config = loadConfig({ home: home(yaml), log });
+    assert.equal(config.gateway.port, 9001);
+    assert.equal(config.browser.extension_control.enabled, true);
+    for (const key of ['constructor', 'gateway.prototype', 'browser.extension_control.constructor'])
+      assert.ok(
+        lines.some((line) => line.includes(`key=${key} `)),
+        key,
+      );
+  });
+
+  it('fails with a message naming the key and its line and column for a wrongly typed value', () => {
     assert.throws(
-      () => loadConfig({ home: home('gateway:\n  port: eighty\n') }),
-      (error: unknown) => error instanceof ConfigError && /gateway\.port/.test(error.message),
+      () => loadConfig({ home: home('gateway:\n  host: 127.0.0.1\n  port: eighty\n') }),
+      (error: unknown) =>
+        error instanceof ConfigError &&
+        /gateway\.port \(line 3, column 3\): .*number/.test(error.message) &&
+        error.message.includes('config.yaml'),
+    );
+  });
+
+  it('fails with a message naming the line for a file that is not YAML', () => {
+    assert.throws(
+      () => loadConfig({ home: home('gateway:\n  port: 1\n  port: 2\n') }),
+      (error: unknown) => error instanceof ConfigError && /line 3/.test(error.message),
     );
   });
 

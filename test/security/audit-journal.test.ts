@@ -17,6 +17,8 @@ import { journalDir } from '../../src/gateway/audit/journal-recovery.js';
 import { openDatabase, type Db } from '../../src/gateway/store/database.js';
 import { createLogger, silentLogger } from '../../src/log/logger.js';
 import { makeHome } from '../gateway/fixtures/gateway.js';
+import { startChildGateway } from '../reliability/fixtures/child-gateway.js';
+import { scaled } from '../reliability/fixtures/scale.js';
 import { auditStart as start } from './fixtures/audit-start.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -139,6 +141,59 @@ describe('audit journal', () => {
     new AuditJournal({ home, store: new AuditStore(db), log: silentLogger }).close();
     assert.deepEqual(rows(db).sort(), expected, 'the next gateway adds nothing either');
     db.close();
+  });
+
+  it('keeps the outcome of every call a gateway answered before a kill -9 under load', async () => {
+    const RUNS = scaled(3, 10);
+    const AGENTS = 8;
+    const lost: string[] = [];
+    for (let run = 0; run < RUNS; run++) {
+      const home = freshHome();
+      const gw = await startChildGateway({ home, config: { audit: { all_backends: true } } });
+      const created = await gw.request('POST', '/v1/sessions', {});
+      const sessionId = (created.body as { session_id: string }).session_id;
+      const answered: string[] = [];
+      const killAfter = 200 + run * 150;
+      let next = 0;
+      let killed = false;
+      const agent = async () => {
+        // Bounded: stops at the kill, or after 20 × killAfter calls whatever happens.
+        while (!killed && next < 20 * killAfter) {
+          const id = `r${run}-${next++}`;
+          try {
+            const response = await fetch(`${gw.url}/v1/sessions/${sessionId}/tools/browser_navigate`, {
+              method: 'POST',
+              headers: {
+                authorization: `Bearer ${gw.key}`,
+                'content-type': 'application/json',
+                'x-tool-call-id': id,
+              },
+              body: JSON.stringify({ url: `https://kill.example/${id}` }),
+              signal: AbortSignal.timeout(10_000),
+            });
+            await response.text();
+            if (response.status === 200) answered.push(id);
+          } catch {
+            // The gateway died under this call: it was never answered.
+          }
+          if (!killed && answered.length >= killAfter) {
+            killed = true;
+            await gw.kill9();
+          }
+        }
+      };
+      await Promise.all(Array.from({ length: AGENTS }, agent));
+      await gw.kill9();
+      const outcomes = new Map(
+        readRows(home).map((row) => [row.slice(0, row.indexOf(':')), row.slice(row.indexOf(':') + 1)]),
+      );
+      const interrupted = [...outcomes.values()].filter((o) => o === 'interrupted').length;
+      console.log(
+        `audit kill -9 run ${run + 1}/${RUNS}: ${answered.length} answered, ${interrupted} interrupted (in flight)`,
+      );
+      for (const id of answered) if (outcomes.get(id) !== 'ok') lost.push(`${id}:${outcomes.get(id)}`);
+    }
+    assert.deepEqual(lost, [], 'no answered call is logged without its outcome');
   });
 
   it('folds an ended call within 50 ms by itself, and leaves a running gateway’s journal to it', async () => {

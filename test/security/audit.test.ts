@@ -104,6 +104,39 @@ describe('audit log', () => {
     assert.equal(entry.origin, 'https://login.example');
   });
 
+  it('redacts a token in a URL path like the same token in a query string, keeping plain segments', async () => {
+    const url = `https://app.example/login/${URL_TOKEN}/confirm?lang=en`;
+    await call(sessionId, 'browser_navigate', { url }, 'call-nav-path-token');
+    const hook = `https://hooks.example/services/T0${URL_TOKEN.slice(0, 20)}/B99/${encodeURIComponent(URL_TOKEN)}`;
+    await call(sessionId, 'browser_navigate', { url: hook }, 'call-nav-webhook');
+    const { body } = await audit(`?session=${sessionId}`);
+    const entry = byCallId(body.entries, 'call-nav-path-token');
+    assert.equal(entry.arguments.url, 'https://app.example/login/[redacted]/confirm?lang=en');
+    const webhook = byCallId(body.entries, 'call-nav-webhook');
+    assert.equal(webhook.arguments.url, 'https://hooks.example/services/[redacted]/B99/[redacted]');
+    assert.equal(JSON.stringify(body.entries).includes(URL_TOKEN), false);
+  });
+
+  it('never stores a printable key pressed with browser_press, keeping named keys and modifiers', async () => {
+    // A password entered key by key: every character is redacted, whatever field has the focus.
+    const pressed = ['h', 'Ü', '7', '#', ' '];
+    for (const [i, key] of pressed.entries())
+      await call(
+        sessionId,
+        'browser_press',
+        { key, modifiers: i === 0 ? ['Shift'] : undefined },
+        `press-${i}`,
+      );
+    await call(sessionId, 'browser_press', { key: 'Enter' }, 'press-enter');
+    const { body } = await audit(`?session=${sessionId}`);
+    for (const i of pressed.keys()) {
+      const entry = byCallId(body.entries, `press-${i}`);
+      assert.equal(entry.arguments.key, '[redacted]', `press-${i}`);
+    }
+    assert.deepEqual(byCallId(body.entries, 'press-0').arguments.modifiers, ['Shift']);
+    assert.equal(byCallId(body.entries, 'press-enter').arguments.key, 'Enter');
+  });
+
   it('records the error code when the user browser rejects a call', async () => {
     const session = await gw.createSession();
     const rejecting = await TestController.connect(gw, { sessionId: session, controllerId: 'c-rej' });

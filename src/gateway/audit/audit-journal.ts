@@ -4,10 +4,12 @@
  * locks, now and then a checkpoint's fsync). So each call is journaled as one line in a file of this
  * gateway's own when it is dispatched (one `write`, durable against `kill -9` like a WAL commit with
  * `synchronous=NORMAL`), and its row, with how it ended, reaches SQLite in a batch within 50 ms of its
- * end (at once before `GET /v1/audit` reads). The end line rides along with the next start line: the
- * answer's path has no write, and a call never costs a second one. A gateway killed between its fold
- * and the next start line loses only the outcomes of the calls in between: they are logged as
- * `interrupted`, never missing.
+ * end (at once before `GET /v1/audit` reads). Its end line is on disk before its answer goes out, so an
+ * answered call's outcome survives a kill -9: `end` queues a microtask that writes every end line
+ * still waiting, in one write, and the answer only leaves in reactions to the promise `end` runs in,
+ * which come after that microtask. Calls that end in the same turn share the write, and a start line
+ * written meanwhile carries the waiting end lines along, so under load most ends cost no write of
+ * their own. A call its gateway never saw end is logged as `interrupted`.
  *
  * The folded offset of a file (the first line still needed to rebuild an unfolded row) is kept in the
  * same SQLite transaction as the rows, and every row carries its `journal_ref`: the next process to
@@ -116,8 +118,9 @@ export class AuditJournal {
   private current: JournalFile;
   /** Files written no more (rotated, or a write failed) that still have calls open. */
   private readonly retired = new Set<JournalFile>();
-  /** Calls of the current file whose end line is not written yet: it goes with the next start line. */
+  /** Calls of the current file whose end line is not written yet (a microtask away, or a start line). */
   private unwritten: EndedCall[] = [];
+  private endsQueued = false;
   private ended: EndedCall[] = [];
   private timer: NodeJS.Timeout | null = null;
   /** The last fold failed: only its retry timer folds again, not every call that ends meanwhile. */
@@ -156,13 +159,21 @@ export class AuditJournal {
     return { file, seq, start };
   }
 
-  /** Records how a journaled call ended; its row reaches SQLite with the next fold. */
+  /**
+   * Records how a journaled call ended; its end line is written before the caller's next reaction runs
+   * (a microtask, shared by every call ending in this turn), its row reaches SQLite with the next fold.
+   */
   end(ticket: JournalTicket, end: AuditEnd): void {
     // After close the store is gone: a call still open then is folded as interrupted at the next start.
     if (this.closed) return;
-    // Only recorded here: the lines and the row are made later, off the answer's path.
     const call = { ticket, end };
-    if (ticket.file && ticket.file === this.current) this.unwritten.push(call);
+    if (ticket.file && ticket.file === this.current) {
+      this.unwritten.push(call);
+      if (!this.endsQueued) {
+        this.endsQueued = true;
+        queueMicrotask(this.writeQueuedEnds);
+      }
+    }
     this.ended.push(call);
     if (this.ended.length >= FOLD_BATCH && !this.failing) this.flush();
     else this.timer ??= setTimeout(() => this.flush(), FOLD_DELAY_MS);
@@ -221,6 +232,11 @@ export class AuditJournal {
     for (const { ticket, end } of this.unwritten) text += endLine(ticket.seq, end);
     return text;
   }
+
+  private readonly writeQueuedEnds = (): void => {
+    this.endsQueued = false;
+    if (!this.closed) this.writeEnds();
+  };
 
   private writeEnds(): void {
     if (this.unwritten.length === 0 || this.current.fd === -1) return;

@@ -1,8 +1,16 @@
 /**
  * What of a tool call's arguments may be kept in the audit log. Typed text is never stored (it may be
- * a password); URLs lose their credentials and every query or fragment value that looks like a token,
- * key or signature, because agents navigate to links such as `?access_token=…` and the log outlives them.
+ * a password), and neither is a character pressed with `browser_press`: an agent may enter a password
+ * key by key, and the gateway cannot cheaply tell which field has the focus, so every printable key is
+ * redacted and only named keys (Enter, Tab, arrows, …) and modifiers are kept. URLs lose their
+ * credentials, every query or fragment value that looks like a token, key or signature, and every path
+ * segment that looks like one, because agents open links such as `?access_token=…` or `/login/<token>`
+ * (magic links, webhooks) and the log outlives them.
  */
+import { KEY_MODIFIERS, NAMED_KEYS } from '../../protocol/index.js';
+
+const NAMED_KEY_SET: ReadonlySet<string> = new Set(NAMED_KEYS);
+const MODIFIER_SET: ReadonlySet<string> = new Set(KEY_MODIFIERS);
 
 /** Replaces every secret value. Fixed text, so the log reveals neither content nor length. */
 export const REDACTED = '[redacted]';
@@ -69,6 +77,7 @@ export function redactUrl(raw: string): string {
     url.username = '';
     url.password = '';
   }
+  const path = redactPath(url);
   const query = new URLSearchParams(url.search);
   if (redactParams(query)) url.search = query.toString();
   if (url.hash.length > 1) {
@@ -78,7 +87,26 @@ export function redactUrl(raw: string): string {
       if (redactParams(params)) url.hash = params.toString();
     } else if (looksLikeToken(fragment)) url.hash = REDACTED;
   }
-  return url.toString();
+  // Built by hand when a segment went: setting pathname would percent-encode the marker's brackets.
+  return path === null ? url.toString() : `${url.origin}${path}${url.search}${url.hash}`;
+}
+
+/** The http(s) URL's path with token-like segments replaced, or null when none is. */
+function redactPath(url: URL): string | null {
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') return null;
+  let changed = false;
+  const segments = url.pathname.split('/').map((segment) => {
+    let decoded = segment;
+    try {
+      decoded = decodeURIComponent(segment);
+    } catch {
+      // A malformed escape: judge the raw text.
+    }
+    if (!looksLikeToken(decoded)) return segment;
+    changed = true;
+    return REDACTED;
+  });
+  return changed ? segments.join('/') : null;
 }
 
 /** A copy of the arguments fit for the audit log. */
@@ -87,6 +115,10 @@ export function redactArguments(tool: string, args: unknown): Record<string, unk
   const out: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(args as Record<string, unknown>)) {
     if (tool === 'browser_type' && key === 'text') out[key] = REDACTED;
+    else if (tool === 'browser_press' && key === 'key')
+      out[key] = typeof value === 'string' && NAMED_KEY_SET.has(value) ? value : REDACTED;
+    else if (tool === 'browser_press' && key === 'modifiers' && Array.isArray(value))
+      out[key] = value.filter((item) => MODIFIER_SET.has(String(item)));
     else if (SECRET_ARGUMENT.test(key)) out[key] = REDACTED;
     else if (key === 'url' && typeof value === 'string') out[key] = redactUrl(value);
     else if (typeof value === 'string')

@@ -2,3 +2,4 @@ export * from './schema.js';
 export * from './load.js';
 export * from './live-flag.js';
 export * from './settings.js';
+export { parseConfigText, readConfigDocument, DANGEROUS_KEYS, type ConfigFile } from './config-file.js';

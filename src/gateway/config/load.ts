@@ -2,14 +2,14 @@
  * Defaults → `$TABGATE_HOME/config.yaml` → environment → flags, validated once into a frozen object.
  * Only this folder and `src/cli/` read the environment; everything else receives a GatewayConfig.
  */
-import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
-import { formatIssues } from '../../protocol/index.js';
 import type { Logger } from '../../log/logger.js';
+import { ConfigError, DANGEROUS_KEYS, readConfigDocument } from './config-file.js';
 import { configSchema, type GatewayConfig } from './schema.js';
+
+export { ConfigError, readConfigFile } from './config-file.js';
 
 export type Environment = Readonly<Record<string, string | undefined>>;
 
@@ -29,11 +29,6 @@ export interface LoadConfigOptions {
   log?: Logger;
 }
 
-/** A configuration problem a person must fix before tabgate can start. */
-export class ConfigError extends Error {
-  override readonly name = 'ConfigError';
-}
-
 export function resolveHome(env: Environment, home?: string): string {
   return path.resolve(home ?? env.TABGATE_HOME ?? path.join(os.homedir(), '.tabgate'));
 }
@@ -50,30 +45,12 @@ const isTree = (value: unknown): value is Tree =>
 function merge(base: Tree, over: Tree): Tree {
   const out: Tree = { ...base };
   for (const [key, value] of Object.entries(over)) {
+    // Overrides come from code, not the file; still, an assignment to `__proto__` would set a prototype.
+    if (DANGEROUS_KEYS.has(key)) continue;
     const prior = out[key];
     out[key] = isTree(prior) && isTree(value) ? merge(prior, value) : value;
   }
   return out;
-}
-
-/** Reads and parses config.yaml; a missing or empty file is `{}`; a malformed one is a ConfigError. */
-export function readConfigFile(file: string): Tree {
-  let text: string;
-  try {
-    text = fs.readFileSync(file, 'utf8');
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return {};
-    throw new ConfigError(`cannot read ${file}: ${(error as Error).message}`);
-  }
-  let value: unknown;
-  try {
-    value = parseYaml(text);
-  } catch (error) {
-    throw new ConfigError(`${file} is not valid YAML: ${(error as Error).message}`);
-  }
-  if (value === null || value === undefined) return {};
-  if (!isTree(value)) throw new ConfigError(`${file} must hold a mapping of keys (gateway:, browser:, …)`);
-  return value;
 }
 
 function fromEnvironment(env: Environment): Tree {
@@ -98,17 +75,32 @@ function innerObject(schema: z.ZodType): z.ZodObject | null {
   return current instanceof z.ZodObject ? current : null;
 }
 
-/** Dotted paths of keys the schema does not know: typos are warned about, never fatal. */
-export function unknownKeys(value: Tree, schema: z.ZodType = configSchema, prefix = ''): string[] {
+/** Paths of keys the schema does not know: typos are warned about, never fatal. */
+export function unknownKeys(
+  value: Tree,
+  schema: z.ZodType = configSchema,
+  prefix: string[] = [],
+): string[][] {
   const object = innerObject(schema);
   if (!object) return [];
   const shape = object.shape as Record<string, z.ZodType>;
-  const out: string[] = [];
+  const out: string[][] = [];
   for (const [key, child] of Object.entries(value)) {
-    const name = prefix + key;
-    const childSchema = shape[key];
-    if (!childSchema) out.push(name);
-    else if (isTree(child)) out.push(...unknownKeys(child, childSchema, name + '.'));
+    const path = [...prefix, key];
+    const childSchema = Object.hasOwn(shape, key) ? shape[key] : undefined;
+    if (!childSchema) out.push(path);
+    else if (isTree(child)) out.push(...unknownKeys(child, childSchema, path));
+  }
+  return out;
+}
+
+/** The tree without the keys at these paths. */
+function without(tree: Tree, paths: readonly string[][]): Tree {
+  const out = structuredClone(tree);
+  for (const path of paths) {
+    let parent: unknown = out;
+    for (const key of path.slice(0, -1)) parent = isTree(parent) ? parent[key] : undefined;
+    if (isTree(parent)) delete parent[path.at(-1) ?? ''];
   }
   return out;
 }
@@ -125,13 +117,23 @@ export function loadConfig(options: LoadConfigOptions = {}): GatewayConfig {
   const env = options.env ?? {};
   const home = resolveHome(env, options.home);
   const file = configPath(home);
-  const fileTree = readConfigFile(file);
-  for (const key of unknownKeys(fileTree)) options.log?.warn('unknown config key ignored', { key, file });
-  let merged = merge(fileTree, options.overrides ?? {});
+  const source = readConfigDocument(file);
+  for (const { key, at } of source.dropped)
+    options.log?.warn('config key that could reach a prototype ignored', { key, at, file });
+  const unknown = unknownKeys(source.tree);
+  for (const path of unknown)
+    options.log?.warn('unknown config key ignored', { key: path.join('.'), at: source.locate(path), file });
+  let merged = merge(without(source.tree, unknown), options.overrides ?? {});
   merged = merge(merged, fromEnvironment(env));
   merged = merge(merged, fromFlags(options.flags ?? {}));
   const parsed = configSchema.safeParse(merged);
-  if (!parsed.success)
-    throw new ConfigError(`invalid configuration (${file}): ${formatIssues(parsed.error.issues)}`);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((issue) => {
+      const key = issue.path.map(String).join('.') || '(top level)';
+      const at = source.locate(issue.path);
+      return `${key}${at ? ` (${at})` : ''}: ${issue.message}`;
+    });
+    throw new ConfigError(`invalid configuration in ${file}: ${problems.join('; ')}`);
+  }
   return deepFreeze({ ...parsed.data, home, chromePathFallback: env.CHROME_PATH || undefined });
 }

@@ -13,6 +13,24 @@ import {
 const EXTENSION_ORIGIN_PATTERN = /^chrome-extension:\/\/[a-p]{32}$/;
 
 const seconds = z.number().positive().max(86_400);
+const count = z.number().int().min(1);
+
+/**
+ * Socket limits of the HTTP server (docs/gateway.md, "Limits"). Sized for a two-core machine: far more
+ * than one owner's agents and browsers open, far fewer than the descriptors a flood would need.
+ */
+export const DEFAULT_CONNECTION_LIMITS = {
+  /** Seconds a client may take to send a request's headers; long tool calls are not bounded by it. */
+  headers_timeout: 10,
+  /** Seconds an idle keep-alive socket stays open between requests. */
+  keep_alive_timeout: 5,
+  /** Sockets of any kind (lowered to the process's open-file limit minus a reserve). */
+  max_connections: 4096,
+  /** Sockets that have not proved a credential yet; the oldest is closed to make room. */
+  max_unauthenticated: 1024,
+  /** The same, per peer address; all of loopback is one peer. */
+  max_unauthenticated_per_peer: 256,
+} as const;
 
 /** A host as a URL names it (no scheme, port or path); a metadata endpoint is never one to allow. */
 const privateHost = z
@@ -39,14 +57,35 @@ export const configSchema = z.object({
           key: z.string().optional(),
         })
         .default({}),
+      limits: z
+        .object({
+          headers_timeout: seconds.default(DEFAULT_CONNECTION_LIMITS.headers_timeout),
+          keep_alive_timeout: seconds.default(DEFAULT_CONNECTION_LIMITS.keep_alive_timeout),
+          max_connections: count.default(DEFAULT_CONNECTION_LIMITS.max_connections),
+          max_unauthenticated: count.default(DEFAULT_CONNECTION_LIMITS.max_unauthenticated),
+          max_unauthenticated_per_peer: count.default(DEFAULT_CONNECTION_LIMITS.max_unauthenticated_per_peer),
+        })
+        .default(DEFAULT_CONNECTION_LIMITS),
     })
-    .default({ host: DEFAULT_HOST, port: DEFAULT_PORT, allowed_hosts: [], api_server: {} }),
+    .default({
+      host: DEFAULT_HOST,
+      port: DEFAULT_PORT,
+      allowed_hosts: [],
+      api_server: {},
+      limits: DEFAULT_CONNECTION_LIMITS,
+    }),
   browser: z
     .object({
       extension_control: z
         .object({
-          /** Only the boolean `true` enables; anything else (even the string "true") is off. */
-          enabled: z.unknown().transform((value) => value === true),
+          /**
+           * Only the boolean `true` enables; anything else (even the string "true") is off, and so is a
+           * mapping without the key.
+           */
+          enabled: z
+            .unknown()
+            .transform((value) => value === true)
+            .default(false),
           allowed_origins: z
             .array(z.string().regex(EXTENSION_ORIGIN_PATTERN, 'expected chrome-extension://<32 letters a-p>'))
             .default([]),

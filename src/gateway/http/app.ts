@@ -24,6 +24,8 @@ export interface HttpAppDeps {
   authenticator: Authenticator;
   operator: OperatorAuth;
   log: Logger;
+  /** A request on this socket proved a credential (the connection limits stop counting it). */
+  onProved?: (socket: object) => void;
 }
 
 const METHODS_WITH_BODY = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
@@ -41,14 +43,19 @@ export function createHttpApp(deps: HttpAppDeps) {
 
   function authenticate(req: IncomingMessage, route: Route): Caller | null {
     if (route.auth === 'custom') return null;
-    if (route.auth === 'operator') return deps.operator.require(req);
+    if (route.auth === 'operator') {
+      const owner = deps.operator.require(req);
+      deps.onProved?.(req.socket);
+      return owner;
+    }
     const header = req.headers.authorization;
     let caller = proven.recall(req.socket, header);
     if (!caller) {
       caller = deps.authenticator.authenticate(header, req.socket.remoteAddress);
-      if (caller) proven.remember(req.socket, header, caller);
+      if (!caller) throw new TabgateError('invalid_api_key', 'Missing or invalid API key.');
+      proven.remember(req.socket, header, caller);
+      deps.onProved?.(req.socket);
     }
-    if (!caller) throw new TabgateError('invalid_api_key', 'Missing or invalid API key.');
     if ((route.auth ?? 'api_key') === 'api_key' && caller.credential !== 'api_key') {
       throw new TabgateError(
         'token_scope_forbidden',

@@ -18,6 +18,8 @@ import type { Caller } from '../service.js';
 import type { OperatorSignIn } from './operator-sign-in.js';
 
 export const OPERATOR_PROOF_HEADER = 'x-tabgate-operator';
+/** The credential id of the operator key (a browser session's is `browser:…`). */
+export const OPERATOR_KEY_CREDENTIAL = 'operator_key';
 
 /** Cookies ignore ports: two gateways on one host keep apart by naming theirs after their port. */
 export function operatorCookieName(host: string | undefined): string {
@@ -65,27 +67,41 @@ export class OperatorAuth {
 
   /** The owner acting through this request; throws `operator_required` otherwise. */
   require(req: IncomingMessage): Caller {
-    if (!this.isOperator(req)) throw operatorRequired();
+    const credentialId = this.credentialOf(req);
+    if (credentialId === null) throw operatorRequired();
     return Object.freeze({
       principalId: OWNER_PRINCIPAL_ID,
       profileId: DEFAULT_PROFILE_ID,
       credential: 'operator',
+      credentialId,
       transportFamily: transportFamilyOf(req.socket.remoteAddress),
     });
   }
 
   isOperator(req: IncomingMessage): boolean {
+    return this.credentialOf(req) !== null;
+  }
+
+  /**
+   * Which of the owner's credentials this request proves — `operator_key`, or one signed-in browser
+   * session (`browser:…`) — or null. Limits on the owner's mistakes count per credential.
+   */
+  credentialOf(req: IncomingMessage): string | null {
     const bearer = bearerOf(req.headers.authorization);
-    if (bearer !== null) return this.key.verify(bearer);
-    return this.signedIn(req);
+    if (bearer !== null) return this.key.verify(bearer) ? OPERATOR_KEY_CREDENTIAL : null;
+    return this.signedInSession(req);
   }
 
   /** A signed-in browser on this computer, posting from one of the gateway's own pages. */
   signedIn(req: IncomingMessage): boolean {
-    if (transportFamilyOf(req.socket.remoteAddress) !== 'local-api' || !isSameOriginRequest(req))
-      return false;
+    return this.signedInSession(req) !== null;
+  }
+
+  /** The signed-in browser session behind a same-origin loopback request, or null. */
+  signedInSession(req: IncomingMessage): string | null {
+    if (transportFamilyOf(req.socket.remoteAddress) !== 'local-api' || !isSameOriginRequest(req)) return null;
     const cookie = cookieValue(req.headers.cookie, operatorCookieName(req.headers.host));
     const proof = req.headers[OPERATOR_PROOF_HEADER];
-    return this.signIn.verify(cookie, typeof proof === 'string' ? proof : undefined, this.clock.now());
+    return this.signIn.sessionOf(cookie, typeof proof === 'string' ? proof : undefined, this.clock.now());
   }
 }

@@ -62,14 +62,23 @@ export class OperatorSignIn {
 
   /** Whether a cookie and a proof belong to the same live session. */
   verify(cookie: string | undefined, proof: string | undefined, now: number): boolean {
-    if (!cookie || !proof) return false;
-    const session = this.sessions.get(digest(cookie));
-    if (!session) return false;
+    return this.sessionOf(cookie, proof, now) !== null;
+  }
+
+  /**
+   * The live session a cookie and a proof belong to, named by a digest prefix that reveals neither
+   * (limits count per session), or null.
+   */
+  sessionOf(cookie: string | undefined, proof: string | undefined, now: number): string | null {
+    if (!cookie || !proof) return null;
+    const key = digest(cookie);
+    const session = this.sessions.get(key);
+    if (!session) return null;
     if (now > session.expiresAt) {
-      this.sessions.delete(digest(cookie));
-      return false;
+      this.sessions.delete(key);
+      return null;
     }
-    return secretsEqual(digest(proof), session.proof);
+    return secretsEqual(digest(proof), session.proof) ? `browser:${key.slice(0, 16)}` : null;
   }
 
   signOut(cookie: string | undefined): void {

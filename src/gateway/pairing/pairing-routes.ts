@@ -38,9 +38,11 @@ export function pairingRoutes(service: PairingService, operator: OperatorAuth): 
     sameOriginPage: true,
     handle: (ctx) => {
       // The owner's signed-in browser on this computer, posting from the gateway's own page.
-      if (!operator.signedIn(ctx.req)) throw operatorRequired();
+      const session = operator.signedInSession(ctx.req);
+      if (session === null) throw operatorRequired();
       const body = objectBody(ctx.body);
-      const summary = service.decideFromPage(ctx.params.id ?? '', body.page_token, decisionOf(action));
+      const id = ctx.params.id ?? '';
+      const summary = service.decideFromPage(id, body.page_token, decisionOf(action), session);
       return { status: 200, body: summary };
     },
   });
@@ -50,7 +52,11 @@ export function pairingRoutes(service: PairingService, operator: OperatorAuth): 
     auth: 'operator',
     handle: (ctx) => ({
       status: 200,
-      body: service.decideByCode(objectBody(ctx.body).code, decisionOf(action)),
+      body: service.decideByCode(
+        objectBody(ctx.body).code,
+        decisionOf(action),
+        ctx.caller?.credentialId ?? 'operator',
+      ),
     }),
   });
   return [

@@ -7,7 +7,7 @@
 import { TabgateError } from '../../protocol/index.js';
 import type { Clock } from '../clock.js';
 import type { Logger } from '../../log/logger.js';
-import { ApprovalLimiter } from './approval-limiter.js';
+import { ApprovalLimiter, MAX_WRONG_POSTS_PER_REQUEST } from './approval-limiter.js';
 import { normalizePairingCode } from './code.js';
 import type { PairingGrant, PairingGrantStore } from './grant-store.js';
 import { mintToken, parseToken, secretMatches } from './pairing-token.js';
@@ -93,26 +93,41 @@ export class PairingService {
     return this.requirePending(this.pending.get(pairingId, this.o.clock.now()));
   }
 
-  /** `tabgate pair approve|deny CODE` (the operator key). */
-  decideByCode(code: unknown, decision: 'approved' | 'denied'): PairingSummary {
+  /** `tabgate pair approve|deny CODE`: `credential` is the owner's credential that sent it. */
+  decideByCode(code: unknown, decision: 'approved' | 'denied', credential: string): PairingSummary {
     const now = this.o.clock.now();
-    this.limiter.check(now);
+    this.limiter.check(credential, now);
     const canonical = normalizePairingCode(code);
     const request = canonical ? this.pending.byCode(canonical, now) : null;
     if (!request) {
-      this.limiter.fail(now);
+      this.limiter.fail(credential, now);
       throw new TabgateError('pairing_code_invalid', 'No pairing request is waiting with that code.');
     }
     return this.decide(request, decision, now);
   }
 
-  /** The approval page's Approve/Deny buttons, carrying the page's anti-CSRF token. */
-  decideFromPage(pairingId: string, pageToken: unknown, decision: 'approved' | 'denied'): PairingSummary {
+  /**
+   * The approval page's Approve/Deny buttons, carrying the page's anti-CSRF token, from the owner's
+   * signed-in browser session `credential`. A request that sees too many wrong tokens is denied.
+   */
+  decideFromPage(
+    pairingId: string,
+    pageToken: unknown,
+    decision: 'approved' | 'denied',
+    credential: string,
+  ): PairingSummary {
     const now = this.o.clock.now();
-    this.limiter.check(now);
+    this.limiter.check(credential, now);
     const request = this.pending.get(pairingId, now);
     if (!request || typeof pageToken !== 'string' || !secretsEqual(pageToken, request.pageToken)) {
-      this.limiter.fail(now);
+      this.limiter.fail(credential, now);
+      if (request?.state === 'pending' && ++request.wrongPosts >= MAX_WRONG_POSTS_PER_REQUEST) {
+        this.pending.decide(request, 'denied', now);
+        this.o.log.warn('pairing request denied after too many wrong approval posts', {
+          name: request.name,
+          origin: request.origin,
+        });
+      }
       throw new TabgateError(
         'pairing_forbidden',
         'This approval did not come from the pairing page; reload it.',
@@ -196,6 +211,11 @@ export class PairingService {
 
   listGrants(): PairingGrant[] {
     return this.o.grants.list();
+  }
+
+  /** Whether a pairing request with this id is remembered (pending, decided or finished lately). */
+  knows(pairingId: string): boolean {
+    return this.pending.get(pairingId, this.o.clock.now()) !== null;
   }
 
   listPending(): PairingSummary[] {

@@ -28,6 +28,8 @@ export interface PairingRequest {
   expiresAt: number;
   state: PairingState;
   decidedAt: number | null;
+  /** Approval page posts for this request whose page token was wrong. */
+  wrongPosts: number;
 }
 
 export class PendingPairings {
@@ -57,6 +59,7 @@ export class PendingPairings {
       expiresAt: now + PAIRING_TTL_SECONDS * 1000,
       state: 'pending',
       decidedAt: null,
+      wrongPosts: 0,
     };
     this.byId.set(request.id, request);
     return request;

@@ -28,6 +28,8 @@ export interface ControllerEndpointDeps {
   originGuard: OriginGuard;
   log: Logger;
   keepaliveMs?: number;
+  /** A ticket upgraded this socket to a controller socket (the connection limits stop counting it). */
+  onAccepted?: (socket: Duplex) => void;
 }
 
 const STATUS_TEXT: Record<number, string> = { 401: 'Unauthorized', 403: 'Forbidden', 404: 'Not Found' };
@@ -98,6 +100,7 @@ export class ControllerEndpoint {
       refuse(socket, 401, 'invalid_ticket');
       return true;
     }
+    this.d.onAccepted?.(socket);
     this.wss.handleUpgrade(req, socket, head, (ws) => {
       const connection = new ControllerConnection(ws, consumed.scope, this.d.broker, this.d.log);
       this.connections.add(connection);
