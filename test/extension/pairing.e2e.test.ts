@@ -41,7 +41,12 @@ describe('pairing in the browser', () => {
     const { approve_url: approveUrl } = await requestPairing(stage);
     const { sessionId: page } = await stage.browser.cdp.openPage(approveUrl);
     await waitFor('the approval page', () =>
-      stage.browser.cdp.evaluate<boolean>(page, `Boolean(document.getElementById('approve'))`),
+      stage.browser.cdp
+        .evaluate<boolean>(
+          page,
+          `Boolean(document.getElementById('approve')) && document.readyState === 'complete'`,
+        )
+        .catch(() => false),
     );
     const shown = await stage.browser.cdp.evaluate<{ signIn: boolean; disabled: boolean }>(
       page,
@@ -73,7 +78,12 @@ describe('pairing in the browser', () => {
     const link = stage.gw.gateway.signInLink(new URL(approveUrl).pathname);
     const { sessionId: page } = await stage.browser.cdp.openPage(link);
     await waitFor('the approval page', () =>
-      stage.browser.cdp.evaluate<boolean>(page, `Boolean(document.getElementById('approve'))`),
+      stage.browser.cdp
+        .evaluate<boolean>(
+          page,
+          `Boolean(document.getElementById('approve')) && document.readyState === 'complete'`,
+        )
+        .catch(() => false),
     );
     await stage.browser.cdp.evaluate(page, `document.getElementById('approve').click()`);
     const view = await waitFor('the token', async () => {
