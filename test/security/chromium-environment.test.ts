@@ -31,6 +31,8 @@ describe('the local Chromium environment', () => {
   let url: string;
   let key: string;
   let browserPids: number[];
+  /** Each browser process's command line and environment, read once: short-lived helpers come and go. */
+  let seen: { pid: number; args: string[]; env: Record<string, string> }[];
 
   before(async () => {
     site = await startTestSite();
@@ -82,6 +84,19 @@ describe('the local Chromium environment', () => {
     });
     assert.ok(browser, 'the browser process is a child of the gateway');
     browserPids = [browser, ...descendants(browser)];
+    seen = browserPids.flatMap((pid) => {
+      try {
+        return [{ pid, args: cmdline(pid), env: readEnviron(pid) }];
+      } catch (error) {
+        // A helper that exited between the listing and the read has no environment left to check.
+        if (
+          (error as NodeJS.ErrnoException).code === 'ESRCH' ||
+          (error as NodeJS.ErrnoException).code === 'ENOENT'
+        )
+          return [];
+        throw error;
+      }
+    });
   });
   after(async () => {
     if (gateway.exitCode === null) {
@@ -94,14 +109,13 @@ describe('the local Chromium environment', () => {
   });
 
   it('finds the browser and its helper processes, a renderer among them', () => {
-    const kinds = browserPids.map((pid) => /--type=([\w-]+)/.exec(cmdline(pid).join(' '))?.[1]);
+    const kinds = seen.map(({ args }) => /--type=([\w-]+)/.exec(args.join(' '))?.[1]);
     assert.ok(kinds.includes('renderer'), kinds.join(','));
-    assert.ok(browserPids.length >= 3, `${browserPids.length} processes`);
+    assert.ok(seen.length >= 3, `${seen.length} processes`);
   });
 
   it("gives no Chromium process any of the gateway's secrets, by name or by value", () => {
-    for (const pid of browserPids) {
-      const env = readEnviron(pid);
+    for (const { pid, env } of seen) {
       const text = JSON.stringify(env);
       for (const [name, value] of Object.entries(SECRETS)) {
         assert.ok(!(name in env), `${name} in process ${pid}`);
