@@ -247,5 +247,20 @@ export function snapshotCases(get: HarnessRef): void {
         assert.doesNotMatch(text, /more lines? of text/);
       }),
     );
+
+    it(
+      'names a dialog in a notice with the right article',
+      withSession(get, async (s) => {
+        await s.call('browser_navigate', { url: get().url('/snap/dialog-notice') });
+        const notices = async (label: string) => {
+          const ref = refAfter((await snapshot(s)).snapshot, `button "${label}"`);
+          return ((await s.call('browser_click', { ref })) as { notices?: string[] }).notices ?? [];
+        };
+        assert.deepEqual(await notices('Alert'), ['An alert dialog "Saved" was dismissed automatically.']);
+        assert.deepEqual(await notices('Confirm'), [
+          'A confirm dialog "Leave?" was dismissed automatically.',
+        ]);
+      }),
+    );
   });
 }

@@ -203,6 +203,11 @@ export function pages(other: string): Record<string, string> {
       `<h1>Anchors</h1><p>One.</p><p>Two.</p><p>Three.</p>
       <a href="#">Back to top</a> <a href="#comments">Comments</a>`,
     ),
+    '/snap/dialog-notice': page(
+      'Dialog notice',
+      `<h1>Dialog notice</h1>
+      <button onclick="alert('Saved')">Alert</button> <button onclick="confirm('Leave?')">Confirm</button>`,
+    ),
     '/cookies': page(
       'Cookies',
       `<h1>Cookies</h1><div id="c"></div><script>document.getElementById('c').textContent = 'cookie=' + document.cookie;</script>`,
