@@ -262,5 +262,20 @@ export function snapshotCases(get: HarnessRef): void {
         ]);
       }),
     );
+
+    it(
+      'keeps a visible control under aria-hidden, marked, and leaves hidden ones and the text around it out',
+      withSession(get, async (s) => {
+        await s.call('browser_navigate', { url: get().url('/snap/aria-hidden') });
+        for (const full of [false, true]) {
+          const text = (await snapshot(s, { full })).snapshot;
+          assert.match(text, /^link "Sign in" @e\d+ \[aria-hidden\] → \/page2$/m);
+          assert.match(text, /^link "Cart" @e\d+ \[aria-hidden\] → \/form$/m);
+          assert.doesNotMatch(text, /Welcome|Closed menu|Collapsed|Off-screen|Visually hidden|Faded/);
+        }
+        await s.call('browser_click', { ref: refAfter((await snapshot(s)).snapshot, 'link "Sign in"') });
+        assert.equal((await snapshot(s)).title, 'Page two');
+      }),
+    );
   });
 }

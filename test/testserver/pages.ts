@@ -208,6 +208,19 @@ export function pages(other: string): Record<string, string> {
       `<h1>Dialog notice</h1>
       <button onclick="alert('Saved')">Alert</button> <button onclick="confirm('Leave?')">Confirm</button>`,
     ),
+    '/snap/aria-hidden': page(
+      'Hidden roots',
+      `<h1>Hidden roots</h1>
+      <header aria-hidden="true">
+        <p>Welcome back <a href="/page2">Sign in</a></p>
+        <div style="display:none"><a href="/form">Closed menu item</a></div>
+        <ul style="max-height:0;overflow:hidden;margin:0"><li><a href="/form">Collapsed item</a></li></ul>
+        <a href="/form" style="position:absolute;left:-9999px">Off-screen copy</a>
+        <a href="/form" style="position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0)">Visually hidden</a>
+        <button style="opacity:0">Faded</button>
+      </header>
+      <a href="/form" aria-hidden="true"><span aria-hidden="true">Cart</span></a>`,
+    ),
     '/cookies': page(
       'Cookies',
       `<h1>Cookies</h1><div id="c"></div><script>document.getElementById('c').textContent = 'cookie=' + document.cookie;</script>`,

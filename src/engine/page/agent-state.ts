@@ -32,8 +32,9 @@ export interface ElementNames {
   cap: (text: string, max: number) => string;
   quote: (text: string) => string;
   roleOf: (el: Element, style: CSSStyleDeclaration, parentCursor: string) => string | null;
-  nameOf: (el: Element, role: string, fromContent?: boolean) => string;
-  describe: (el: Element, role: string, name: string, full: boolean) => string;
+  nameOf: (el: Element, role: string, fromContent?: boolean, inHidden?: boolean) => string;
+  describe: (el: Element, role: string, name: string, full: boolean, inHidden?: boolean) => string;
+  seenDespiteAriaHidden: (el: Element) => boolean;
 }
 
 export interface AgentState {
