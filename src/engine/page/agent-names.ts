@@ -1,8 +1,8 @@
 /**
  * The page side of the engine, part 2: what a snapshot says about one element — its role, its accessible
- * name (the spec's rules in short, hidden content left out), its link target, and the line of a control
+ * name (the spec's rules in short, hidden content left out), and the line of a control
  * (`role "name" @eN [states] = "value" → target`). Self-contained like the rest of `page/`; it installs
- * `state.names`, which the snapshot walk (part 3) uses.
+ * `state.names`, which the link targets (part 3) and the snapshot walk (part 4) use.
  */
 import type { AgentState } from './agent-state.js';
 
@@ -177,20 +177,6 @@ export function installElementNames(): void {
     return clean(el.getAttribute('title') ?? '');
   }
 
-  function hrefOf(el: Element): string {
-    const raw = (el.getAttribute('href') ?? '').trim();
-    // A link within the page: its fragment says more than the page's own path would (`#` is a script's).
-    if (raw.startsWith('#')) return cap(clean(raw), 100);
-    const href = (el as HTMLAnchorElement).href;
-    if (!href || href.startsWith('javascript:')) return '';
-    try {
-      const url = new URL(href);
-      return cap(url.origin === location.origin ? url.pathname + url.search + url.hash : url.href, 100);
-    } catch {
-      return '';
-    }
-  }
-
   function deepActive(): Element | null {
     let active = document.activeElement;
     while (active?.shadowRoot?.activeElement) active = active.shadowRoot.activeElement;
@@ -296,10 +282,7 @@ export function installElementNames(): void {
     } else if (el.hasAttribute('aria-valuenow')) {
       out += ' = ' + quote(clean(el.getAttribute('aria-valuenow') ?? ''));
     }
-    if (role === 'link') {
-      const href = hrefOf(el);
-      if (href) out += ' → ' + href;
-    }
+    if (role === 'link') out += state!.links?.mark(el, name) ?? '';
     return out;
   }
 

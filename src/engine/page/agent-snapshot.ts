@@ -1,5 +1,5 @@
 /**
- * The page side of the engine, part 3: the snapshot walk. A DOM walk over one frame's document (open
+ * The page side of the engine, part 4: the snapshot walk. A DOM walk over one frame's document (open
  * shadow roots included) producing the terse line format of docs/snapshot-format.md. Text is joined as
  * the browser lays it out: inline pieces touch, blocks and `<br>` start a new line, `<pre>` keeps its
  * spaces and line breaks. Each control's piece is wrapped in `\u0004…\u0005` so the engine knows where a
@@ -80,6 +80,7 @@ export function installSnapshotWalker(): void {
   };
 
   state.snapshot = (full: boolean): string => {
+    state.links?.begin(full);
     const lines: string[] = [];
     const textOnly: boolean[] = [];
     let size = 0;
@@ -265,6 +266,7 @@ export function installSnapshotWalker(): void {
     }
     flush(0);
     if (stopped) lines.push('… (the page is too large; the rest was not read)');
-    return full ? lines.join('\n') : compactRuns(lines, textOnly);
+    const text = full ? lines.join('\n') : compactRuns(lines, textOnly);
+    return state.links ? state.links.settle(text) : text;
   };
 }

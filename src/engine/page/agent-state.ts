@@ -37,6 +37,14 @@ export interface ElementNames {
   seenDespiteAriaHidden: (el: Element) => boolean;
 }
 
+/** Link targets (`agent-links.ts`): marked during a walk, decided once the whole frame is known. */
+export interface LinkTargets {
+  begin: (full: boolean) => void;
+  /** What follows the link's piece: ` → target`, nothing, or a marker that `settle` replaces. */
+  mark: (el: Element, name: string) => string;
+  settle: (text: string) => string;
+}
+
 export interface AgentState {
   ids: WeakMap<Element, number>;
   elements: Map<number, WeakRef<Element>>;
@@ -47,6 +55,7 @@ export interface AgentState {
   contains(target: Element, node: Node | null): boolean;
   describe(el: Element): string;
   names?: ElementNames;
+  links?: LinkTargets;
   snapshot?: (full: boolean) => string;
   /** Removes the armed click probe's listeners and returns what it saw. */
   disarmClick?: () => ClickProbe;
