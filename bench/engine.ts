@@ -22,6 +22,7 @@ const PAGES = {
   '5,000-element table': '/table',
   'long article': '/article',
   iframes: '/frames',
+  'link-heavy page': '/snap/links',
 };
 const CHROMIUM = process.env.CHROME_PATH ?? '/usr/bin/chromium';
 

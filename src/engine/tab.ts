@@ -130,8 +130,9 @@ export class Tab {
         const accept = dialog.type === 'beforeunload';
         session.send('Page.handleJavaScriptDialog', { accept }).catch(() => undefined);
         const text = JSON.stringify(dialog.message.slice(0, 300));
+        const article = /^[aeiou]/.test(dialog.type) ? 'An' : 'A';
         this.notice(
-          `A ${dialog.type} dialog ${text} was ${accept ? 'accepted' : 'dismissed'} automatically.`,
+          `${article} ${dialog.type} dialog ${text} was ${accept ? 'accepted' : 'dismissed'} automatically.`,
         );
       }),
       session.on<AttachedToTarget>('Target.attachedToTarget', (event) => void this.adopt(event)),

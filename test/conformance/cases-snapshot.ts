@@ -247,5 +247,73 @@ export function snapshotCases(get: HarnessRef): void {
         assert.doesNotMatch(text, /more lines? of text/);
       }),
     );
+
+    it(
+      'names a dialog in a notice with the right article',
+      withSession(get, async (s) => {
+        await s.call('browser_navigate', { url: get().url('/snap/dialog-notice') });
+        const notices = async (label: string) => {
+          const ref = refAfter((await snapshot(s)).snapshot, `button "${label}"`);
+          return ((await s.call('browser_click', { ref })) as { notices?: string[] }).notices ?? [];
+        };
+        assert.deepEqual(await notices('Alert'), ['An alert dialog "Saved" was dismissed automatically.']);
+        assert.deepEqual(await notices('Confirm'), [
+          'A confirm dialog "Leave?" was dismissed automatically.',
+        ]);
+      }),
+    );
+
+    it(
+      'keeps a visible control under aria-hidden, marked, and leaves hidden ones and the text around it out',
+      withSession(get, async (s) => {
+        await s.call('browser_navigate', { url: get().url('/snap/aria-hidden') });
+        for (const full of [false, true]) {
+          const text = (await snapshot(s, { full })).snapshot;
+          assert.match(text, /^link "Sign in" @e\d+ \[aria-hidden\] → \/page2$/m);
+          assert.match(text, /^link "Cart" @e\d+ \[aria-hidden\] → \/form$/m);
+          assert.doesNotMatch(text, /Welcome|Closed menu|Collapsed|Off-screen|Visually hidden|Faded/);
+        }
+        await s.call('browser_click', { ref: refAfter((await snapshot(s)).snapshot, 'link "Sign in"') });
+        assert.equal((await snapshot(s)).title, 'Page two');
+      }),
+    );
+
+    it(
+      'shows a link target only where it says something, shortened, and never makes two links look the same',
+      withSession(get, async (s) => {
+        await s.call('browser_navigate', { url: get().url('/snap/links') });
+        const compact = (await snapshot(s)).snapshot;
+        assert.match(compact, /link "Story 3 headline" @e\d+ → \/story\/3 link "Partner story 3"/);
+        assert.match(
+          compact,
+          /link "Partner story 3" @e\d+ → news\.example\.com\/r\?url=partner\.example\.org\/news\/story-3$/m,
+        );
+        assert.match(compact, /link "2" @e\d+ → \/list\?page=2$/m);
+        assert.match(compact, /link "docs\.example\.com" @e\d+ link "\/about" @e\d+$/m);
+        assert.match(compact, /link "Red shoe" @e\d+ → \/product\?color=red /);
+        assert.match(
+          compact,
+          /link "Plain" @e\d+ → \/page2 link "Tracked" @e\d+ → \/page2\?utm_source=footer$/m,
+        );
+        assert.match(compact, /link "Ad one" @e\d+ → \/go\?t=a1a1a1a1a1a1a1a1… link "Ad two"/);
+        // full: true keeps every target whole; in compact mode, one shown target is one destination.
+        const whole = new Map<string, string>();
+        for (const [, ref, target] of (await fullText(s)).matchAll(/(@e\d+) → (\S+)/g))
+          whole.set(ref ?? '', target ?? '');
+        assert.match(
+          whole.get(refAfter(compact, 'link "Story 3 headline"')) ?? '',
+          /^\/story\/3\?utm_source=home&utm_medium=card&utm_campaign=frontpage-2026&sid=8f3a9c2e71d04b6a$/,
+        );
+        const destinations = new Map<string, Set<string>>();
+        for (const [, ref, target] of compact.matchAll(/(@e\d+) → (\S+)/g)) {
+          const set = destinations.get(target ?? '') ?? new Set<string>();
+          set.add(whole.get(ref ?? '') ?? '');
+          destinations.set(target ?? '', set);
+        }
+        for (const [target, set] of destinations)
+          assert.equal(set.size, 1, `${target} stands for ${[...set].join(', ')}`);
+        assert.equal(destinations.size, 48);
+      }),
+    );
   });
 }

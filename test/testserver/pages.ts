@@ -203,6 +203,39 @@ export function pages(other: string): Record<string, string> {
       `<h1>Anchors</h1><p>One.</p><p>Two.</p><p>Three.</p>
       <a href="#">Back to top</a> <a href="#comments">Comments</a>`,
     ),
+    '/snap/dialog-notice': page(
+      'Dialog notice',
+      `<h1>Dialog notice</h1>
+      <button onclick="alert('Saved')">Alert</button> <button onclick="confirm('Leave?')">Confirm</button>`,
+    ),
+    '/snap/aria-hidden': page(
+      'Hidden roots',
+      `<h1>Hidden roots</h1>
+      <header aria-hidden="true">
+        <p>Welcome back <a href="/page2">Sign in</a></p>
+        <div style="display:none"><a href="/form">Closed menu item</a></div>
+        <ul style="max-height:0;overflow:hidden;margin:0"><li><a href="/form">Collapsed item</a></li></ul>
+        <a href="/form" style="position:absolute;left:-9999px">Off-screen copy</a>
+        <a href="/form" style="position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0)">Visually hidden</a>
+        <button style="opacity:0">Faded</button>
+      </header>
+      <a href="/form" aria-hidden="true"><span aria-hidden="true">Cart</span></a>`,
+    ),
+    // Issue 14: link targets an agent can read; tracking URLs used to fill a third of a snapshot.
+    '/snap/links': page(
+      'Front page',
+      `<h1>Front page</h1>${Array.from(
+        { length: 20 },
+        (_, i) =>
+          `<article><a href="/story/${i}?utm_source=home&utm_medium=card&utm_campaign=frontpage-2026&sid=8f3a9c2e71d04b6a">Story ${i} headline</a>
+          <a href="https://news.example.com/r?url=${encodeURIComponent(`https://partner.example.org/news/story-${i}?ref=front`)}&sig=${(i * 7919).toString(16).padStart(8, '0').repeat(8)}&ts=1764600000">Partner story ${i}</a></article>`,
+      ).join('')}
+      <nav><a href="/list?page=1&sid=8f3a9c2e71d04b6a">1</a> <a href="/list?page=2&sid=8f3a9c2e71d04b6a">2</a></nav>
+      <p><a href="https://www.docs.example.com/">docs.example.com</a> <a href="/about">/about</a></p>
+      <p><a href="/product?id=7&color=red">Red shoe</a> <a href="/product?id=7&color=blue">Blue shoe</a></p>
+      <p><a href="/page2">Plain</a> <a href="/page2?utm_source=footer">Tracked</a></p>
+      <p><a href="/go?t=${'a1'.repeat(32)}">Ad one</a> <a href="/go?t=${'b2'.repeat(32)}">Ad two</a></p>`,
+    ),
     '/cookies': page(
       'Cookies',
       `<h1>Cookies</h1><div id="c"></div><script>document.getElementById('c').textContent = 'cookie=' + document.cookie;</script>`,

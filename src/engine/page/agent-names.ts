@@ -1,8 +1,8 @@
 /**
  * The page side of the engine, part 2: what a snapshot says about one element — its role, its accessible
- * name (the spec's rules in short, hidden content left out), its link target, and the line of a control
+ * name (the spec's rules in short, hidden content left out), and the line of a control
  * (`role "name" @eN [states] = "value" → target`). Self-contained like the rest of `page/`; it installs
- * `state.names`, which the snapshot walk (part 3) uses.
+ * `state.names`, which the link targets (part 3) and the snapshot walk (part 4) use.
  */
 import type { AgentState } from './agent-state.js';
 
@@ -61,9 +61,10 @@ export function installElementNames(): void {
    * The text a reader sees in `root`, joined as the browser lays it out: inline pieces touch
    * (`Un<em>believ</em>able`), blocks and line breaks are set apart. Hidden content (display: none,
    * visibility: hidden, aria-hidden) is left out, an image counts as its alt text and an element with an
-   * `aria-label` as that label. Stops reading once it has well over `max` characters.
+   * `aria-label` as that label; inside an `aria-hidden` tree (`inHidden`) that attribute hides nothing
+   * more, as in the accessible-name spec. Stops reading once it has well over `max` characters.
    */
-  function visibleText(root: Element, max: number, skipButtons: boolean): string {
+  function visibleText(root: Element, max: number, skipButtons: boolean, inHidden = false): string {
     let out = '';
     const visit = (node: Node): void => {
       if (out.length > max * 4) return;
@@ -73,7 +74,7 @@ export function installElementNames(): void {
       }
       if (!(node instanceof Element) || SKIP.has(node.tagName) || FIELDS.has(node.tagName)) return;
       if (skipButtons && node.tagName === 'BUTTON') return;
-      if (node.getAttribute('aria-hidden') === 'true') return;
+      if (!inHidden && node.getAttribute('aria-hidden') === 'true') return;
       const style = getComputedStyle(node);
       if (style.display === 'none' || style.visibility === 'hidden' || style.visibility === 'collapse')
         return;
@@ -92,8 +93,8 @@ export function installElementNames(): void {
     return clean(out);
   }
 
-  function contentText(el: Element): string {
-    const text = visibleText(el, NAME_MAX, false);
+  function contentText(el: Element, inHidden: boolean): string {
+    const text = visibleText(el, NAME_MAX, false, inHidden);
     if (text) return text;
     // An icon-only control: the title of its SVG.
     return clean(el.querySelector('svg title')?.textContent ?? '');
@@ -127,8 +128,11 @@ export function installElementNames(): void {
     return null;
   }
 
-  /** The accessible name; `fromContent: false` leaves the element's own text out (a container's). */
-  function nameOf(el: Element, role: string, fromContent = true): string {
+  /**
+   * The accessible name; `fromContent: false` leaves the element's own text out (a container's), and
+   * `inHidden` says the element sits in an `aria-hidden` tree (its hidden content then counts).
+   */
+  function nameOf(el: Element, role: string, fromContent = true, inHidden = false): string {
     const labelledBy = el.getAttribute('aria-labelledby');
     if (labelledBy) {
       const root = el.getRootNode() as Document | ShadowRoot;
@@ -167,30 +171,52 @@ export function installElementNames(): void {
       return legend ? visibleText(legend, NAME_MAX, false) : '';
     }
     if (fromContent && NAME_FROM_CONTENT.has(role)) {
-      const text = contentText(el);
+      const text = contentText(el, inHidden);
       if (text) return text;
     }
     return clean(el.getAttribute('title') ?? '');
-  }
-
-  function hrefOf(el: Element): string {
-    const raw = (el.getAttribute('href') ?? '').trim();
-    // A link within the page: its fragment says more than the page's own path would (`#` is a script's).
-    if (raw.startsWith('#')) return cap(clean(raw), 100);
-    const href = (el as HTMLAnchorElement).href;
-    if (!href || href.startsWith('javascript:')) return '';
-    try {
-      const url = new URL(href);
-      return cap(url.origin === location.origin ? url.pathname + url.search + url.hash : url.href, 100);
-    } catch {
-      return '';
-    }
   }
 
   function deepActive(): Element | null {
     let active = document.activeElement;
     while (active?.shadowRoot?.activeElement) active = active.shadowRoot.activeElement;
     return active;
+  }
+
+  /**
+   * Whether an element in an `aria-hidden` tree is still there for a sighted user: a box of more than a
+   * pixel inside the page's layout, not clipped away by an ancestor, not transparent, not inert. Sites
+   * put aria-hidden on visible controls (a sign-in link); a closed menu or an off-screen copy fails here.
+   */
+  function seenDespiteAriaHidden(el: Element): boolean {
+    const rect = el.getBoundingClientRect();
+    const page = document.scrollingElement ?? document.documentElement;
+    let left = Math.max(rect.left, -scrollX);
+    let top = Math.max(rect.top, -scrollY);
+    let right = Math.min(rect.right, page.scrollWidth - scrollX);
+    let bottom = Math.min(rect.bottom, page.scrollHeight - scrollY);
+    for (let node: Element | null = el; node; node = node.parentElement ?? hostOf(node)) {
+      if (right - left <= 1 || bottom - top <= 1) return false;
+      if (node.hasAttribute('inert')) return false;
+      const style = getComputedStyle(node);
+      if (style.opacity === '0') return false;
+      // The root's and the body's overflow is the viewport's: the page's layout, already applied above.
+      if (node === el || node === document.body || node === document.documentElement) continue;
+      // What overflows a `hidden` or `clip` box is never seen; a scrolling box can bring it into view.
+      const box = node.getBoundingClientRect();
+      if (/hidden|clip/.test(style.overflowX))
+        [left, right] = [Math.max(left, box.left), Math.min(right, box.right)];
+      else if (style.overflowX !== 'visible' && box.width <= 1) return false;
+      if (/hidden|clip/.test(style.overflowY))
+        [top, bottom] = [Math.max(top, box.top), Math.min(bottom, box.bottom)];
+      else if (style.overflowY !== 'visible' && box.height <= 1) return false;
+    }
+    return true;
+  }
+
+  function hostOf(node: Element): Element | null {
+    const root = node.getRootNode();
+    return root instanceof ShadowRoot ? root.host : null;
   }
 
   function statesOf(el: Element, secret: boolean): string[] {
@@ -218,8 +244,11 @@ export function installElementNames(): void {
     return states;
   }
 
-  /** The control's line piece; the ref is written as a marker (`\u0001<id>\u0002`) the engine replaces. */
-  function describe(el: Element, role: string, name: string, full: boolean): string {
+  /**
+   * The control's line piece; the ref is written as a marker (`\u0001<id>\u0002`) the engine replaces.
+   * `inHidden` marks a control kept in an `aria-hidden` tree (`[aria-hidden]`).
+   */
+  function describe(el: Element, role: string, name: string, full: boolean, inHidden = false): string {
     let out = role + (name ? ' ' + quote(cap(name, NAME_MAX)) : '') + ' \u0001' + state!.idOf(el) + '\u0002';
     const input = el instanceof HTMLInputElement ? el : null;
     // Passwords, card numbers and codes, and one-time codes: the value itself never leaves the page.
@@ -230,6 +259,7 @@ export function installElementNames(): void {
           input.getAttribute('autocomplete') ?? '',
         ));
     const states = statesOf(el, secret);
+    if (inHidden) states.push('aria-hidden');
     if (states.length > 0) out += ` [${states.join(', ')}]`;
     const limit = full ? 500 : 80;
     if (el instanceof HTMLSelectElement) {
@@ -252,12 +282,9 @@ export function installElementNames(): void {
     } else if (el.hasAttribute('aria-valuenow')) {
       out += ' = ' + quote(clean(el.getAttribute('aria-valuenow') ?? ''));
     }
-    if (role === 'link') {
-      const href = hrefOf(el);
-      if (href) out += ' → ' + href;
-    }
+    if (role === 'link') out += state!.links?.mark(el, name) ?? '';
     return out;
   }
 
-  state.names = { NAME_MAX, clean, cap, quote, roleOf, nameOf, describe };
+  state.names = { NAME_MAX, clean, cap, quote, roleOf, nameOf, describe, seenDespiteAriaHidden };
 }

@@ -1,5 +1,5 @@
 /**
- * The page side of the engine, part 3: the snapshot walk. A DOM walk over one frame's document (open
+ * The page side of the engine, part 4: the snapshot walk. A DOM walk over one frame's document (open
  * shadow roots included) producing the terse line format of docs/snapshot-format.md. Text is joined as
  * the browser lays it out: inline pieces touch, blocks and `<br>` start a new line, `<pre>` keeps its
  * spaces and line breaks. Each control's piece is wrapped in `\u0004…\u0005` so the engine knows where a
@@ -80,6 +80,7 @@ export function installSnapshotWalker(): void {
   };
 
   state.snapshot = (full: boolean): string => {
+    state.links?.begin(full);
     const lines: string[] = [];
     const textOnly: boolean[] = [];
     let size = 0;
@@ -130,10 +131,18 @@ export function installSnapshotWalker(): void {
         pre = true;
       });
     };
-    const control = (el: Element, role: string, name: string) =>
-      '\u0004' + names.describe(el, role, name, full) + '\u0005';
+    const control = (el: Element, role: string, name: string, inHidden: boolean) =>
+      '\u0004' + names.describe(el, role, name, full, inHidden) + '\u0005';
 
-    const walkChildren = (parent: Element, depth: number, quiet: boolean, cursor: string, inPre: boolean) => {
+    // `hidden`: inside an aria-hidden tree, where only controls a user can still see are kept.
+    const walkChildren = (
+      parent: Element,
+      depth: number,
+      quiet: boolean,
+      cursor: string,
+      inPre: boolean,
+      hidden: boolean,
+    ) => {
       let kids: Iterable<Node> = parent.shadowRoot ? parent.shadowRoot.childNodes : parent.childNodes;
       if (parent instanceof HTMLSlotElement) {
         const assigned = parent.assignedNodes({ flatten: true });
@@ -141,23 +150,31 @@ export function installSnapshotWalker(): void {
       }
       for (const kid of kids) {
         if (stopped) return;
-        walk(kid, depth, quiet, cursor, inPre);
+        walk(kid, depth, quiet, cursor, inPre, hidden);
       }
     };
-    const walk = (node: Node, depth: number, quiet: boolean, parentCursor: string, inPre: boolean): void => {
+    const walk = (
+      node: Node,
+      depth: number,
+      quiet: boolean,
+      parentCursor: string,
+      inPre: boolean,
+      inHidden: boolean,
+    ): void => {
       if (node.nodeType === Node.TEXT_NODE) {
-        if (quiet) return;
+        if (quiet || inHidden) return;
         if (inPre) addPre((node as Text).data, depth);
         else addText((node as Text).data);
         return;
       }
       if (!(node instanceof Element) || SKIP.has(node.tagName)) return;
       const el = node;
-      if (el.getAttribute('aria-hidden') === 'true') return;
       const style = getComputedStyle(el);
       if (style.display === 'none' || style.visibility === 'hidden' || style.visibility === 'collapse')
         return;
+      const hidden = inHidden || el.getAttribute('aria-hidden') === 'true';
       if (el.tagName === 'IFRAME' || el.tagName === 'FRAME') {
+        if (hidden) return;
         flush(depth);
         const title = clean(el.getAttribute('title') ?? el.getAttribute('name') ?? '');
         push(
@@ -169,23 +186,24 @@ export function installSnapshotWalker(): void {
       const display = style.display;
       const block = !display.startsWith('inline') && display !== 'contents' && display !== 'table-cell';
       const keepSpaces = /^(pre|break-spaces)/.test(style.whiteSpace);
-      if (display === 'table-cell' && line.trim() !== '') addPiece('|');
-      if (role && INTERACTIVE.has(role)) {
+      if (display === 'table-cell' && line.trim() !== '' && !hidden) addPiece('|');
+      if (role && INTERACTIVE.has(role) && (!hidden || names.seenDespiteAriaHidden(el))) {
         const field = !ACTION_ROLES.has(role);
         // A control around other controls, or around more text than a name holds (a clickable card, a
         // link around a whole teaser), keeps its ref on a line of its own and its content is walked.
         if (!field) {
           const nested = el.querySelector(NESTED_CONTROL) !== null;
-          const name = nested ? '' : names.nameOf(el, role);
+          const name = nested ? '' : names.nameOf(el, role, true, hidden);
           if (nested || name.length > NAME_MAX) {
             flush(depth);
-            push(indent(depth) + control(el, role, names.nameOf(el, role, false)) + ':');
-            walkChildren(el, depth + 1, quiet, style.cursor, keepSpaces);
+            push(indent(depth) + control(el, role, names.nameOf(el, role, false, hidden), hidden) + ':');
+            // What a user sees inside a control they can see is read like any other content.
+            walkChildren(el, depth + 1, quiet, style.cursor, keepSpaces, false);
             flush(depth + 1);
             return;
           }
           if (block || hasField) flush(depth);
-          addPiece(control(el, role, name));
+          addPiece(control(el, role, name, hidden));
           interactive = true;
           hasField = false;
           if (block) flush(depth);
@@ -193,16 +211,23 @@ export function installSnapshotWalker(): void {
         }
         // A form field gets its own line; links and buttons may share a line with text and each other.
         if (block || hasField || interactive) flush(depth);
-        addPiece(control(el, role, names.nameOf(el, role)));
+        addPiece(control(el, role, names.nameOf(el, role, true, hidden), hidden));
         interactive = true;
         hasField = true;
+        if (block) flush(depth);
+        return;
+      }
+      if (hidden) {
+        // Nothing but the controls still seen: no text, headings, landmarks or images of their own.
+        if (block || el.tagName === 'BR') flush(depth);
+        walkChildren(el, depth, quiet, style.cursor, keepSpaces, true);
         if (block) flush(depth);
         return;
       }
       if (role === 'heading') {
         flush(depth);
         heading = Number(el.getAttribute('aria-level')) || Number(el.tagName.slice(1)) || 2;
-        walkChildren(el, depth, quiet, style.cursor, keepSpaces);
+        walkChildren(el, depth, quiet, style.cursor, keepSpaces, false);
         flush(depth);
         return;
       }
@@ -212,7 +237,7 @@ export function installSnapshotWalker(): void {
         flush(depth);
         const mark = lines.length;
         push(indent(depth) + landmark + (landmarkName ? ' ' + quote(landmarkName) : '') + ':');
-        walkChildren(el, depth + 1, quiet, style.cursor, keepSpaces);
+        walkChildren(el, depth + 1, quiet, style.cursor, keepSpaces, false);
         flush(depth + 1);
         if (lines.length === mark + 1) {
           lines.pop();
@@ -231,16 +256,17 @@ export function installSnapshotWalker(): void {
       }
       const labelling = el instanceof HTMLLabelElement && el.control !== null;
       if (block) flush(depth);
-      walkChildren(el, depth, quiet || labelling, style.cursor, keepSpaces);
+      walkChildren(el, depth, quiet || labelling, style.cursor, keepSpaces, false);
       if (block) flush(depth);
     };
     const root = document.body ?? document.documentElement;
     if (root) {
       const style = getComputedStyle(root);
-      walkChildren(root, 0, false, style.cursor, /^(pre|break-spaces)/.test(style.whiteSpace));
+      walkChildren(root, 0, false, style.cursor, /^(pre|break-spaces)/.test(style.whiteSpace), false);
     }
     flush(0);
     if (stopped) lines.push('… (the page is too large; the rest was not read)');
-    return full ? lines.join('\n') : compactRuns(lines, textOnly);
+    const text = full ? lines.join('\n') : compactRuns(lines, textOnly);
+    return state.links ? state.links.settle(text) : text;
   };
 }

@@ -32,8 +32,17 @@ export interface ElementNames {
   cap: (text: string, max: number) => string;
   quote: (text: string) => string;
   roleOf: (el: Element, style: CSSStyleDeclaration, parentCursor: string) => string | null;
-  nameOf: (el: Element, role: string, fromContent?: boolean) => string;
-  describe: (el: Element, role: string, name: string, full: boolean) => string;
+  nameOf: (el: Element, role: string, fromContent?: boolean, inHidden?: boolean) => string;
+  describe: (el: Element, role: string, name: string, full: boolean, inHidden?: boolean) => string;
+  seenDespiteAriaHidden: (el: Element) => boolean;
+}
+
+/** Link targets (`agent-links.ts`): marked during a walk, decided once the whole frame is known. */
+export interface LinkTargets {
+  begin: (full: boolean) => void;
+  /** What follows the link's piece: ` → target`, nothing, or a marker that `settle` replaces. */
+  mark: (el: Element, name: string) => string;
+  settle: (text: string) => string;
 }
 
 export interface AgentState {
@@ -46,6 +55,7 @@ export interface AgentState {
   contains(target: Element, node: Node | null): boolean;
   describe(el: Element): string;
   names?: ElementNames;
+  links?: LinkTargets;
   snapshot?: (full: boolean) => string;
   /** Removes the armed click probe's listeners and returns what it saw. */
   disarmClick?: () => ClickProbe;

@@ -5,6 +5,7 @@
  */
 import { installAgentState } from './agent-state.js';
 import { installElementNames } from './agent-names.js';
+import { installLinkTargets } from './agent-links.js';
 import { installSnapshotWalker } from './agent-snapshot.js';
 
 export const WORLD_NAME = '__tabgate_world';
@@ -13,6 +14,7 @@ export const INSTALL_EXPRESSION = `(() => {
   const __name = (target) => target;
   (${installAgentState.toString()})();
   (${installElementNames.toString()})();
+  (${installLinkTargets.toString()})();
   (${installSnapshotWalker.toString()})();
   return true;
 })()`;
