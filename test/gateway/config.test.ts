@@ -140,6 +140,15 @@ describe('configuration', () => {
     assert.throws(() => loadConfig({ home: home('gateway: [unclosed\n') }), ConfigError);
   });
 
+  it('maps the admission limits to the backend settings, with defaults', () => {
+    const defaults = browserSettingsOf(loadConfig({ home: home() }));
+    assert.ok(defaults.maxSessions >= 1 && defaults.maxConcurrentActions >= 1);
+    const dir = home('browser:\n  max_sessions: 8\n  max_concurrent_actions: 2\n');
+    const settings = browserSettingsOf(loadConfig({ home: dir }));
+    assert.equal(settings.maxSessions, 8);
+    assert.equal(settings.maxConcurrentActions, 2);
+  });
+
   it('maps browser.* to the backend settings, CHROME_PATH only as a fallback', () => {
     const fromEnv = browserSettingsOf(loadConfig({ home: home(), env: { CHROME_PATH: '/opt/chrome' } }));
     assert.equal(fromEnv.executablePath, '/opt/chrome');

@@ -9,6 +9,7 @@ import {
   DEFAULT_PORT,
   isCloudMetadataHost,
 } from '../../protocol/index.js';
+import { DEFAULT_MAX_CONCURRENT_ACTIONS, DEFAULT_MAX_SESSIONS } from '../backends/settings.js';
 
 const EXTENSION_ORIGIN_PATTERN = /^chrome-extension:\/\/[a-p]{32}$/;
 
@@ -98,6 +99,8 @@ export const configSchema = z.object({
       inactivity_timeout: seconds.default(120),
       snapshot_max_chars: z.number().int().min(1000).default(15_000),
       command_timeout: seconds.default(30),
+      max_sessions: count.default(DEFAULT_MAX_SESSIONS),
+      max_concurrent_actions: count.default(DEFAULT_MAX_CONCURRENT_ACTIONS),
       allow_private_urls: z.boolean().default(false),
       /** Private hosts a remote browser may open although allow_private_urls is off (a staging host). */
       allowed_private_hosts: z.array(privateHost).default([]),
@@ -117,6 +120,8 @@ export const configSchema = z.object({
       inactivity_timeout: 120,
       snapshot_max_chars: 15_000,
       command_timeout: 30,
+      max_sessions: DEFAULT_MAX_SESSIONS,
+      max_concurrent_actions: DEFAULT_MAX_CONCURRENT_ACTIONS,
       allow_private_urls: false,
       allowed_private_hosts: [],
       remote_cdp: {},
