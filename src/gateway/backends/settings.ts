@@ -9,6 +9,8 @@
  */
 export const DEFAULT_MAX_SESSIONS = 20;
 export const DEFAULT_MAX_CONCURRENT_ACTIONS = 4;
+/** Below this an agent thinking between two calls would find its session reset. */
+export const MIN_INACTIVITY_TIMEOUT_SECONDS = 30;
 
 export interface BrowserSettings {
   /** Explicit browser binary (`browser.executable_path`, else `CHROME_PATH`); else Debian's /usr/bin/chromium. */

@@ -2,7 +2,8 @@
  * A `BrowserBackend` on the engine over one browser connection, whatever opened it (a Chromium we
  * launched, a provider's CDP URL). It owns the session bookkeeping every such backend needs: one
  * context per session opened lazily, calls of a session run one at a time under the command timeout,
- * idle sessions swept, a lost browser reported once per affected session as `browser_crashed`, and admission: at most `max_sessions` contexts and
+ * idle sessions swept (the next call says so with a `session_reset` notice), a lost browser reported
+ * once per affected session as `browser_crashed`, and admission: at most `max_sessions` contexts and
  * `max_concurrent_actions` calls at once, the rest queued briefly, then refused with `browser_busy`.
  */
 import { TabgateError } from '../../../protocol/index.js';
@@ -54,6 +55,8 @@ export class EngineBackend implements BrowserBackend {
   private connected: Promise<Connected> | undefined;
   private readonly sessions = new Map<string, SessionState>();
   private readonly crashed = new Set<string>();
+  /** Sessions closed for inactivity whose next call has not been told yet (oldest first, bounded). */
+  private readonly reset = new Set<string>();
   private readonly admission: Admission;
   private readonly sweeper: NodeJS.Timeout;
   private readonly policy: NetworkPolicy;
@@ -97,7 +100,12 @@ export class EngineBackend implements BrowserBackend {
     const state = this.sessionState(call);
     const run = state.queue.then(() => this.runNow(call, state));
     state.queue = run.catch(() => undefined);
-    return run;
+    if (!this.reset.has(call.sessionId)) return run;
+    // Told once, with the first result: a refused call leaves the news for the next one.
+    return run.then((result) => {
+      this.reset.delete(call.sessionId);
+      return withResetNotice(result, this.settings);
+    });
   }
 
   /**
@@ -281,13 +289,28 @@ export class EngineBackend implements BrowserBackend {
     for (const [sessionId, state] of this.sessions) {
       if (state.busy === 0 && now - state.lastUsed > idleMs) {
         this.log.info('closing idle browser session', { backend: this.name, session: sessionId });
-        await this.closeSession(sessionId);
+        const hadPages = state.context !== undefined;
+        // Marked once the session is forgotten (synchronously) but before the close completes, so a call
+        // that arrives meanwhile is the one told.
+        const closing = this.closeSession(sessionId);
+        if (hadPages) this.markReset(sessionId);
+        await closing;
       }
+    }
+  }
+
+  private markReset(sessionId: string): void {
+    this.reset.add(sessionId);
+    // Bounded: sessions that never call again are forgotten oldest first.
+    for (const oldest of this.reset) {
+      if (this.reset.size <= MAX_RESET_NOTICES) break;
+      this.reset.delete(oldest);
     }
   }
 
   async closeSession(sessionId: string): Promise<void> {
     this.crashed.delete(sessionId);
+    this.reset.delete(sessionId);
     const state = this.forget(sessionId);
     if (!state?.context) return;
     try {
@@ -314,6 +337,7 @@ export class EngineBackend implements BrowserBackend {
     clearInterval(this.sweeper);
     for (const sessionId of [...this.sessions.keys()]) this.forget(sessionId);
     this.crashed.clear();
+    this.reset.clear();
     const connected = this.connected;
     this.connected = undefined;
     if (!connected) return;
@@ -324,4 +348,17 @@ export class EngineBackend implements BrowserBackend {
       // Nothing was opened, or it is gone already.
     }
   }
+}
+
+const MAX_RESET_NOTICES = 10_000;
+
+/** The result of the first call after an idle reset, with a notice that says what was lost. */
+function withResetNotice(result: unknown, settings: BrowserSettings): unknown {
+  const notice =
+    `session_reset: this session was idle for more than ${settings.inactivityTimeoutSeconds} s ` +
+    '(browser.inactivity_timeout), so its browser was closed; pages, cookies and refs are gone and it ' +
+    'started again from about:blank.';
+  if (typeof result !== 'object' || result === null || Array.isArray(result)) return result;
+  const earlier = (result as { notices?: unknown }).notices;
+  return { ...result, notices: [notice, ...(Array.isArray(earlier) ? (earlier as unknown[]) : [])] };
 }
