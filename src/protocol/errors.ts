@@ -111,6 +111,10 @@ export const ERROR_TABLE = {
     status: 503,
     hint: 'The browser crashed; the next call starts a fresh one. Navigate again.',
   },
+  browser_busy: {
+    status: 503,
+    hint: 'The browser is serving as many sessions or actions as it can; retry after the time the message (and the Retry-After header) gives.',
+  },
   provider_not_configured: { status: 503, hint: 'Configure the cloud provider with `tabgate tools`.' },
   provider_error: {
     status: 502,
@@ -201,6 +205,12 @@ export class TabgateError extends Error {
   get controllerCode(): string | undefined {
     const value = this.details?.controller_code;
     return typeof value === 'string' && CONTROLLER_CODE_PATTERN.test(value) ? value : undefined;
+  }
+
+  /** Seconds to wait before retrying (`Retry-After`), for refusals that know it (`browser_busy`). */
+  get retryAfterSeconds(): number | undefined {
+    const value = this.details?.retry_after_seconds;
+    return typeof value === 'number' && Number.isFinite(value) && value > 0 ? Math.ceil(value) : undefined;
   }
 
   toBody(): ErrorBody {

@@ -10,7 +10,7 @@ import { createLocalChromiumBackend } from '../../src/gateway/backends/cdp/index
 import type { ToolCall } from '../../src/gateway/backends/backend.js';
 import { DEFAULT_BROWSER_SETTINGS } from '../../src/gateway/backends/settings.js';
 import { silentLogger } from '../../src/log/logger.js';
-import type { SnapshotResult, ToolName } from '../../src/protocol/index.js';
+import type { ResultNotices, SnapshotResult, ToolName } from '../../src/protocol/index.js';
 import { startTestSite, type TestSite } from '../testserver/server.js';
 import { chromiumPidsWith } from './chromium-processes.js';
 
@@ -49,7 +49,7 @@ describe('local Chromium backend', () => {
     }
   });
 
-  it('closes an idle session: its pages are gone on the next call', async () => {
+  it('closes an idle session: its pages are gone, and the next call says so once with session_reset', async () => {
     const marker = `--tabgate-test-marker=${randomUUID()}`;
     const backend = createLocalChromiumBackend(
       { ...DEFAULT_BROWSER_SETTINGS, inactivityTimeoutSeconds: 0.3, chromiumArgs: [marker] },
@@ -58,8 +58,11 @@ describe('local Chromium backend', () => {
     try {
       await call(backend, 'idle', 'browser_navigate', { url: site.url('/page2') });
       await new Promise((resolve) => setTimeout(resolve, 1200));
-      const after = (await call(backend, 'idle', 'browser_snapshot', {})) as SnapshotResult;
+      const after = (await call(backend, 'idle', 'browser_snapshot', {})) as SnapshotResult & ResultNotices;
       assert.equal(after.url, 'about:blank');
+      assert.match(after.notices?.[0] ?? '', /^session_reset: .*idle.*about:blank/);
+      const next = (await call(backend, 'idle', 'browser_snapshot', {})) as ResultNotices;
+      assert.equal(next.notices, undefined);
     } finally {
       await backend.close();
     }

@@ -140,6 +140,28 @@ describe('configuration', () => {
     assert.throws(() => loadConfig({ home: home('gateway: [unclosed\n') }), ConfigError);
   });
 
+  it('refuses a browser.inactivity_timeout under 30 seconds, naming the key', () => {
+    assert.throws(
+      () => loadConfig({ home: home('browser:\n  inactivity_timeout: 10\n') }),
+      (error: unknown) =>
+        error instanceof ConfigError &&
+        /browser\.inactivity_timeout \(line 2, column 3\)/.test(error.message),
+    );
+    assert.equal(
+      loadConfig({ home: home('browser:\n  inactivity_timeout: 30\n') }).browser.inactivity_timeout,
+      30,
+    );
+  });
+
+  it('maps the admission limits to the backend settings, with defaults', () => {
+    const defaults = browserSettingsOf(loadConfig({ home: home() }));
+    assert.ok(defaults.maxSessions >= 1 && defaults.maxConcurrentActions >= 1);
+    const dir = home('browser:\n  max_sessions: 8\n  max_concurrent_actions: 2\n');
+    const settings = browserSettingsOf(loadConfig({ home: dir }));
+    assert.equal(settings.maxSessions, 8);
+    assert.equal(settings.maxConcurrentActions, 2);
+  });
+
   it('maps browser.* to the backend settings, CHROME_PATH only as a fallback', () => {
     const fromEnv = browserSettingsOf(loadConfig({ home: home(), env: { CHROME_PATH: '/opt/chrome' } }));
     assert.equal(fromEnv.executablePath, '/opt/chrome');

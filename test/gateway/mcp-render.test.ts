@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { pageSnapshot } from '../../src/engine/index.js';
-import { renderToolResult } from '../../src/gateway/mcp/render.js';
+import { Slots } from '../../src/gateway/backends/admission.js';
+import { renderToolError, renderToolResult } from '../../src/gateway/mcp/render.js';
 
 describe('MCP rendering of snapshots', () => {
   it('a cut snapshot carries one note on how to read on, the pager’s', () => {
@@ -13,5 +14,22 @@ describe('MCP rendering of snapshots', () => {
     assert.equal(rendered.match(/read on/g)?.length, 1);
     assert.match(rendered, /^Page: A — http:\/\/a\.test\/\n/);
     assert.ok(rendered.endsWith(`offset=${page.next_offset} to read on.`));
+  });
+});
+
+describe('MCP rendering of a refusal', () => {
+  it('browser_busy is a tool error whose message says when to retry', async () => {
+    const slots = new Slots({
+      what: 'open browser sessions',
+      limit: 1,
+      queueLength: 0,
+      retryAfterSeconds: 10,
+    });
+    await slots.acquire(Date.now());
+    const refused = await slots.acquire(Date.now()).catch((error: unknown) => error);
+    const result = renderToolError(refused);
+    assert.equal(result.isError, true);
+    const [content] = result.content;
+    assert.match(content?.type === 'text' ? content.text : '', /^Error browser_busy: .*retry in 10 s/);
   });
 });

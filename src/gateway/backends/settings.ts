@@ -2,6 +2,16 @@
  * What the CDP backends need from configuration, resolved once at start (config → this object), so a
  * backend never reads files or the environment itself.
  */
+/**
+ * Sized on the reference machine (2 cores, 24 GB; docs/gateway.md, "Admission"): memory would hold many
+ * more contexts, but every new session's first navigation competes for the same two cores, and 20 is
+ * what a burst of new sessions gets served at acceptable latency there.
+ */
+export const DEFAULT_MAX_SESSIONS = 20;
+export const DEFAULT_MAX_CONCURRENT_ACTIONS = 4;
+/** Below this an agent thinking between two calls would find its session reset. */
+export const MIN_INACTIVITY_TIMEOUT_SECONDS = 30;
+
 export interface BrowserSettings {
   /** Explicit browser binary (`browser.executable_path`, else `CHROME_PATH`); else Debian's /usr/bin/chromium. */
   executablePath: string | undefined;
@@ -15,6 +25,10 @@ export interface BrowserSettings {
   snapshotMaxChars: number;
   /** `browser.command_timeout`, seconds: the cap on one tool call, navigation included. */
   commandTimeoutSeconds: number;
+  /** `browser.max_sessions`: browser contexts (provider sessions) open at once; more wait, then `browser_busy`. */
+  maxSessions: number;
+  /** `browser.max_concurrent_actions`: tool calls running at once per browser; more wait, then `browser_busy`. */
+  maxConcurrentActions: number;
   /** `browser.allow_private_urls`: lets remote backends open private addresses. */
   allowPrivateUrls: boolean;
   /** `browser.allowed_private_hosts`: private hosts a remote backend may open all the same. */
@@ -28,6 +42,8 @@ export const DEFAULT_BROWSER_SETTINGS: BrowserSettings = {
   inactivityTimeoutSeconds: 120,
   snapshotMaxChars: 15_000,
   commandTimeoutSeconds: 30,
+  maxSessions: DEFAULT_MAX_SESSIONS,
+  maxConcurrentActions: DEFAULT_MAX_CONCURRENT_ACTIONS,
   allowPrivateUrls: false,
   allowedPrivateHosts: [],
 };

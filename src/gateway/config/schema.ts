@@ -9,6 +9,11 @@ import {
   DEFAULT_PORT,
   isCloudMetadataHost,
 } from '../../protocol/index.js';
+import {
+  DEFAULT_MAX_CONCURRENT_ACTIONS,
+  DEFAULT_MAX_SESSIONS,
+  MIN_INACTIVITY_TIMEOUT_SECONDS,
+} from '../backends/settings.js';
 
 const EXTENSION_ORIGIN_PATTERN = /^chrome-extension:\/\/[a-p]{32}$/;
 
@@ -95,9 +100,12 @@ export const configSchema = z.object({
       executable_path: z.string().min(1).optional(),
       headed: z.boolean().default(false),
       chromium_args: z.array(z.string()).default([]),
-      inactivity_timeout: seconds.default(120),
+      /** At least 30 s: a shorter one resets sessions while an agent is still thinking. */
+      inactivity_timeout: seconds.min(MIN_INACTIVITY_TIMEOUT_SECONDS).default(120),
       snapshot_max_chars: z.number().int().min(1000).default(15_000),
       command_timeout: seconds.default(30),
+      max_sessions: count.default(DEFAULT_MAX_SESSIONS),
+      max_concurrent_actions: count.default(DEFAULT_MAX_CONCURRENT_ACTIONS),
       allow_private_urls: z.boolean().default(false),
       /** Private hosts a remote browser may open although allow_private_urls is off (a staging host). */
       allowed_private_hosts: z.array(privateHost).default([]),
@@ -117,6 +125,8 @@ export const configSchema = z.object({
       inactivity_timeout: 120,
       snapshot_max_chars: 15_000,
       command_timeout: 30,
+      max_sessions: DEFAULT_MAX_SESSIONS,
+      max_concurrent_actions: DEFAULT_MAX_CONCURRENT_ACTIONS,
       allow_private_urls: false,
       allowed_private_hosts: [],
       remote_cdp: {},

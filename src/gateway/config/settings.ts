@@ -11,6 +11,8 @@ export function browserSettingsOf(config: GatewayConfig): BrowserSettings {
     inactivityTimeoutSeconds: browser.inactivity_timeout,
     snapshotMaxChars: browser.snapshot_max_chars,
     commandTimeoutSeconds: browser.command_timeout,
+    maxSessions: browser.max_sessions,
+    maxConcurrentActions: browser.max_concurrent_actions,
     allowPrivateUrls: browser.allow_private_urls,
     allowedPrivateHosts: [...browser.allowed_private_hosts],
   };

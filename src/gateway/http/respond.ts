@@ -1,16 +1,22 @@
 /**
  * The one place an HTTP response body is written, errors included: every error is
  * `{"error": {"code", "message"}}` from a TabgateError; anything else is a 500 `internal_error` whose
- * details go to the log only.
+ * details go to the log only. A refusal that knows when to retry (`browser_busy`) sets `Retry-After`.
  */
 import type { ServerResponse } from 'node:http';
 import { isTabgateError, TabgateError } from '../../protocol/index.js';
 import type { Logger } from '../../log/logger.js';
 
-export function sendJson(res: ServerResponse, status: number, body: unknown): void {
+export function sendJson(
+  res: ServerResponse,
+  status: number,
+  body: unknown,
+  headers: Record<string, string> = {},
+): void {
   if (res.headersSent || res.destroyed) return;
   const text = body === undefined ? '' : JSON.stringify(body);
   res.writeHead(status, {
+    ...headers,
     'content-type': 'application/json; charset=utf-8',
     'content-length': Buffer.byteLength(text),
     'cache-control': 'no-store',
@@ -34,5 +40,11 @@ export function toTabgateError(error: unknown, log: Logger, where: string): Tabg
 
 export function sendError(res: ServerResponse, error: unknown, log: Logger, where: string): void {
   const tabgateError = toTabgateError(error, log, where);
-  sendJson(res, tabgateError.status, tabgateError.toBody());
+  const retryAfter = tabgateError.retryAfterSeconds;
+  sendJson(
+    res,
+    tabgateError.status,
+    tabgateError.toBody(),
+    retryAfter === undefined ? {} : { 'retry-after': String(retryAfter) },
+  );
 }

@@ -2,11 +2,14 @@
  * A `BrowserBackend` on the engine over one browser connection, whatever opened it (a Chromium we
  * launched, a provider's CDP URL). It owns the session bookkeeping every such backend needs: one
  * context per session opened lazily, calls of a session run one at a time under the command timeout,
- * idle sessions swept, and a lost browser reported once per affected session as `browser_crashed`.
+ * idle sessions swept (the next call says so with a `session_reset` notice), a lost browser reported
+ * once per affected session as `browser_crashed`, and admission: at most `max_sessions` contexts and
+ * `max_concurrent_actions` calls at once, the rest queued briefly, then refused with `browser_busy`.
  */
 import { TabgateError } from '../../../protocol/index.js';
 import { BrowserEngine, runTool, type ContextSession, type EngineOptions } from '../../../engine/index.js';
 import type { Logger } from '../../../log/logger.js';
+import { Admission, type Release } from '../admission.js';
 import type { BrowserBackend, ToolCall } from '../backend.js';
 import { NetworkPolicy, type Resolver } from '../network-policy.js';
 import type { BrowserSettings } from '../settings.js';
@@ -31,7 +34,12 @@ export interface BrowserSource {
 }
 
 interface SessionState {
-  context: Promise<ContextSession>;
+  /** Settles once the session holds a slot of `max_sessions` (or was refused one). */
+  admitted: Promise<void>;
+  /** Gives back that slot; set once it is granted. */
+  release: Release;
+  /** Opened by the session's first admitted call. */
+  context: Promise<ContextSession> | undefined;
   lastUsed: number;
   busy: number;
   queue: Promise<unknown>;
@@ -47,6 +55,9 @@ export class EngineBackend implements BrowserBackend {
   private connected: Promise<Connected> | undefined;
   private readonly sessions = new Map<string, SessionState>();
   private readonly crashed = new Set<string>();
+  /** Sessions closed for inactivity whose next call has not been told yet (oldest first, bounded). */
+  private readonly reset = new Set<string>();
+  private readonly admission: Admission;
   private readonly sweeper: NodeJS.Timeout;
   private readonly policy: NetworkPolicy;
   private closing = false;
@@ -57,6 +68,7 @@ export class EngineBackend implements BrowserBackend {
     private readonly log: Logger,
   ) {
     this.name = source.name;
+    this.admission = new Admission(settings);
     this.policy = new NetworkPolicy({
       remote: source.remote,
       allowPrivateUrls: settings.allowPrivateUrls,
@@ -85,28 +97,84 @@ export class EngineBackend implements BrowserBackend {
         'The browser crashed and this session lost its pages; the next call starts a fresh browser.',
       );
     }
-    const state = this.sessionState(call.sessionId);
+    const state = this.sessionState(call);
     const run = state.queue.then(() => this.runNow(call, state));
     state.queue = run.catch(() => undefined);
-    return run;
+    if (!this.reset.has(call.sessionId)) return run;
+    // Told once, with the first result: a refused call leaves the news for the next one.
+    return run.then((result) => {
+      this.reset.delete(call.sessionId);
+      return withResetNotice(result, this.settings);
+    });
   }
 
-  private sessionState(sessionId: string): SessionState {
-    let state = this.sessions.get(sessionId);
-    if (!state) {
-      const context = this.connect().then(({ engine }) =>
-        engine.openSession({ isolated: this.source.isolated }),
-      );
-      context.catch(() => this.sessions.delete(sessionId));
-      state = { context, lastUsed: Date.now(), busy: 0, queue: Promise.resolve() };
-      this.sessions.set(sessionId, state);
-    }
+  /**
+   * The session's bookkeeping, admitted once a slot of `max_sessions` is free: a session that holds one
+   * is never refused for it again, until it is closed, idles out or loses its browser.
+   */
+  private sessionState(call: ToolCall): SessionState {
+    const { sessionId } = call;
+    const existing = this.sessions.get(sessionId);
+    if (existing) return existing;
+    const state: SessionState = {
+      admitted: this.admission.sessions.acquire(this.admission.admitBy(), call.signal).then((release) => {
+        state.release = release;
+        if (this.sessions.get(sessionId) === state) return;
+        release();
+        throw new TabgateError(
+          'backend_unavailable',
+          'The session was closed while it waited for the browser.',
+        );
+      }),
+      release: () => undefined,
+      context: undefined,
+      lastUsed: Date.now(),
+      busy: 0,
+      queue: Promise.resolve(),
+    };
+    state.admitted.catch(() => {
+      if (this.sessions.get(sessionId) === state) this.sessions.delete(sessionId);
+    });
+    this.sessions.set(sessionId, state);
     return state;
+  }
+
+  /**
+   * The session's context, opened on its first call (inside that call's action slot, so a burst of new
+   * sessions opens contexts `max_concurrent_actions` at a time, not all at once).
+   */
+  private contextOf(sessionId: string, state: SessionState): Promise<ContextSession> {
+    if (state.context) return state.context;
+    if (this.sessions.get(sessionId) !== state)
+      throw new TabgateError(
+        'backend_unavailable',
+        'The session was closed while it waited for the browser.',
+      );
+    const context = this.connect().then(({ engine }) =>
+      engine.openSession({ isolated: this.source.isolated }),
+    );
+    context.catch(() => {
+      if (this.sessions.get(sessionId) === state) this.forget(sessionId);
+    });
+    state.context = context;
+    return context;
+  }
+
+  /** Runs `work` in one of the browser's `max_concurrent_actions` slots. */
+  private async inActionSlot<T>(call: ToolCall, admitBy: number, work: () => Promise<T>): Promise<T> {
+    const release = await this.admission.actions.acquire(admitBy, call.signal);
+    try {
+      return await work();
+    } finally {
+      release();
+    }
   }
 
   private async runNow(call: ToolCall, state: SessionState): Promise<unknown> {
     state.busy++;
     state.lastUsed = Date.now();
+    // One admission window for the whole call: a new session's wait for its slot counts against it.
+    const admitBy = this.admission.admitBy();
     const timeoutMs = this.options.commandTimeoutMs;
     let timer: NodeJS.Timeout | undefined;
     const deadline = new Promise<never>((_resolve, reject) => {
@@ -129,12 +197,19 @@ export class EngineBackend implements BrowserBackend {
     // whatever error the engine happened to meet first (a stale world, a refused write).
     let ranOn: CdpConnection | undefined;
     try {
-      const work = state.context.then(async (context) => {
-        ranOn = (await this.connected)?.browser.connection;
-        return runTool(context, call.tool, call.args, this.options);
-      });
+      const work = state.admitted.then(() =>
+        this.inActionSlot(call, admitBy, async () => {
+          const context = await this.contextOf(call.sessionId, state);
+          ranOn = (await this.connected)?.browser.connection;
+          return runTool(context, call.tool, call.args, this.options);
+        }),
+      );
       return await Promise.race([work, deadline, aborted]);
     } catch (error) {
+      // Refused before it ever had a context: the slot goes back, so a retry competes afresh and a caller
+      // that gives up holds nothing until the idle sweep.
+      if (error instanceof TabgateError && error.code === 'browser_busy' && !state.context)
+        if (this.sessions.get(call.sessionId) === state) this.forget(call.sessionId);
       throw this.translate(ranOn?.closed === true ? new Error('connection closed') : error, call);
     } finally {
       clearTimeout(timer);
@@ -151,7 +226,7 @@ export class EngineBackend implements BrowserBackend {
       /connection (is )?closed|Target closed|Session closed/i.test(String(error))
     ) {
       this.crashed.delete(call.sessionId);
-      this.sessions.delete(call.sessionId);
+      this.forget(call.sessionId);
       return new TabgateError(
         'browser_crashed',
         'The browser went away during this call; the next call starts a fresh browser.',
@@ -198,8 +273,10 @@ export class EngineBackend implements BrowserBackend {
     browser.connection.onClose((reason) => {
       if (this.closing || this.connected !== current) return;
       this.log.warn('browser lost', { backend: this.name, reason });
-      for (const sessionId of this.sessions.keys()) this.crashed.add(sessionId);
-      this.sessions.clear();
+      for (const sessionId of [...this.sessions.keys()]) {
+        this.crashed.add(sessionId);
+        this.forget(sessionId);
+      }
       this.connected = undefined;
       void browser.dispose();
     });
@@ -212,16 +289,30 @@ export class EngineBackend implements BrowserBackend {
     for (const [sessionId, state] of this.sessions) {
       if (state.busy === 0 && now - state.lastUsed > idleMs) {
         this.log.info('closing idle browser session', { backend: this.name, session: sessionId });
-        await this.closeSession(sessionId);
+        const hadPages = state.context !== undefined;
+        // Marked once the session is forgotten (synchronously) but before the close completes, so a call
+        // that arrives meanwhile is the one told.
+        const closing = this.closeSession(sessionId);
+        if (hadPages) this.markReset(sessionId);
+        await closing;
       }
+    }
+  }
+
+  private markReset(sessionId: string): void {
+    this.reset.add(sessionId);
+    // Bounded: sessions that never call again are forgotten oldest first.
+    for (const oldest of this.reset) {
+      if (this.reset.size <= MAX_RESET_NOTICES) break;
+      this.reset.delete(oldest);
     }
   }
 
   async closeSession(sessionId: string): Promise<void> {
     this.crashed.delete(sessionId);
-    const state = this.sessions.get(sessionId);
-    if (!state) return;
-    this.sessions.delete(sessionId);
+    this.reset.delete(sessionId);
+    const state = this.forget(sessionId);
+    if (!state?.context) return;
     try {
       const context = await state.context;
       const { engine } = await this.connect();
@@ -231,12 +322,22 @@ export class EngineBackend implements BrowserBackend {
     }
   }
 
+  /** Drops the session's bookkeeping and gives back its slot; the context itself is the caller's. */
+  private forget(sessionId: string): SessionState | undefined {
+    const state = this.sessions.get(sessionId);
+    if (!state) return undefined;
+    this.sessions.delete(sessionId);
+    state.release();
+    return state;
+  }
+
   async close(): Promise<void> {
     if (this.closing) return;
     this.closing = true;
     clearInterval(this.sweeper);
-    this.sessions.clear();
+    for (const sessionId of [...this.sessions.keys()]) this.forget(sessionId);
     this.crashed.clear();
+    this.reset.clear();
     const connected = this.connected;
     this.connected = undefined;
     if (!connected) return;
@@ -247,4 +348,17 @@ export class EngineBackend implements BrowserBackend {
       // Nothing was opened, or it is gone already.
     }
   }
+}
+
+const MAX_RESET_NOTICES = 10_000;
+
+/** The result of the first call after an idle reset, with a notice that says what was lost. */
+function withResetNotice(result: unknown, settings: BrowserSettings): unknown {
+  const notice =
+    `session_reset: this session was idle for more than ${settings.inactivityTimeoutSeconds} s ` +
+    '(browser.inactivity_timeout), so its browser was closed; pages, cookies and refs are gone and it ' +
+    'started again from about:blank.';
+  if (typeof result !== 'object' || result === null || Array.isArray(result)) return result;
+  const earlier = (result as { notices?: unknown }).notices;
+  return { ...result, notices: [notice, ...(Array.isArray(earlier) ? (earlier as unknown[]) : [])] };
 }

@@ -3,12 +3,15 @@
  * lazily on the first call; tabgate's own engine drives the returned CDP URL (through the CDP-URL
  * backend), so the toolset is the same as on the local Chromium. The provider session is released on
  * session close, after `browser.inactivity_timeout` idle, and on shutdown; one past its `expires_at` is
- * replaced on the next call. Provider failures reach the agent as `provider_not_configured` or
+ * replaced on the next call. At most `browser.max_sessions` provider sessions are open at once (a
+ * newcomer waits briefly, then gets `browser_busy`); calls within each are bounded by its engine backend.
+ * Provider failures reach the agent as `provider_not_configured` or
  * `provider_error`: there is never a silent switch to another browser.
  */
 import { TabgateError } from '../../../protocol/index.js';
 import type { BrowserProvider, ProviderSessionMetadata } from '../../../providers/api.js';
 import type { Logger } from '../../../log/logger.js';
+import { Admission, type Release } from '../admission.js';
 import type { BrowserBackend, ToolCall } from '../backend.js';
 import { checkNavigation, NetworkPolicy, type Resolver } from '../network-policy.js';
 import type { BrowserSettings } from '../settings.js';
@@ -37,6 +40,8 @@ interface ProviderSession {
   engine: BrowserBackend;
   lastUsed: number;
   busy: number;
+  /** Gives back the session's slot of `max_sessions`. */
+  release: Release;
 }
 
 export class ProviderBackend implements BrowserBackend {
@@ -44,10 +49,12 @@ export class ProviderBackend implements BrowserBackend {
   private readonly sessions = new Map<string, Promise<ProviderSession>>();
   private readonly sweeper: NodeJS.Timeout;
   private readonly policy: NetworkPolicy;
+  private readonly admission: Admission;
   private closing = false;
 
   constructor(private readonly options: ProviderBackendOptions) {
     this.name = options.provider.name;
+    this.admission = new Admission(options.settings);
     this.policy = new NetworkPolicy({
       remote: true,
       allowPrivateUrls: options.settings.allowPrivateUrls,
@@ -65,7 +72,7 @@ export class ProviderBackend implements BrowserBackend {
     // every request the browser then makes, redirects and page-initiated ones included.
     if (call.tool === 'browser_navigate')
       await checkNavigation((call.args as { url: string }).url, this.policy);
-    const session = await this.session(call.sessionId);
+    const session = await this.session(call);
     session.busy++;
     session.lastUsed = Date.now();
     try {
@@ -77,7 +84,8 @@ export class ProviderBackend implements BrowserBackend {
   }
 
   /** The live session, created on first use and replaced when the provider says it has expired. */
-  private async session(sessionId: string): Promise<ProviderSession> {
+  private async session(call: ToolCall): Promise<ProviderSession> {
+    const { sessionId } = call;
     let pending = this.sessions.get(sessionId);
     if (pending) {
       const current = await pending.catch(() => undefined);
@@ -93,7 +101,9 @@ export class ProviderBackend implements BrowserBackend {
     }
     pending = this.sessions.get(sessionId);
     if (pending) return pending;
-    const created = this.create(sessionId);
+    const created = this.admission.sessions
+      .acquire(this.admission.admitBy(), call.signal)
+      .then((release) => this.create(sessionId, release));
     this.sessions.set(sessionId, created);
     created.catch(() => {
       if (this.sessions.get(sessionId) === created) this.sessions.delete(sessionId);
@@ -101,10 +111,17 @@ export class ProviderBackend implements BrowserBackend {
     return created;
   }
 
-  private async create(sessionId: string): Promise<ProviderSession> {
+  private async create(sessionId: string, slot: Release): Promise<ProviderSession> {
     const { provider, log } = this.options;
-    const metadata = await provider.createSession(sessionId);
+    let metadata: ProviderSessionMetadata;
+    try {
+      metadata = await provider.createSession(sessionId);
+    } catch (error) {
+      slot();
+      throw error;
+    }
     if (this.closing) {
+      slot();
       // Shut down while the vendor was creating it: release, so no cloud browser is left running.
       await this.release(metadata, 'close');
       throw new TabgateError('backend_unavailable', 'The browser backend is shutting down.');
@@ -121,7 +138,7 @@ export class ProviderBackend implements BrowserBackend {
       remote: true,
       isolated: metadata.features.shared_browser === true,
     });
-    return { metadata, engine, lastUsed: Date.now(), busy: 0 };
+    return { metadata, engine, lastUsed: Date.now(), busy: 0, release: slot };
   }
 
   /** The provider sessions open now, by tabgate session id (for diagnostics and tests). */
@@ -174,6 +191,7 @@ export class ProviderBackend implements BrowserBackend {
     if (!session) return;
     await session.engine.close().catch(() => undefined);
     await this.release(session.metadata, 'close');
+    session.release();
   }
 
   async close(): Promise<void> {
@@ -196,6 +214,7 @@ export class ProviderBackend implements BrowserBackend {
       pending.map(async (entry) => {
         const session = await entry.catch(() => undefined);
         if (!session) return;
+        session.release();
         await Promise.all([
           session.engine.close().catch(() => undefined),
           this.release(session.metadata, 'emergency'),
