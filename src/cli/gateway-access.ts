@@ -7,6 +7,7 @@ import { resolveApiKey } from '../gateway/auth/api-key.js';
 import { operatorKeyFile, readOperatorKey } from '../gateway/operator/index.js';
 import { GatewayClient } from '../gateway/client/gateway-client.js';
 import { loadConfig, type GatewayConfig } from '../gateway/config/index.js';
+import { isTabgateError } from '../protocol/index.js';
 
 export function gatewayUrlOf(config: GatewayConfig, explicit: string | undefined): string {
   if (explicit) return explicit;
@@ -41,4 +42,14 @@ export function operatorTarget(explicitUrl: string | undefined): { baseUrl: stri
     );
   }
   return { baseUrl: gatewayUrlOf(config, explicitUrl), operatorKey };
+}
+
+/** A client that acts as the owner: the operator key as its bearer. */
+export function operatorClient(target: { baseUrl: string; operatorKey: string }): GatewayClient {
+  return new GatewayClient({ baseUrl: target.baseUrl, apiKey: target.operatorKey });
+}
+
+/** A failure as the person at the terminal reads it: `<message> (<code>)` for the gateway's own. */
+export function describeFailure(error: unknown): string {
+  return isTabgateError(error) ? `${error.message} (${error.code})` : (error as Error).message;
 }

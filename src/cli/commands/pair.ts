@@ -4,10 +4,8 @@
  * extension shows.
  */
 import type { Command } from 'commander';
-import { GatewayClient } from '../../gateway/client/gateway-client.js';
 import type { PairingGrant } from '../../gateway/pairing/grant-store.js';
-import { isTabgateError } from '../../protocol/index.js';
-import { operatorTarget } from '../gateway-access.js';
+import { describeFailure, operatorClient, operatorTarget } from '../gateway-access.js';
 
 export interface PairTarget {
   baseUrl: string;
@@ -17,14 +15,9 @@ export interface PairTarget {
 /** One call of the pairing API; a refusal reads `<message> (<code>)` for the person at the terminal. */
 async function call(target: PairTarget, method: string, path: string, body?: unknown): Promise<unknown> {
   try {
-    return await new GatewayClient({ baseUrl: target.baseUrl, apiKey: target.operatorKey }).request(
-      method,
-      path,
-      body,
-    );
+    return await operatorClient(target).request(method, path, body);
   } catch (error) {
-    if (isTabgateError(error)) throw new Error(`${error.message} (${error.code})`);
-    throw error;
+    throw new Error(describeFailure(error));
   }
 }
 

@@ -4,9 +4,7 @@
  * fail closed); this is the one explicit, audited way, and it needs the owner's operator key.
  */
 import type { Command } from 'commander';
-import { GatewayClient } from '../../gateway/client/gateway-client.js';
-import { isTabgateError } from '../../protocol/index.js';
-import { operatorTarget } from '../gateway-access.js';
+import { describeFailure, operatorClient, operatorTarget } from '../gateway-access.js';
 
 export function sessionCommand(program: Command): void {
   const session = program
@@ -20,13 +18,11 @@ export function sessionCommand(program: Command): void {
     )
     .action(async (id: string) => {
       try {
-        const target = operatorTarget(session.opts<{ gateway?: string }>().gateway);
-        const client = new GatewayClient({ baseUrl: target.baseUrl, apiKey: target.operatorKey });
+        const client = operatorClient(operatorTarget(session.opts<{ gateway?: string }>().gateway));
         await client.request('POST', `/v1/sessions/${encodeURIComponent(id)}/release`, {});
         process.stdout.write(`Released ${id}: its calls may now use the default backend.\n`);
       } catch (error) {
-        const message = isTabgateError(error) ? `${error.message} (${error.code})` : (error as Error).message;
-        process.stderr.write(`tabgate session release: ${message}\n`);
+        process.stderr.write(`tabgate session release: ${describeFailure(error)}\n`);
         process.exitCode = 1;
       }
     });

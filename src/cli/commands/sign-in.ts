@@ -4,16 +4,17 @@
  * which agents never hold; the link works once, for ten minutes.
  */
 import type { Command } from 'commander';
-import { GatewayClient } from '../../gateway/client/gateway-client.js';
 import { SIGN_IN_LINKS_PATH } from '../../gateway/operator/index.js';
-import { isTabgateError } from '../../protocol/index.js';
-import { operatorTarget } from '../gateway-access.js';
+import { describeFailure, operatorClient, operatorTarget } from '../gateway-access.js';
 
 export async function signInLink(target: { baseUrl: string; operatorKey: string }, next?: string) {
-  const client = new GatewayClient({ baseUrl: target.baseUrl, apiKey: target.operatorKey });
-  return client.request<{ url: string; expires_in_seconds: number }>('POST', SIGN_IN_LINKS_PATH, {
-    ...(next ? { next } : {}),
-  });
+  return operatorClient(target).request<{ url: string; expires_in_seconds: number }>(
+    'POST',
+    SIGN_IN_LINKS_PATH,
+    {
+      ...(next ? { next } : {}),
+    },
+  );
 }
 
 export function signInCommand(program: Command): void {
@@ -29,8 +30,7 @@ export function signInCommand(program: Command): void {
           `Open this link in the browser you pair tabgate's extension from (it works once, for ${Math.round(link.expires_in_seconds / 60)} minutes):\n${link.url}\n`,
         );
       } catch (error) {
-        const message = isTabgateError(error) ? `${error.message} (${error.code})` : (error as Error).message;
-        process.stderr.write(`tabgate sign-in: ${message}\n`);
+        process.stderr.write(`tabgate sign-in: ${describeFailure(error)}\n`);
         process.exitCode = 1;
       }
     });
