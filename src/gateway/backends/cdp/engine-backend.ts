@@ -10,6 +10,7 @@ import { TabgateError } from '../../../protocol/index.js';
 import { BrowserEngine, runTool, type ContextSession, type EngineOptions } from '../../../engine/index.js';
 import type { Logger } from '../../../log/logger.js';
 import { Admission, type Release } from '../admission.js';
+import { ResetNotices } from './reset-notices.js';
 import type { BrowserBackend, ToolCall } from '../backend.js';
 import { NetworkPolicy, type Resolver } from '../network-policy.js';
 import type { BrowserSettings } from '../settings.js';
@@ -56,7 +57,7 @@ export class EngineBackend implements BrowserBackend {
   private readonly sessions = new Map<string, SessionState>();
   private readonly crashed = new Set<string>();
   /** Sessions closed for inactivity whose next call has not been told yet (oldest first, bounded). */
-  private readonly reset = new Set<string>();
+  private readonly reset: ResetNotices;
   private readonly admission: Admission;
   private readonly sweeper: NodeJS.Timeout;
   private readonly policy: NetworkPolicy;
@@ -69,6 +70,7 @@ export class EngineBackend implements BrowserBackend {
   ) {
     this.name = source.name;
     this.admission = new Admission(settings);
+    this.reset = new ResetNotices(settings);
     this.policy = new NetworkPolicy({
       remote: source.remote,
       allowPrivateUrls: settings.allowPrivateUrls,
@@ -100,12 +102,7 @@ export class EngineBackend implements BrowserBackend {
     const state = this.sessionState(call);
     const run = state.queue.then(() => this.runNow(call, state));
     state.queue = run.catch(() => undefined);
-    if (!this.reset.has(call.sessionId)) return run;
-    // Told once, with the first result: a refused call leaves the news for the next one.
-    return run.then((result) => {
-      this.reset.delete(call.sessionId);
-      return withResetNotice(result, this.settings);
-    });
+    return this.reset.deliver(call.sessionId, run);
   }
 
   /**
@@ -293,24 +290,15 @@ export class EngineBackend implements BrowserBackend {
         // Marked once the session is forgotten (synchronously) but before the close completes, so a call
         // that arrives meanwhile is the one told.
         const closing = this.closeSession(sessionId);
-        if (hadPages) this.markReset(sessionId);
+        if (hadPages) this.reset.mark(sessionId);
         await closing;
       }
     }
   }
 
-  private markReset(sessionId: string): void {
-    this.reset.add(sessionId);
-    // Bounded: sessions that never call again are forgotten oldest first.
-    for (const oldest of this.reset) {
-      if (this.reset.size <= MAX_RESET_NOTICES) break;
-      this.reset.delete(oldest);
-    }
-  }
-
   async closeSession(sessionId: string): Promise<void> {
     this.crashed.delete(sessionId);
-    this.reset.delete(sessionId);
+    this.reset.forget(sessionId);
     const state = this.forget(sessionId);
     if (!state?.context) return;
     try {
@@ -348,17 +336,4 @@ export class EngineBackend implements BrowserBackend {
       // Nothing was opened, or it is gone already.
     }
   }
-}
-
-const MAX_RESET_NOTICES = 10_000;
-
-/** The result of the first call after an idle reset, with a notice that says what was lost. */
-function withResetNotice(result: unknown, settings: BrowserSettings): unknown {
-  const notice =
-    `session_reset: this session was idle for more than ${settings.inactivityTimeoutSeconds} s ` +
-    '(browser.inactivity_timeout), so its browser was closed; pages, cookies and refs are gone and it ' +
-    'started again from about:blank.';
-  if (typeof result !== 'object' || result === null || Array.isArray(result)) return result;
-  const earlier = (result as { notices?: unknown }).notices;
-  return { ...result, notices: [notice, ...(Array.isArray(earlier) ? (earlier as unknown[]) : [])] };
 }
