@@ -139,11 +139,14 @@ describe('the local Chromium sandbox, for real', () => {
             browserNs,
             `renderer ${pid} has its own user namespace`,
           );
-          assert.match(
-            fs.readFileSync(`/proc/${pid}/status`, 'utf8'),
-            /^Seccomp:\s+2$/m,
-            `renderer ${pid} runs under seccomp`,
-          );
+          // A renderer forked a moment ago installs its filter as it starts: give it that moment.
+          const deadline = Date.now() + 10_000;
+          let status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
+          while (!/^Seccomp:\s+2$/m.test(status) && Date.now() < deadline) {
+            await new Promise((resolve) => setTimeout(resolve, 50));
+            status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
+          }
+          assert.match(status, /^Seccomp:\s+2$/m, `renderer ${pid} runs under seccomp`);
         }
       } finally {
         await launch.close();
