@@ -9,14 +9,10 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { HttpResult } from '../gateway/fixtures/gateway.js';
 import { startNetworkSites, type NetworkSites } from '../security/fixtures/network-sites.js';
+import { toolSession } from '../security/fixtures/tool-session.js';
 import { callTool, startStage, status, waitFor, type Stage } from './fixtures/paired-setup.js';
 
 const METADATA_PATHS = /latest\/meta-data|computeMetadata/;
-
-interface ToolResult {
-  title?: string;
-  snapshot?: string;
-}
 
 const errorOf = (result: HttpResult) =>
   (result.body as { error?: { code?: string; controller_code?: string } }).error;
@@ -26,17 +22,7 @@ describe('a shared tab never reaches cloud metadata', () => {
   let stage: Stage;
   let sessionId: string;
 
-  const ok = async (tool: string, args: Record<string, unknown> = {}) => {
-    const result = await callTool(stage, sessionId, tool, args);
-    assert.equal(result.status, 200, `${tool}: ${JSON.stringify(result.body)}`);
-    return (result.body as { result: ToolResult }).result;
-  };
-  const refOf = async (label: string): Promise<string> => {
-    const { snapshot } = await ok('browser_snapshot');
-    const match = new RegExp(`${label.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} (@e\\d+)`).exec(snapshot ?? '');
-    assert.ok(match?.[1], `no ref for ${label} in:\n${snapshot}`);
-    return match[1];
-  };
+  const { ok, refOf } = toolSession((tool, args) => callTool(stage, sessionId, tool, args));
   const metadataRequests = () => sites.privateRequests.filter((request) => METADATA_PATHS.test(request));
 
   before(async () => {

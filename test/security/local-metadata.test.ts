@@ -8,19 +8,9 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { startTestGateway, type HttpResult, type TestGateway } from '../gateway/fixtures/gateway.js';
 import { startNetworkSites, type NetworkSites } from './fixtures/network-sites.js';
+import { errorCode, toolSession } from './fixtures/tool-session.js';
 
 const METADATA_PATHS = /latest\/meta-data|computeMetadata/;
-
-interface ToolResult {
-  url?: string;
-  title?: string;
-  snapshot?: string;
-  tabs?: { url: string }[];
-  notices?: string[];
-}
-
-const errorCode = (result: HttpResult): string | undefined =>
-  (result.body as { error?: { code?: string } }).error?.code;
 
 describe('the local browser never reaches cloud metadata', () => {
   let sites: NetworkSites;
@@ -29,17 +19,7 @@ describe('the local browser never reaches cloud metadata', () => {
 
   const call = (tool: string, args: Record<string, unknown> = {}): Promise<HttpResult> =>
     gw.request('POST', `/v1/sessions/${sid}/tools/${tool}`, { body: args });
-  const ok = async (tool: string, args: Record<string, unknown> = {}) => {
-    const result = await call(tool, args);
-    assert.equal(result.status, 200, `${tool}: ${JSON.stringify(result.body)}`);
-    return (result.body as { result: ToolResult }).result;
-  };
-  const refOf = async (label: string): Promise<string> => {
-    const { snapshot } = await ok('browser_snapshot');
-    const match = new RegExp(`${label.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} (@e\\d+)`).exec(snapshot ?? '');
-    assert.ok(match?.[1], `no ref for ${label} in:\n${snapshot}`);
-    return match[1];
-  };
+  const { ok, refOf } = toolSession(call);
 
   before(async () => {
     sites = await startNetworkSites();

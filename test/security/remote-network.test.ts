@@ -11,20 +11,10 @@ import { after, before, describe, it } from 'node:test';
 import { startTestGateway, type HttpResult, type TestGateway } from '../gateway/fixtures/gateway.js';
 import { launchChromium, type LocalChromium } from '../providers/fixtures/chromium.js';
 import { PUBLIC_HOST, startNetworkSites, type NetworkSites } from './fixtures/network-sites.js';
+import { errorCode, toolSession } from './fixtures/tool-session.js';
 
 /** Long enough for a refused request's retries, resource timers and popups to have happened. */
 const SETTLE_MS = 400;
-
-interface ToolResult {
-  url?: string;
-  title?: string;
-  snapshot?: string;
-  tabs?: { url: string }[];
-  notices?: string[];
-}
-
-const errorCode = (result: HttpResult): string | undefined =>
-  (result.body as { error?: { code?: string } }).error?.code;
 
 describe('a remote browser never reaches a private address', () => {
   let sites: NetworkSites;
@@ -34,19 +24,7 @@ describe('a remote browser never reaches a private address', () => {
 
   const call = (tool: string, args: Record<string, unknown> = {}): Promise<HttpResult> =>
     gw.request('POST', `/v1/sessions/${sid}/tools/${tool}`, { body: args });
-  const ok = async (tool: string, args: Record<string, unknown> = {}) => {
-    const result = await call(tool, args);
-    assert.equal(result.status, 200, `${tool}: ${JSON.stringify(result.body)}`);
-    return (result.body as { result: ToolResult }).result;
-  };
-  const refOf = async (label: string): Promise<string> => {
-    const { snapshot } = await ok('browser_snapshot');
-    const match = new RegExp(`${label.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}"? (@e\\d+)`).exec(
-      snapshot ?? '',
-    );
-    assert.ok(match?.[1], `no ref for ${label} in:\n${snapshot}`);
-    return match[1];
-  };
+  const { ok, refOf } = toolSession(call);
   const settle = () => new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
   const assertNothingReachedPrivate = async () => {
     await settle();
