@@ -92,11 +92,6 @@ export class OperatorAuth {
     return this.signedInSession(req);
   }
 
-  /** A signed-in browser on this computer, posting from one of the gateway's own pages. */
-  signedIn(req: IncomingMessage): boolean {
-    return this.signedInSession(req) !== null;
-  }
-
   /** The signed-in browser session behind a same-origin loopback request, or null. */
   signedInSession(req: IncomingMessage): string | null {
     if (transportFamilyOf(req.socket.remoteAddress) !== 'local-api' || !isSameOriginRequest(req)) return null;

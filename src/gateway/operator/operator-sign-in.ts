@@ -60,11 +60,6 @@ export class OperatorSignIn {
     return session;
   }
 
-  /** Whether a cookie and a proof belong to the same live session. */
-  verify(cookie: string | undefined, proof: string | undefined, now: number): boolean {
-    return this.sessionOf(cookie, proof, now) !== null;
-  }
-
   /**
    * The live session a cookie and a proof belong to, named by a digest prefix that reveals neither
    * (limits count per session), or null.
