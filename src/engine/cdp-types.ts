@@ -85,6 +85,22 @@ export interface ResponseReceived {
   response: { url: string; status: number };
 }
 
+export interface FrameRequestedNavigation {
+  frameId: string;
+  reason: string;
+  url: string;
+  disposition: 'currentTab' | 'newTab' | 'newWindow' | 'download';
+}
+
+export interface RequestWillBeSent {
+  loaderId: string;
+  type?: string;
+  frameId?: string;
+  request: { url: string };
+  /** Present when this request follows a redirect: the response that redirected. */
+  redirectResponse?: { url: string; status: number };
+}
+
 export interface NavigationHistory {
   currentIndex: number;
   entries: { id: number; url: string; title: string }[];

@@ -6,7 +6,7 @@
  * `history.back()`-style APIs: `chrome.tabs.goBack` then fails with "Cannot find a next page in history.").
  * Where a redirect goes is the network guard's to judge, hop by hop, before each request leaves the browser.
  */
-import { checkNavigationUrl, TabgateError, type PageInfo } from '../protocol/index.js';
+import { checkNavigationUrl, TabgateError, type PageInfo, type RedirectHop } from '../protocol/index.js';
 import type { NavigationHistory } from './cdp-types.js';
 import type { Refusal } from './network-guard.js';
 import { refusedPageInfo } from './refused-page.js';
@@ -52,30 +52,82 @@ export async function navigate(
   raw: string,
   rules: UrlRules,
   timeoutMs: number,
-): Promise<PageInfo & { status: number | null }> {
+): Promise<NavigateOutcome> {
   const url = checkUrl(raw, rules, tab.guard !== undefined);
   if (tab.guard) {
     const verdict = await tab.guard.check(url.href);
     if (!verdict.allowed) throw new TabgateError(verdict.code, `Refused: ${verdict.reason}.`);
   }
+  const deadline = performance.now() + timeoutMs;
   const before = { refused: tab.refusedNavigations, navigations: tab.navigations };
-  const result = await tab.page.send<{ loaderId?: string; errorText?: string }>('Page.navigate', {
-    url: url.href,
-  });
-  if (result.errorText) throw await failure(tab, url, result.errorText, before);
-  const loaderId = result.loaderId;
-  if (loaderId) {
-    const loaded = await tab.waitUntil(() => tab.settled(loaderId), timeoutMs);
+  tab.redirects.start();
+  try {
+    const result = await tab.page.send<{ loaderId?: string; errorText?: string }>('Page.navigate', {
+      url: url.href,
+    });
+    if (result.errorText) throw await failure(tab, url, result.errorText, before);
+    const loaderId = result.loaderId;
+    if (!loaderId) return { ...(await pageInfo(tab)), status: null };
+    const loaded = await tab.waitUntil(() => tab.settled(loaderId), deadline - performance.now());
     if (tab.crashed) throw crashedTab();
-    if (!loaded && !tab.reached(loaderId, 'DOMContentLoaded')) {
-      throw new TabgateError(
-        'navigation_timeout',
-        `${url.href} did not load within ${Math.round(timeoutMs / 1000)} s.`,
-      );
-    }
+    if (!loaded && !tab.reached(loaderId, 'DOMContentLoaded')) throw timedOut(url, timeoutMs);
+    if (loaded) await followClientRedirects(tab, url, deadline, timeoutMs);
+    const redirects = tab.redirects.finish();
+    const info = await pageInfo(tab);
+    return {
+      ...info,
+      status: tab.documentStatus(tab.mainLoaderId) ?? tab.documentStatus(loaderId),
+      ...(redirects.length > 0 ? { redirects } : {}),
+    };
+  } finally {
+    tab.redirects.finish();
   }
-  const info = await pageInfo(tab);
-  return { ...info, status: loaderId ? tab.documentStatus(loaderId) : null };
+}
+
+export type NavigateOutcome = PageInfo & { status: number | null; redirects?: RedirectHop[] };
+
+/**
+ * After the document loads, how long the page may take to send the browser on before it counts as
+ * settled. A meta refresh of 0 and a script redirect "after 50 ms" both fall well inside; Playwright
+ * MCP, for comparison, waits 500 ms after every action.
+ */
+const CLIENT_REDIRECT_WINDOW_MS = 120;
+/** A page that asked to go elsewhere but never started loading within this is left where it is. */
+const START_LOADING_MS = 2_000;
+/** Pages that keep sending the browser on (a loop of scripts) are followed this far, then answered. */
+const MAX_CLIENT_HOPS = 10;
+
+/**
+ * Follows meta refreshes, `Refresh` headers, auto-submitted forms and script redirects to the page that
+ * finally settles, so the answer (and the snapshot taken next) is of that page and never of one that is
+ * being torn down. HTTP redirects need no following: they belong to the navigation itself.
+ */
+async function followClientRedirects(tab: Tab, url: URL, deadline: number, timeoutMs: number) {
+  for (let hop = 0; hop < MAX_CLIENT_HOPS; hop++) {
+    const requested = tab.requestedNavigations;
+    const navigations = tab.navigations;
+    const moving = () => tab.requestedNavigations > requested || tab.navigations > navigations || tab.loading;
+    const left = () => deadline - performance.now();
+    if (!(await tab.waitUntil(moving, Math.min(CLIENT_REDIRECT_WINDOW_MS, left())))) return;
+    await tab.waitUntil(
+      () => tab.loading || tab.navigations > navigations,
+      Math.min(START_LOADING_MS, left()),
+    );
+    const settled = await tab.waitUntil(
+      () => !tab.loading && (tab.navigations === navigations || tab.settled(tab.mainLoaderId)),
+      left(),
+    );
+    if (tab.crashed) throw crashedTab();
+    if (!settled && !tab.reached(tab.mainLoaderId, 'DOMContentLoaded')) throw timedOut(url, timeoutMs);
+    if (!settled) return;
+  }
+}
+
+function timedOut(url: URL, timeoutMs: number): TabgateError {
+  return new TabgateError(
+    'navigation_timeout',
+    `${url.href} did not load within ${Math.round(timeoutMs / 1000)} s.`,
+  );
 }
 
 /**

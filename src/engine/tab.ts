@@ -7,14 +7,17 @@
 import type {
   AttachedToTarget,
   FrameInfo,
+  FrameRequestedNavigation,
   FrameTree,
   JavascriptDialogOpening,
   LifecycleEvent,
+  RequestWillBeSent,
   ResponseReceived,
 } from './cdp-types.js';
 import { ConsoleLog } from './console-log.js';
 import { FrameWorlds } from './frame-worlds.js';
 import type { NetworkGuard, Refusal } from './network-guard.js';
+import { RedirectLog } from './redirect-log.js';
 import { refusalOfErrorPage } from './refused-page.js';
 import { RefTable, type RefCounter } from './refs.js';
 import { pastStalledNavigation } from './stalled-navigation.js';
@@ -37,6 +40,11 @@ export class Tab {
   navigations = 0;
   sameDocumentNavigations = 0;
   mainLoaderId = '';
+  /** The main frame's committed URL, for naming the page a redirect left. */
+  mainUrl = '';
+  /** Cross-document navigations the main frame's page asked for (scripts, meta refresh, forms). */
+  requestedNavigations = 0;
+  readonly redirects = new RedirectLog();
   /** Refused main-frame navigations so far, and the last one (navigation.ts answers with it). */
   refusedNavigations = 0;
   lastRefusal: Refusal | null = null;
@@ -78,9 +86,21 @@ export class Tab {
         if (frame.parentId) return;
         this.mainFrameId = frame.id;
         this.mainLoaderId = frame.loaderId;
+        this.mainUrl = frame.url;
         this.refusedPage = refusalOfErrorPage(frame);
         this.navigations++;
         this.poke();
+      }),
+      page.on<FrameRequestedNavigation>('Page.frameRequestedNavigation', (event) => {
+        if (event.frameId !== this.mainFrameId || event.disposition !== 'currentTab') return;
+        this.requestedNavigations++;
+        this.redirects.client(this.mainUrl, event.reason);
+        this.poke();
+      }),
+      page.on<RequestWillBeSent>('Network.requestWillBeSent', (event) => {
+        if (event.type !== 'Document' || event.frameId !== this.mainFrameId || !event.redirectResponse)
+          return;
+        this.redirects.http(event.redirectResponse.url, event.redirectResponse.status);
       }),
       page.on<{ frameId: string }>('Page.navigatedWithinDocument', ({ frameId }) => {
         if (frameId !== this.mainFrameId) return;
@@ -118,6 +138,7 @@ export class Tab {
       : pastStalledNavigation(page, setup, grace, this.notice));
     this.mainFrameId = tree.frameTree.frame.id;
     this.mainLoaderId = tree.frameTree.frame.loaderId;
+    this.mainUrl = tree.frameTree.frame.url;
     this.refusedPage = refusalOfErrorPage(tree.frameTree.frame);
   }
 

@@ -20,9 +20,30 @@ type Handler<N extends ToolName> = (
 
 const refOf = (ref: string) => (ref.startsWith('@') ? ref : `@${ref}`);
 
-async function snapshotResult(tab: Tab, full: boolean, offset: number, options: EngineOptions) {
+async function readSnapshot(tab: Tab, full: boolean, offset: number, options: EngineOptions) {
   const [{ text, refCount, controls }, info] = await Promise.all([snapshotTab(tab, full), pageInfo(tab)]);
   return { ...info, ...pageSnapshot(text, offset, options.snapshotMaxChars, controls), ref_count: refCount };
+}
+
+/** How many times a page that moved while it was read (a late redirect) is read again once settled. */
+const REREADS = 2;
+
+/**
+ * A page that navigates while we read it tears down the contexts the read runs in; that is the page's
+ * doing, not a failure: the read waits for the new page to settle and reads that. An error on a page
+ * that stood still is a real one and goes out as it is.
+ */
+async function snapshotResult(tab: Tab, full: boolean, offset: number, options: EngineOptions) {
+  for (let attempt = 0; ; attempt++) {
+    const navigations = tab.navigations;
+    try {
+      return await readSnapshot(tab, full, offset, options);
+    } catch (error) {
+      const moved = tab.navigations !== navigations || tab.loading;
+      if (!moved || attempt >= REREADS || tab.crashed) throw error;
+      await tab.waitUntil(() => !tab.loading && tab.settled(tab.mainLoaderId), options.commandTimeoutMs / 2);
+    }
+  }
 }
 
 const HANDLERS: { [N in ToolName]: Handler<N> } = {

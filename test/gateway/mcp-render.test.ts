@@ -17,6 +17,32 @@ describe('MCP rendering of snapshots', () => {
   });
 });
 
+describe('MCP rendering of a navigation', () => {
+  it('names each page a redirect passed through and how it sent the browser on', () => {
+    const snapshot = {
+      ...pageSnapshot('# Final', 0, 1000),
+      url: 'http://a.test/final',
+      title: 'F',
+      ref_count: 0,
+    };
+    const result = {
+      url: 'http://a.test/final',
+      title: 'F',
+      status: 200,
+      redirects: [
+        { url: 'http://a.test/login', via: 'http', status: 302 },
+        { url: 'http://b.test/sso', via: 'meta_refresh' },
+      ],
+      snapshot,
+    };
+    const [content] = renderToolResult('browser_navigate', result).content;
+    assert.equal(
+      content?.type === 'text' ? content.text.split('\n')[0] : '',
+      'Navigated to http://a.test/final (HTTP 200), redirected from: http://a.test/login (HTTP 302) → http://b.test/sso (meta refresh)',
+    );
+  });
+});
+
 describe('MCP rendering of a refusal', () => {
   it('browser_busy is a tool error whose message says when to retry', async () => {
     const slots = new Slots({

@@ -47,6 +47,16 @@ function noticesOf(result: unknown): string[] {
   return result.notices.filter((notice): notice is string => typeof notice === 'string');
 }
 
+/** `, redirected from: A (HTTP 302) → B (meta refresh)`: the way a login bounce is told apart. */
+function redirectLine(redirects: unknown): string {
+  if (!Array.isArray(redirects) || redirects.length === 0) return '';
+  const hops = redirects.filter(isRecord).map((hop) => {
+    const how = hop.via === 'http' ? `HTTP ${String(hop.status)}` : String(hop.via).replace('_', ' ');
+    return `${String(hop.url)} (${how})`;
+  });
+  return `, redirected from: ${hops.join(' → ')}`;
+}
+
 export function renderToolResult(tool: string, result: unknown): CallToolResult {
   const rendered = renderContent(tool, result);
   const notices = noticesOf(result);
@@ -66,7 +76,7 @@ function renderContent(tool: string, result: unknown): CallToolResult {
         content: [
           {
             type: 'text',
-            text: `Navigated to ${String(result.url)}${status}\n${snapshotText(result.snapshot)}`,
+            text: `Navigated to ${String(result.url)}${status}${redirectLine(result.redirects)}\n${snapshotText(result.snapshot)}`,
           },
         ],
       };

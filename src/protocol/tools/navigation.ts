@@ -5,7 +5,7 @@ export const browserNavigate = defineTool({
   name: 'browser_navigate',
   title: 'Open a URL',
   description:
-    'Open an http(s) URL in the current tab and wait for it to load. Returns the final URL, title, HTTP status and a compact snapshot with refs.',
+    'Open an http(s) URL in the current tab and wait until it settles, following redirects of every kind (HTTP, meta refresh, script). Returns the final URL, title, HTTP status, the redirects it passed through and a compact snapshot with refs.',
   input: z.strictObject({
     url: z.string().min(1).max(8192).describe('Absolute http(s) URL, or about:blank'),
   }),

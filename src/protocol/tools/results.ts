@@ -21,9 +21,19 @@ export interface SnapshotResult extends PageInfo {
   next_offset: number | null;
 }
 
+/** A page a navigation passed through before it settled, and how that page sent the browser on. */
+export interface RedirectHop {
+  url: string;
+  via: 'http' | 'meta_refresh' | 'refresh_header' | 'form' | 'script';
+  /** The HTTP status of an `http` hop (301, 302, 303, 307, 308). */
+  status?: number;
+}
+
 export interface NavigateResult extends PageInfo {
   /** The main document's HTTP status; null for about:blank or when no response was seen. */
   status: number | null;
+  /** The pages passed through on the way, in order; absent when the URL loaded directly. */
+  redirects?: RedirectHop[];
   snapshot: SnapshotResult;
 }
 
