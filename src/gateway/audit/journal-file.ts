@@ -29,7 +29,9 @@ export class JournalFile {
     readonly name: string,
     dir: string,
   ) {
-    this.fd = fs.openSync(path.join(dir, name), 'ax', 0o600);
+    // Not 'a': Linux ignores the offset of a write to a file opened for appending, which would put
+    // every line after the padding, and the truncation at close would then cut them all off.
+    this.fd = fs.openSync(path.join(dir, name), 'wx', 0o600);
     this.reserve(PRESIZED_BYTES);
   }
 
