@@ -133,6 +133,24 @@ describe('audit journal', () => {
     db.close();
   });
 
+  it('keeps the outcome of a call answered after its file rotated, for whoever folds after a kill', async () => {
+    const home = freshHome();
+    const db = openDatabase(home);
+    const store = new AuditStore(db);
+    const journal = new AuditJournal({ home, store, log: silentLogger });
+    const long = journal.begin(start('long'));
+    const big = { arguments: { text: 'x'.repeat(600_000) } };
+    for (const id of ['big1', 'big2', 'after-rotation']) journal.begin(start(id, big));
+    assert.equal(fs.readdirSync(journalDir(home)).length, 2, 'rotated');
+    journal.end(long, ended('controller_rejected'));
+    // The answer leaves after the end lines' microtask; the gateway is killed right then.
+    await Promise.resolve();
+    foldJournals(store, journalDir(home), silentLogger, () => false);
+    assert.ok(rows(db).includes('long:controller_rejected'), rows(db).join(' '));
+    journal.close();
+    db.close();
+  });
+
   it('logs every call a gateway killed with SIGKILL had started, once, with the outcomes it knew', async () => {
     const home = freshHome();
     openDatabase(home).close();

@@ -74,10 +74,15 @@ function rowOf({ ticket: { start }, end }: EndedCall): NewAuditEntry {
 export class AuditJournal {
   private readonly dir: string;
   private current: JournalFile;
-  /** Files written no more (rotated, or a write failed) that still have calls open. */
+  /**
+   * Files that take no more start lines (rotated, or a write failed) and still have calls open; a
+   * rotated one stays open for their end lines.
+   */
   private readonly retired = new Set<JournalFile>();
   /** Calls of the current file whose end line is not written yet (a microtask away, or a start line). */
   private unwritten: EndedCall[] = [];
+  /** The same for calls of a retired file, whose end lines go to the file their start line is in. */
+  private unwrittenElsewhere: EndedCall[] = [];
   private endsQueued = false;
   private ended: EndedCall[] = [];
   private timer: NodeJS.Timeout | null = null;
@@ -125,8 +130,8 @@ export class AuditJournal {
     // After close the store is gone: a call still open then is folded as interrupted at the next start.
     if (this.closed) return;
     const call = { ticket, end };
-    if (ticket.file && ticket.file === this.current) {
-      this.unwritten.push(call);
+    if (ticket.file && !ticket.file.closed) {
+      (ticket.file === this.current ? this.unwritten : this.unwrittenElsewhere).push(call);
       if (!this.endsQueued) {
         this.endsQueued = true;
         queueMicrotask(this.writeQueuedEnds);
@@ -197,9 +202,19 @@ export class AuditJournal {
   };
 
   private writeEnds(): void {
-    if (this.unwritten.length === 0 || this.current.closed) return;
-    this.write(this.current, this.endLines());
+    if (this.unwritten.length > 0 && !this.current.closed) this.write(this.current, this.endLines());
     this.unwritten = [];
+    if (this.unwrittenElsewhere.length > 0) this.writeEndsElsewhere();
+  }
+
+  /** Rare: a call that outlived its file's rotation. One write per file, as for the current one. */
+  private writeEndsElsewhere(): void {
+    const byFile = new Map<JournalFile, string>();
+    for (const { ticket, end } of this.unwrittenElsewhere) {
+      if (ticket.file) byFile.set(ticket.file, (byFile.get(ticket.file) ?? '') + endLine(ticket.seq, end));
+    }
+    this.unwrittenElsewhere = [];
+    for (const [file, text] of byFile) if (!file.closed) this.write(file, text);
   }
 
   /** Writes text to a journal file; false (logged, and the file written no more) when it failed. */
@@ -224,8 +239,6 @@ export class AuditJournal {
     const old = this.current;
     // The old file's last end lines go into it, so a crash before the next fold still knows them.
     this.writeEnds();
-    this.unwritten = [];
-    old.closeFd();
     this.current = this.newFile();
     if (old.open.size === 0) this.remove(old);
     else this.retired.add(old);
