@@ -8,7 +8,8 @@
  * start line written meanwhile carries the waiting end lines along, so under load most ends cost no
  * write of their own.
  *
- * What holds:
+ * What holds, and what test/security/audit-journal.property.test.ts checks against random
+ * interleavings of calls, folds and kills:
  *
  * 1. Write before answer. `begin` returns only once the call's start line is written: from then on
  *    the call is logged whatever happens to the gateway. `end` queues a microtask that writes every
