@@ -1,11 +1,13 @@
 /**
  * Writes docs/tools.md and docs/errors.md from the protocol package, the one source of truth.
- * `--check` fails when the committed files drift from what the code says (run by `npm run check`).
+ * `--check` fails when the committed files drift from what the code says, or when the code or the docs
+ * mention a markdown file the repository does not have (run by `npm run check`).
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { CONTROLLER_CAPABILITIES, describeTools, ERROR_TABLE } from '../src/protocol/index.js';
+import { danglingDocReferences } from './doc-references.js';
 
 const root = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
 const header = (title: string) =>
@@ -59,6 +61,12 @@ for (const [file, content] of Object.entries(docs)) {
     }
   } else {
     writeFileSync(abs, content);
+  }
+}
+if (check) {
+  for (const reference of danglingDocReferences(root)) {
+    console.error(`${reference} names a file that is not in the repository: point it at one that is.`);
+    drift = true;
   }
 }
 if (drift) process.exit(1);

@@ -3,7 +3,6 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import { makeHome, startTestGateway, type TestGateway } from './fixtures/gateway.js';
-import { UnavailableBackend } from '../../src/gateway/backends/unavailable.js';
 import { RecordingBackend } from './fixtures/recording-backend.js';
 
 describe('sessions', () => {
@@ -132,16 +131,15 @@ describe('sessions across a restart', () => {
     }
   });
 
-  it('answers backend_unavailable with a clear message when no backend can serve', async () => {
-    const gw = await startTestGateway({
-      backend: new UnavailableBackend('the local Chromium is not installed.'),
-    });
+  it('answers backend_unavailable with a clear message when no browser can be reached', async () => {
+    // Port 1 on loopback: nothing listens there, so the configured browser never answers.
+    const gw = await startTestGateway({ env: { BROWSER_CDP_URL: 'http://127.0.0.1:1' } });
     try {
       const id = await gw.createSession();
       const result = await gw.request('POST', `/v1/sessions/${id}/tools/browser_tabs`, { body: {} });
       assert.equal(result.status, 503);
       assert.equal(result.body.error.code, 'backend_unavailable');
-      assert.match(result.body.error.message, /browser_tabs cannot run: the local Chromium/);
+      assert.match(result.body.error.message, /CDP endpoint did not answer/);
     } finally {
       await gw.close();
     }

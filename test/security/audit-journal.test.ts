@@ -13,7 +13,7 @@ import { openAuditReader } from '../../src/cli/commands/audit.js';
 import { AuditJournal } from '../../src/gateway/audit/audit-journal.js';
 import { AuditStore } from '../../src/gateway/audit/index.js';
 import { endLine, startLine } from '../../src/gateway/audit/journal-lines.js';
-import { journalDir } from '../../src/gateway/audit/journal-recovery.js';
+import { foldJournals, journalDir } from '../../src/gateway/audit/journal-recovery.js';
 import { openDatabase, type Db } from '../../src/gateway/store/database.js';
 import { createLogger, silentLogger } from '../../src/log/logger.js';
 import { makeHome } from '../gateway/fixtures/gateway.js';
@@ -103,6 +103,51 @@ describe('audit journal', () => {
     assert.deepEqual(rows(db), ['on-disk:controller_timeout']);
     journal.close();
     assert.deepEqual(fs.readdirSync(journalDir(home)), [], 'a clean close leaves no journal');
+    db.close();
+  });
+
+  it('writes lines at the front of its presized file, so a write never grows it', () => {
+    const home = freshHome();
+    const db = openDatabase(home);
+    const journal = new AuditJournal({ home, store: new AuditStore(db), log: silentLogger });
+    journal.begin(start('first'));
+    const file = path.join(journalDir(home), fs.readdirSync(journalDir(home))[0] as string);
+    const sizeBefore = fs.statSync(file).size;
+    journal.begin(start('second'));
+    assert.match(fs.readFileSync(file, 'utf8'), /^\{"s":1,.*"first".*\n\{"s":2,.*"second"/);
+    assert.equal(fs.statSync(file).size, sizeBefore);
+    journal.close();
+    db.close();
+  });
+
+  it('keeps a call still open at close in its file, and the next gateway logs it as interrupted', () => {
+    const home = freshHome();
+    const db = openDatabase(home);
+    const store = new AuditStore(db);
+    const journal = new AuditJournal({ home, store, log: silentLogger });
+    journal.end(journal.begin(start('done')), ended());
+    journal.begin(start('still-open'));
+    journal.close();
+    foldJournals(store, journalDir(home), silentLogger, () => false);
+    assert.deepEqual(rows(db), ['done:ok', 'still-open:interrupted']);
+    db.close();
+  });
+
+  it('keeps the outcome of a call answered after its file rotated, for whoever folds after a kill', async () => {
+    const home = freshHome();
+    const db = openDatabase(home);
+    const store = new AuditStore(db);
+    const journal = new AuditJournal({ home, store, log: silentLogger });
+    const long = journal.begin(start('long'));
+    const big = { arguments: { text: 'x'.repeat(600_000) } };
+    for (const id of ['big1', 'big2', 'after-rotation']) journal.begin(start(id, big));
+    assert.equal(fs.readdirSync(journalDir(home)).length, 2, 'rotated');
+    journal.end(long, ended('controller_rejected'));
+    // The answer leaves after the end lines' microtask; the gateway is killed right then.
+    await Promise.resolve();
+    foldJournals(store, journalDir(home), silentLogger, () => false);
+    assert.ok(rows(db).includes('long:controller_rejected'), rows(db).join(' '));
+    journal.close();
     db.close();
   });
 

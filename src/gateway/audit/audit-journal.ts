@@ -2,94 +2,53 @@
  * The audit log's write-ahead journal. A call that reached a browser must be in the log even if the
  * gateway is killed the next instant, but a committed SQLite insert costs ~15 syscalls (WAL frames,
  * locks, now and then a checkpoint's fsync). So each call is journaled as one line in a file of this
- * gateway's own when it is dispatched (one `write`, durable against `kill -9` like a WAL commit with
- * `synchronous=NORMAL`), and its row, with how it ended, reaches SQLite in a batch within 50 ms of its
- * end (at once before `GET /v1/audit` reads). Its end line is on disk before its answer goes out, so an
- * answered call's outcome survives a kill -9: `end` queues a microtask that writes every end line
- * still waiting, in one write, and the answer only leaves in reactions to the promise `end` runs in,
- * which come after that microtask. Calls that end in the same turn share the write, and a start line
- * written meanwhile carries the waiting end lines along, so under load most ends cost no write of
- * their own. A call its gateway never saw end is logged as `interrupted`.
+ * gateway's own when it is dispatched (one `write`), and its row, with how it ended, reaches SQLite in
+ * a batch (a *fold*) within 50 ms of its end, at once before `GET /v1/audit` reads. A call its gateway
+ * never saw end is logged as `interrupted`. Calls that end in the same turn share one write, and a
+ * start line written meanwhile carries the waiting end lines along, so under load most ends cost no
+ * write of their own.
  *
- * The folded offset of a file (the first line still needed to rebuild an unfolded row) is kept in the
- * same SQLite transaction as the rows, and every row carries its `journal_ref`: the next process to
- * open the log folds a dead gateway's journal (journal-recovery.ts) without a row lost or repeated.
+ * What holds, and what test/security/audit-journal.property.test.ts checks against random
+ * interleavings of calls, folds and kills:
+ *
+ * 1. Write before answer. `begin` returns only once the call's start line is written: from then on
+ *    the call is logged whatever happens to the gateway. `end` queues a microtask that writes every
+ *    end line still waiting, and the answer leaves only in reactions to the promise `end` runs in,
+ *    which come after it: an answered call's outcome is on disk. A write is durable against `kill -9`
+ *    once it returns (the kernel holds it), not against a power cut: like a SQLite WAL commit with
+ *    `synchronous=NORMAL`.
+ * 2. Fold offsets. A file's folded offset is the offset of the first line still needed to rebuild a
+ *    row that is not in the table (the start line of the oldest call not yet folded), and it is
+ *    stored in the same SQLite transaction as the rows it accounts for. Every row carries its
+ *    `journal_ref` (`file#seq`, unique), so lines past the offset that were folded already are
+ *    skipped, and an end line only completes a row still `interrupted`: folding a file again, after a
+ *    crash of whoever folded it, repeats and loses nothing.
+ * 3. Torn tail. A gateway killed mid-write leaves at most the front of its last write, without its
+ *    newline; recovery folds up to the last newline and drops the rest (with a warning). The lines so
+ *    torn belong to a `begin` that never returned or to ends whose answer never left, so nothing
+ *    acknowledged is in them. A write cut short while the gateway lives retires its file, so the next
+ *    line never glues onto a partial one.
+ * 4. Sparse preallocation (journal-file.ts). Files are presized with `ftruncate` and written at their
+ *    offsets. This assumes only what POSIX gives: a range never written reads as NUL bytes (a
+ *    filesystem without sparse files stores the zeros, which costs space, not correctness), and no line
+ *    contains a NUL (JSON escapes it). Recovery treats a run of NULs as the end of what was written
+ *    there, and reads on past it, since after a power cut a later page may be on disk and an earlier
+ *    one not.
+ * 5. One writer. Only the gateway whose pid names a file writes it; another process folds it only once
+ *    that pid is gone (journal-recovery.ts), under SQLite's write lock.
  */
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Logger } from '../../log/logger.js';
-import type { AuditStore, NewAuditEntry } from './audit-store.js';
-import { endLine, journalRef, startLine, type AuditEnd, type AuditStart } from './journal-lines.js';
+import { journalRef, type AuditEnd, type AuditStart, type NewAuditEntry } from './audit-entry.js';
+import type { AuditStore } from './audit-store.js';
+import { JournalFile } from './journal-file.js';
+import { endLine, startLine } from './journal-lines.js';
 import { foldJournals, journalDir, newJournalFileName } from './journal-recovery.js';
 
 const FOLD_DELAY_MS = 50;
 /** Ended calls waiting before a fold runs at once rather than on its timer. */
 const FOLD_BATCH = 256;
-/** Past this size the journal moves to a fresh file; the old one goes once its calls are folded. */
-const ROTATE_BYTES = 1 << 20;
-/**
- * A file is made this long (sparse) when it is opened, and lines are written at their offset: a write
- * that grows a file makes ext4 journal the new size, which cost about as much again as the write itself.
- * Past the written lines the file reads as NUL bytes, which no line contains (recovery stops there).
- */
-const PRESIZED_BYTES = ROTATE_BYTES + (64 << 10);
-
-/** One journal file and the calls in it that have not ended. */
-class JournalFile {
-  fd: number;
-  /** Bytes of lines written: where the next line goes. */
-  size = 0;
-  /** The file's length on disk, NUL bytes past `size`. */
-  private capacity = 0;
-  seq = 0;
-  /** Started, not ended: seq → where its start line's write began. */
-  readonly open = new Map<number, number>();
-
-  constructor(
-    readonly name: string,
-    dir: string,
-  ) {
-    this.fd = fs.openSync(path.join(dir, name), 'ax', 0o600);
-    this.reserve(PRESIZED_BYTES);
-  }
-
-  /** Writes text after the lines; how many of its bytes were not written (0: all). Throws as fs.writeSync does. */
-  append(text: string): number {
-    const bytes = Buffer.byteLength(text);
-    if (this.size + bytes > this.capacity) this.reserve(Math.max(this.capacity * 2, this.size + bytes));
-    const written = fs.writeSync(this.fd, text, this.size);
-    this.size += written;
-    return bytes - written;
-  }
-
-  private reserve(length: number): void {
-    fs.ftruncateSync(this.fd, length);
-    this.capacity = length;
-  }
-
-  /** Where a fold after a crash must start: the first write of a call open besides `folding`, else the end. */
-  foldedOffset(folding: ReadonlySet<number>): number {
-    let first = this.size;
-    for (const [seq, offset] of this.open) if (offset < first && !folding.has(seq)) first = offset;
-    return first;
-  }
-
-  closeFd(): void {
-    if (this.fd === -1) return;
-    try {
-      // A file that stays (a call still open in it) keeps only its lines.
-      fs.ftruncateSync(this.fd, this.size);
-    } catch {
-      // Recovery reads up to the NUL bytes just as well.
-    }
-    try {
-      fs.closeSync(this.fd);
-    } catch {
-      // Already unusable.
-    }
-    this.fd = -1;
-  }
-}
 
 /** A started call, as `begin` hands it back to `end`; `file` is null when its start line failed. */
 export interface JournalTicket {
@@ -116,10 +75,15 @@ function rowOf({ ticket: { start }, end }: EndedCall): NewAuditEntry {
 export class AuditJournal {
   private readonly dir: string;
   private current: JournalFile;
-  /** Files written no more (rotated, or a write failed) that still have calls open. */
+  /**
+   * Files that take no more start lines (rotated, or a write failed) and still have calls open; a
+   * rotated one stays open for their end lines.
+   */
   private readonly retired = new Set<JournalFile>();
   /** Calls of the current file whose end line is not written yet (a microtask away, or a start line). */
   private unwritten: EndedCall[] = [];
+  /** The same for calls of a retired file, whose end lines go to the file their start line is in. */
+  private unwrittenElsewhere: EndedCall[] = [];
   private endsQueued = false;
   private ended: EndedCall[] = [];
   private timer: NodeJS.Timeout | null = null;
@@ -140,7 +104,7 @@ export class AuditJournal {
    */
   begin(start: AuditStart): JournalTicket {
     if (this.closed) return { file: null, seq: 0, start };
-    if (this.current.fd === -1 || this.current.size >= ROTATE_BYTES) {
+    if (this.current.closed || this.current.full) {
       try {
         this.rotate();
       } catch (error) {
@@ -167,8 +131,8 @@ export class AuditJournal {
     // After close the store is gone: a call still open then is folded as interrupted at the next start.
     if (this.closed) return;
     const call = { ticket, end };
-    if (ticket.file && ticket.file === this.current) {
-      this.unwritten.push(call);
+    if (ticket.file && !ticket.file.closed) {
+      (ticket.file === this.current ? this.unwritten : this.unwrittenElsewhere).push(call);
       if (!this.endsQueued) {
         this.endsQueued = true;
         queueMicrotask(this.writeQueuedEnds);
@@ -239,9 +203,19 @@ export class AuditJournal {
   };
 
   private writeEnds(): void {
-    if (this.unwritten.length === 0 || this.current.fd === -1) return;
-    this.write(this.current, this.endLines());
+    if (this.unwritten.length > 0 && !this.current.closed) this.write(this.current, this.endLines());
     this.unwritten = [];
+    if (this.unwrittenElsewhere.length > 0) this.writeEndsElsewhere();
+  }
+
+  /** Rare: a call that outlived its file's rotation. One write per file, as for the current one. */
+  private writeEndsElsewhere(): void {
+    const byFile = new Map<JournalFile, string>();
+    for (const { ticket, end } of this.unwrittenElsewhere) {
+      if (ticket.file) byFile.set(ticket.file, (byFile.get(ticket.file) ?? '') + endLine(ticket.seq, end));
+    }
+    this.unwrittenElsewhere = [];
+    for (const [file, text] of byFile) if (!file.closed) this.write(file, text);
   }
 
   /** Writes text to a journal file; false (logged, and the file written no more) when it failed. */
@@ -266,8 +240,6 @@ export class AuditJournal {
     const old = this.current;
     // The old file's last end lines go into it, so a crash before the next fold still knows them.
     this.writeEnds();
-    this.unwritten = [];
-    old.closeFd();
     this.current = this.newFile();
     if (old.open.size === 0) this.remove(old);
     else this.retired.add(old);

@@ -11,8 +11,8 @@ import type { Clock } from '../clock.js';
 import type { Logger } from '../../log/logger.js';
 import type { Caller } from '../service.js';
 import { AuditJournal, type JournalTicket } from './audit-journal.js';
-import type { AuditStart } from './journal-lines.js';
-import type { AuditEntry, AuditQuery, AuditStore } from './audit-store.js';
+import type { AuditEntry, AuditQuery, AuditStart } from './audit-entry.js';
+import type { AuditStore } from './audit-store.js';
 import { originOf, redactArguments } from './redact.js';
 
 const DAY_MS = 86_400_000;

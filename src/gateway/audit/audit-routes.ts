@@ -5,7 +5,7 @@
  */
 import { TabgateError } from '../../protocol/index.js';
 import type { Route } from '../http/route-table.js';
-import type { AuditEntry, AuditQuery } from './audit-store.js';
+import type { AuditEntry, AuditQuery } from './audit-entry.js';
 
 export const AUDIT_PATH = '/v1/audit';
 export const DEFAULT_AUDIT_LIMIT = 100;

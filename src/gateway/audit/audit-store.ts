@@ -5,30 +5,10 @@
  */
 import type { Statement } from 'better-sqlite3';
 import type { Db } from '../store/database.js';
-import { INTERRUPTED } from './journal-lines.js';
+import { INTERRUPTED, type AuditEntry, type AuditQuery, type NewAuditEntry } from './audit-entry.js';
 
-export interface AuditEntry {
-  id: number;
-  /** ISO 8601, when the call started. */
-  at: string;
-  session_id: string;
-  principal_id: string;
-  /** The user's controller that ran it; null when a backend ran it or no controller was reachable. */
-  controller_id: string | null;
-  /** `controller`, or the backend's name (`local`, a provider, `cdp-url`). */
-  backend: string;
-  action: string;
-  /** Redacted: no typed text, no secret-looking URL parts. */
-  arguments: Record<string, unknown>;
-  /** The tab's origin when known (the navigate URL's, or the result's `url`). */
-  origin: string | null;
-  /** `ok`, or the error code the agent got. */
-  outcome: string;
-  duration_ms: number;
-  tool_call_id: string | null;
-}
-
-export type NewAuditEntry = Omit<AuditEntry, 'id' | 'at'> & { at_ms: number };
+// The types of the store's own methods, for whoever holds a store.
+export type { AuditEntry, AuditQuery, NewAuditEntry } from './audit-entry.js';
 
 interface Row {
   id: number;
@@ -43,14 +23,6 @@ interface Row {
   outcome: string;
   duration_ms: number;
   tool_call_id: string | null;
-}
-
-export interface AuditQuery {
-  session?: string;
-  /** Only rows with an id greater than this (the cursor of the previous page). */
-  after?: number;
-  /** At most this many rows, oldest first. Without `after`, the newest `limit` rows. */
-  limit: number;
 }
 
 function parseArguments(text: string): Record<string, unknown> {

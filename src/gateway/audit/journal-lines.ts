@@ -4,25 +4,10 @@
  * call has a sequence number within its file, and `file#seq` is the row's `journal_ref`, which makes
  * a fold after a crash skip rows already in the table.
  */
-import type { NewAuditEntry } from './audit-store.js';
-
-/** A call as it is dispatched: the row without its outcome. */
-export type AuditStart = Omit<NewAuditEntry, 'outcome' | 'duration_ms'>;
-
-export interface AuditEnd {
-  outcome: string;
-  duration_ms: number;
-  /** Known only from the result (the tab's URL) when the start had none. */
-  origin: string | null;
-}
+import type { AuditEnd, AuditStart } from './audit-entry.js';
 
 export type JournalLine =
   { kind: 'start'; seq: number; start: AuditStart } | ({ kind: 'end'; seq: number } & AuditEnd);
-
-/** What a call that started but never ended (its gateway died) is logged as. */
-export const INTERRUPTED = 'interrupted';
-
-export const journalRef = (file: string, seq: number): string => `${file}#${seq}`;
 
 // Lines are built from their fields' JSON rather than by stringifying a fresh object: a start line is
 // made between a command's send and its answer, and this takes half the time. Numbers here are

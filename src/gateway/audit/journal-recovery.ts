@@ -9,7 +9,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Logger } from '../../log/logger.js';
 import type { AuditStore } from './audit-store.js';
-import { INTERRUPTED, journalRef, parseLine } from './journal-lines.js';
+import { INTERRUPTED, journalRef } from './audit-entry.js';
+import { parseLine } from './journal-lines.js';
 
 const AUDIT_JOURNAL_DIR = 'audit-journal';
 /** `<pid>-<16 hex>.jsonl`: the pid says whether its gateway still runs. */
@@ -100,9 +101,15 @@ function bytesPastLines(fd: number, offset: number): number {
 /**
  * Folds and deletes the journal of every gateway that is gone; a running gateway's journal is its own.
  * A file goes before its offset row: a crash between leaves a row about no file, never a file whose
- * fold would start over.
+ * fold would start over. `running` says whether a pid's gateway still runs (tests, whose killed
+ * journals were written by their own pid, say which are gone).
  */
-export function foldJournals(store: AuditStore, dir: string, log: Logger): void {
+export function foldJournals(
+  store: AuditStore,
+  dir: string,
+  log: Logger,
+  running: (pid: number) => boolean = processAlive,
+): void {
   let names: string[];
   try {
     names = fs.readdirSync(dir);
@@ -112,7 +119,7 @@ export function foldJournals(store: AuditStore, dir: string, log: Logger): void 
   }
   for (const name of names) {
     const match = JOURNAL_FILE_PATTERN.exec(name);
-    if (!match || processAlive(Number(match[1]))) continue;
+    if (!match || running(Number(match[1]))) continue;
     const file = path.join(dir, name);
     foldJournalFile(store, file, log);
     fs.rmSync(file, { force: true });

@@ -1,8 +1,9 @@
 /**
  * Turns a request's credential and peer into a Caller, in this one place. The principal comes from the
  * credential, never from a client field; the transport family comes from the peer address.
- * Seam for pairing tokens (issue 6): add a CredentialVerifier that maps a token to the same principal
- * with `credential: 'pairing_token'`; routes that need the full API key check `caller.credential`.
+ * Each kind of bearer is a CredentialVerifier: the API key here, a pairing token in
+ * pairing/pairing-credential.ts (the same principal, `credential: 'pairing_token'`); routes that need
+ * the full API key check `caller.credential`.
  */
 import type { TransportFamily } from '../../protocol/index.js';
 import type { Caller } from '../service.js';

@@ -15,9 +15,6 @@ export interface FeatureFlag {
   enabled(): boolean;
 }
 
-/** A fixed flag, for embedders that pin the value. */
-export const fixedFlag = (value: boolean): FeatureFlag => ({ enabled: () => value });
-
 /** How long a read trusts the watch before it stats anyway. */
 const RECHECK_MS = 1000;
 

@@ -10,7 +10,7 @@ export interface RouteContext {
   req: IncomingMessage;
   res: ServerResponse;
   params: Record<string, string>;
-  /** Null only on routes declared `auth: 'none'` or `'custom'`. */
+  /** Null only on routes declared `auth: 'custom'`, which authenticate in their handler. */
   caller: Caller | null;
   body: JsonBody;
   /** Aborted when the client goes away before the response is written. */
