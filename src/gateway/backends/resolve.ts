@@ -16,7 +16,19 @@ import { browserSettingsOf } from '../config/index.js';
 import type { Logger } from '../../log/logger.js';
 import type { BrowserBackend } from './backend.js';
 import { createCdpUrlBackend, createLocalChromiumBackend } from './cdp/index.js';
-import { createProviderBackend } from './providers/index.js';
+import { createProviderBackend, providerDiscoveryOptions } from './providers/index.js';
+import { sectionKey } from '../config/index.js';
+import type { LoadedPlugin } from '../../providers/index.js';
+
+/** A `browser.<name>` mapping no loaded plugin provides is a typo or a plugin that is not installed. */
+function warnUnclaimedSections(config: GatewayConfig, plugins: LoadedPlugin[], log: Logger): void {
+  const claimed = new Set(
+    plugins.flatMap((plugin) => [plugin.name, ...plugin.providers]).map((name) => sectionKey(name)),
+  );
+  for (const key of Object.keys(config.pluginSections))
+    if (!claimed.has(key))
+      log.warn('unknown config key ignored (no installed plugin provides it)', { key: `browser.${key}` });
+}
 
 export interface ResolvedBackend {
   backend: BrowserBackend;
@@ -37,13 +49,10 @@ export async function resolveBackend(options: {
   const loaded = loadHomeEnv(config.home, env);
   if (loaded.length > 0) log.info('loaded provider settings from the home .env', { keys: loaded.join(',') });
   const settings = browserSettingsOf(config);
-  const { registry, diagnostics } = await discoverProviders({
-    env,
-    log,
-    home: config.home,
-    enabled: config.plugins.enabled,
-    providerConfig: { 'remote-cdp': config.browser.remote_cdp },
-  });
+  const { registry, diagnostics, plugins } = await discoverProviders(
+    providerDiscoveryOptions(config, env, log),
+  );
+  warnUnclaimedSections(config, plugins, log);
   const selection = selectBrowser({
     cloudProvider: config.browser.cloud_provider,
     cdpUrl: config.browser.cdp_url ?? env.BROWSER_CDP_URL,
