@@ -20,7 +20,9 @@ export const POST_SETUP_STEP_PATTERN = /^[a-z][a-z0-9_]{0,63}$/;
 // Strict: a misspelt field (`provides_browser_provider`) is reported, not silently ignored.
 export const pluginManifestSchema = z.strictObject({
   name: z.string().trim().min(1).max(100),
-  version: z.union([z.string().min(1), z.number()]).transform(String),
+  version: z
+    .union([z.string().min(1), z.number()], { error: 'expected a version such as 1.0.0' })
+    .transform(String),
   description: z.string().default(''),
   author: z.string().optional(),
   kind: z.literal('backend'),
