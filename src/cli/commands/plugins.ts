@@ -64,7 +64,7 @@ async function setState(name: string, enable: boolean): Promise<number> {
   setConfigValue(file, ['plugins', 'enabled'], enabled);
   setConfigValue(file, ['plugins', 'disabled'], disabled);
   process.stdout.write(
-    `${enable ? 'Enabled' : 'Disabled'} plugin ${row.plugin} (${row.source}) in ${file}. Restart \`tabgate serve\` to apply it.\n`,
+    `${enable ? 'Enabled' : 'Disabled'} plugin ${row.plugin} (${row.source}) in ${file}. New sessions of a running \`tabgate serve\` follow it.\n`,
   );
   if (enable && row.state === 'broken')
     process.stdout.write(`It is broken and will be skipped until fixed: ${row.notes.join('; ')}\n`);

@@ -108,6 +108,6 @@ export async function runSetup(options: SetupOptions): Promise<SetupResult> {
   }
   const postSetup = rows.find((row) => row.id === provider)?.postSetup;
   if (postSetup) out.write(`${runPostSetup(postSetup).message}\n`);
-  out.write('Restart `tabgate serve` to use it.\n');
+  out.write('A running `tabgate serve` uses it for new sessions; open sessions keep their browser.\n');
   return { provider, envWritten, available };
 }
