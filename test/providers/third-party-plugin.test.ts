@@ -55,11 +55,31 @@ describe('a third-party provider plugin installed as an npm package in the home 
 
   it('receives its own config section and serves sessions with the browser it names', async () => {
     const gw = await gatewayWith({ region: 'ap-south' });
-    const { result } = await navigate(gw);
+    const { sid, result } = await navigate(gw);
     assert.equal(result.status, 200, JSON.stringify(result.body));
+    // The region comes from the section; the first navigation says what the provider granted.
+    assert.deepEqual(result.body.result.features, { stealth: true, region: 'ap-south' });
     assert.ok(
       !gw.logLines.some((line) => line.includes('unknown config key') && line.includes('acme_cloud')),
     );
+    const second = await gw.request('POST', `/v1/sessions/${sid}/tools/browser_navigate`, {
+      body: { url: 'about:blank' },
+    });
+    assert.equal(second.body.result.features, undefined);
+  });
+
+  it("shows the session's backend, provider, features and live view in GET /v1/sessions/{id}", async () => {
+    const gw = await gatewayWith({});
+    const { sid } = await navigate(gw);
+    const session = await gw.request('GET', `/v1/sessions/${sid}`);
+    assert.equal(session.status, 200);
+    assert.deepEqual(session.body.browser, {
+      backend: PROVIDER_NAME,
+      provider: PROVIDER_NAME,
+      features: { stealth: true, region: 'eu-west' },
+      live_url: `https://live.acme.test/${sid}`,
+      external_call_id: `call-${sid}`,
+    });
   });
 
   it('surfaces a thrown error to the agent as provider_error with its message, the key redacted', async () => {

@@ -11,7 +11,7 @@ import type { BrowserSelection, PluginDiagnostic } from '../../providers/index.j
 import type { Logger } from '../../log/logger.js';
 import { envFilePath } from '../../providers/index.js';
 import { configPath, loadConfig, type GatewayConfig } from '../config/index.js';
-import type { BrowserBackend, ToolCall } from './backend.js';
+import type { BrowserBackend, SessionBrowserInfo, ToolCall } from './backend.js';
 import { chooseBackend, type BackendChoice } from './backend-choice.js';
 
 export interface ResolvedBackend {
@@ -61,9 +61,10 @@ export class LiveBackend implements BrowserBackend {
     return this.current.backend.name;
   }
 
-  /** The backend a session is served by, if it has made a call (for session details). */
-  backendOf(sessionId: string): BrowserBackend | undefined {
-    return this.bySession.get(sessionId)?.backend;
+  describeSession(sessionId: string): SessionBrowserInfo | undefined {
+    const backend = this.bySession.get(sessionId)?.backend;
+    if (!backend) return undefined;
+    return backend.describeSession?.(sessionId) ?? { backend: backend.name };
   }
 
   async call(call: ToolCall): Promise<unknown> {
