@@ -14,6 +14,7 @@ import { auditCommand } from './commands/audit.js';
 import { doctorCommand } from './commands/doctor.js';
 import { sessionCommand } from './commands/session.js';
 import { signInCommand } from './commands/sign-in.js';
+import { pluginsCommand } from './commands/plugins.js';
 
 export type CommandDefinition = (program: Command) => void;
 
@@ -26,6 +27,7 @@ export const COMMANDS: CommandDefinition[] = [
   sessionCommand,
   extensionPathCommand,
   toolsCommand,
+  pluginsCommand,
   mcpCommand,
   callCommand,
   auditCommand,

@@ -47,7 +47,10 @@ export class DefaultGatewayService implements GatewayService {
   }
 
   getSession(caller: Caller, sessionId: string): SessionRecord {
-    return this.d.sessions.get(caller, sessionId);
+    const record = this.d.sessions.get(caller, sessionId);
+    // A session a user's browser serves reports its binding; the backend knows nothing of it.
+    const browser = record.binding ? null : (this.d.backend.describeSession?.(sessionId) ?? null);
+    return { ...record, browser };
   }
 
   async deleteSession(caller: Caller, sessionId: string): Promise<void> {

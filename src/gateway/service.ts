@@ -3,6 +3,7 @@
  * thin renderers over this one interface; neither validates, routes or stores anything itself.
  */
 import type { TransportFamily } from '../protocol/index.js';
+import type { SessionBrowserInfo } from './backends/backend.js';
 import type { SessionBinding } from './session-binding.js';
 
 /** Who is calling, derived by the gateway from the credential and the peer, never from a client field. */
@@ -30,6 +31,8 @@ export interface SessionRecord {
   source: string;
   /** Null until a user's browser serves the session; from then on its calls never go elsewhere. */
   binding: SessionBinding | null;
+  /** `GET /v1/sessions/{id}` only: the browser serving the session (null until its first call). */
+  browser?: SessionBrowserInfo | null;
 }
 
 export interface CreateSessionInput {

@@ -120,6 +120,10 @@ export const ERROR_TABLE = {
     status: 502,
     hint: 'The cloud browser provider failed; try again or choose another provider with `tabgate tools`.',
   },
+  provider_timeout: {
+    status: 504,
+    hint: 'The cloud browser provider did not create a browser in time (browser.provider_timeout_s); try again or choose another provider with `tabgate tools`.',
+  },
 
   // Tool semantics (every backend)
   invalid_url: { status: 400, hint: 'Use an http(s) URL or about:blank.' },

@@ -3,9 +3,10 @@
  *   1. bundled `plugins/browser/<name>/` next to tabgate, always;
  *   2. `$TABGATE_HOME/plugins/browser/<name>/`, only when named in `plugins.enabled` (by folder or
  *      plugin.yaml name): code in the home folder runs only when the user asked for it;
- *   3. npm packages in the given node_modules folders whose package.json declares
+ *   3. npm packages in the given node_modules folders (tabgate's own, the one a global tabgate sits in,
+ *      and `$TABGATE_HOME/node_modules`) whose package.json declares
  *      `"tabgate": {"plugins": ["./plugin-folder", …]}`: installing the package is the opt-in.
- * Nothing here throws: every broken plugin becomes a diagnostic (logged, and shown by `tabgate doctor`).
+ * `plugins.disabled` skips a plugin of any source. Nothing here throws: every broken plugin becomes a diagnostic (logged, and shown by `tabgate doctor`).
  */
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
@@ -28,18 +29,46 @@ export interface DiscoveryOptions {
   home?: string;
   /** `plugins.enabled` from config. */
   enabled?: readonly string[];
-  /** Per-provider config sections (`browser.<name>`), keyed by provider name. */
-  providerConfig?: Readonly<Record<string, Readonly<Record<string, unknown>>>>;
+  /** `plugins.disabled` from config: skipped whatever their source. */
+  disabled?: readonly string[];
+  /** A provider's config section (`browser.<name>`, `-` written `_`); `{}` when absent. */
+  config?: (name: string) => Readonly<Record<string, unknown>>;
+  /** `browser.provider_timeout_s` in milliseconds (default 60 s). */
+  createTimeoutMs?: number;
   /** Defaults to tabgate's own plugins/browser. */
   bundledDir?: string;
-  /** Defaults to tabgate's node_modules and `$TABGATE_HOME/node_modules`. */
+  /** Defaults to defaultNodeModulesDirs(home). */
   nodeModulesDirs?: readonly string[];
+}
+
+/** A plugin found but not loaded because the user has not asked for it or has turned it off. */
+export interface SkippedPlugin {
+  plugin: string;
+  source: PluginSource;
+  path: string;
+  state: 'not-enabled' | 'disabled';
 }
 
 export interface Discovery {
   registry: ProviderRegistry;
   plugins: LoadedPlugin[];
   diagnostics: PluginDiagnostic[];
+  skipped: SkippedPlugin[];
+}
+
+export const DEFAULT_PROVIDER_TIMEOUT_MS = 60_000;
+
+/**
+ * tabgate's own node_modules; the node_modules a global tabgate is installed in (its plugins are
+ * installed next to it with `npm install -g`); and `$TABGATE_HOME/node_modules`.
+ */
+export function defaultNodeModulesDirs(home: string | undefined, packageRoot = PACKAGE_ROOT): string[] {
+  const dirs = [path.join(packageRoot, 'node_modules')];
+  const parent = path.dirname(packageRoot);
+  if (path.basename(parent) === 'node_modules') dirs.push(parent);
+  else if (path.basename(path.dirname(parent)) === 'node_modules') dirs.push(path.dirname(parent)); // @scope/tabgate
+  if (home) dirs.push(path.join(home, 'node_modules'));
+  return [...new Set(dirs.map((dir) => path.resolve(dir)))];
 }
 
 function subdirectories(dir: string): string[] {
@@ -70,13 +99,16 @@ function packages(nodeModules: string): string[] {
   );
 }
 
-function npmPluginDirs(pkgDir: string, report: (d: PluginDiagnostic) => void): string[] {
-  let manifest: unknown;
+function packageJson(pkgDir: string): unknown {
   try {
-    manifest = JSON.parse(readFileSync(path.join(pkgDir, 'package.json'), 'utf8'));
+    return JSON.parse(readFileSync(path.join(pkgDir, 'package.json'), 'utf8'));
   } catch {
-    return [];
+    return undefined;
   }
+}
+
+function npmPluginDirs(pkgDir: string, report: (d: PluginDiagnostic) => void): string[] {
+  const manifest = packageJson(pkgDir);
   const tabgate = (manifest as { tabgate?: { plugins?: unknown } } | null)?.tabgate;
   if (tabgate === undefined) return [];
   const list = tabgate?.plugins;
@@ -100,11 +132,13 @@ export async function discoverProviders(options: DiscoveryOptions): Promise<Disc
   const registry = new ProviderRegistry();
   const plugins: LoadedPlugin[] = [];
   const diagnostics: PluginDiagnostic[] = [];
+  const skipped: SkippedPlugin[] = [];
   const base: ProviderContext = {
     env: options.env,
     log: options.log,
-    config: (name) => options.providerConfig?.[name] ?? {},
+    config: (name) => options.config?.(name) ?? {},
   };
+  const loadOptions = { createTimeoutMs: options.createTimeoutMs ?? DEFAULT_PROVIDER_TIMEOUT_MS };
   const report = (diagnostic: PluginDiagnostic) => {
     diagnostics.push(diagnostic);
     options.log[diagnostic.level === 'error' ? 'error' : 'warn'](
@@ -116,32 +150,39 @@ export async function discoverProviders(options: DiscoveryOptions): Promise<Disc
       },
     );
   };
-  const load = async (dir: string, source: PluginSource) => {
-    const result = await loadPlugin(dir, source, registry, base);
+  const disabled = new Set(options.disabled ?? []);
+  const enabled = new Set(options.enabled ?? []);
+  const named = (set: Set<string>, names: (string | undefined)[]) =>
+    names.some((name) => name !== undefined && set.has(name));
+  const load = async (dir: string, source: PluginSource, aliases: (string | undefined)[] = []) => {
+    const names = [path.basename(dir), declaredName(dir), ...aliases];
+    const plugin = declaredName(dir) ?? path.basename(dir);
+    if (named(disabled, names)) {
+      skipped.push({ plugin, source, path: dir, state: 'disabled' });
+      options.log.debug('browser plugin disabled (plugins.disabled)', { plugin, path: dir });
+      return;
+    }
+    if (source === 'user' && !named(enabled, names)) {
+      skipped.push({ plugin, source, path: dir, state: 'not-enabled' });
+      options.log.debug('browser plugin not enabled (add it to plugins.enabled)', { path: dir });
+      return;
+    }
+    const result = await loadPlugin(dir, source, registry, base, loadOptions);
     result.diagnostics.forEach(report);
     if (result.loaded) plugins.push(result.loaded);
   };
 
   for (const dir of subdirectories(options.bundledDir ?? BUNDLED_PLUGINS_DIR)) await load(dir, 'bundled');
-
-  const enabled = new Set(options.enabled ?? []);
   if (options.home) {
-    for (const dir of subdirectories(path.join(options.home, 'plugins', 'browser'))) {
-      const name = declaredName(dir);
-      if (enabled.has(path.basename(dir)) || (name !== undefined && enabled.has(name)))
-        await load(dir, 'user');
-      else options.log.debug('browser plugin not enabled (add it to plugins.enabled)', { path: dir });
-    }
+    for (const dir of subdirectories(path.join(options.home, 'plugins', 'browser'))) await load(dir, 'user');
   }
-
-  const nodeModules = options.nodeModulesDirs ?? [
-    path.join(PACKAGE_ROOT, 'node_modules'),
-    ...(options.home ? [path.join(options.home, 'node_modules')] : []),
-  ];
+  const nodeModules = options.nodeModulesDirs ?? defaultNodeModulesDirs(options.home);
   for (const modules of nodeModules) {
     for (const pkg of packages(modules)) {
-      for (const dir of npmPluginDirs(pkg, report)) await load(dir, 'npm');
+      const pkgName = (packageJson(pkg) as { name?: unknown } | undefined)?.name;
+      for (const dir of npmPluginDirs(pkg, report))
+        await load(dir, 'npm', [typeof pkgName === 'string' ? pkgName : undefined]);
     }
   }
-  return { registry, plugins, diagnostics };
+  return { registry, plugins, diagnostics, skipped };
 }

@@ -17,13 +17,19 @@ export {
 export { ProviderRegistry, type PluginSource, type ProviderOrigin } from './registry.js';
 export {
   discoverProviders,
+  defaultNodeModulesDirs,
+  DEFAULT_PROVIDER_TIMEOUT_MS,
   BUNDLED_PLUGINS_DIR,
   PACKAGE_ROOT,
   type Discovery,
   type DiscoveryOptions,
   type LoadedPlugin,
   type PluginDiagnostic,
+  type SkippedPlugin,
 } from './discovery.js';
+export { GuardedProvider } from './guarded-provider.js';
+export type { PluginProvider, ConfigSchemaLike } from './plugin-provider.js';
+export { checkSessionMetadata } from './session-metadata.js';
 export {
   selectBrowser,
   safelyAvailable,

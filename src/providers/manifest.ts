@@ -14,16 +14,28 @@ const providerName = z
   .string()
   .regex(PROVIDER_NAME_PATTERN, 'expected a lowercase name of letters, digits, - and _');
 
-export const pluginManifestSchema = z.looseObject({
+/** Named setup steps a plugin may ask for after `tabgate tools` stores its credentials (setup/post-setup.ts). */
+export const POST_SETUP_STEP_PATTERN = /^[a-z][a-z0-9_]{0,63}$/;
+
+// Strict: a misspelt field (`provides_browser_provider`) is reported, not silently ignored.
+export const pluginManifestSchema = z.strictObject({
   name: z.string().trim().min(1).max(100),
-  version: z.union([z.string().min(1), z.number()]).transform(String),
+  version: z
+    .union([z.string().min(1), z.number()], { error: 'expected a version such as 1.0.0' })
+    .transform(String),
   description: z.string().default(''),
   author: z.string().optional(),
   kind: z.literal('backend'),
   provides_browser_providers: z.array(providerName).min(1),
   /** The entry module, relative to the plugin folder; `index.js` (then `index.mjs`) when absent. */
   entry: z.string().min(1).optional(),
-  requires_env: z.array(z.string()).optional(),
+  /** Env vars the provider needs: the prompts of its default `tabgate tools` row. */
+  requires_env: z.array(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'expected an env var name')).optional(),
+  /** A named, allow-listed setup step; never a shell command. */
+  post_setup: z
+    .string()
+    .regex(POST_SETUP_STEP_PATTERN, 'expected the name of a setup step, not a command')
+    .optional(),
 });
 
 export type PluginManifest = z.infer<typeof pluginManifestSchema>;
@@ -50,8 +62,10 @@ export async function readManifest(dir: string): Promise<ManifestResult> {
   }
   const parsed = pluginManifestSchema.safeParse(raw);
   if (!parsed.success) {
-    const issues = parsed.error.issues.map(
-      (issue) => `${issue.path.join('.') || '(root)'}: ${issue.message}`,
+    const issues = parsed.error.issues.map((issue) =>
+      issue.code === 'unrecognized_keys'
+        ? `unknown field${issue.keys.length > 1 ? 's' : ''} ${issue.keys.join(', ')}`
+        : `${issue.path.join('.') || '(root)'}: ${issue.message}`,
     );
     return { ok: false, message: `plugin.yaml is invalid: ${issues.join('; ')}` };
   }

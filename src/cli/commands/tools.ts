@@ -5,6 +5,7 @@
  */
 import type { Command } from 'commander';
 import { configPath, readConfigFile, resolveHome } from '../../gateway/config/load.js';
+import { sectionKey } from '../../gateway/config/plugin-sections.js';
 import { createLogger } from '../../log/logger.js';
 import { discoverProviders, loadHomeEnv } from '../../providers/index.js';
 import { LinePrompter } from '../../providers/setup/line-prompter.js';
@@ -41,10 +42,13 @@ export async function runToolsCommand(flags: ToolsFlags): Promise<number> {
       enabled: Array.isArray(enabled)
         ? enabled.filter((item): item is string => typeof item === 'string')
         : [],
+      disabled: Array.isArray(asTree(tree.plugins).disabled)
+        ? (asTree(tree.plugins).disabled as unknown[]).filter(
+            (item): item is string => typeof item === 'string',
+          )
+        : [],
       // `browser.remote_cdp` is the config section of provider `remote-cdp`.
-      providerConfig: Object.fromEntries(
-        Object.entries(browser).map(([key, value]) => [key.replace(/_/g, '-'), asTree(value)]),
-      ),
+      config: (name) => asTree(browser[sectionKey(name)]),
     });
     if (flags.set.length > 0 && flags.provider === undefined)
       throw new SetupUsageError('--set needs --provider NAME');

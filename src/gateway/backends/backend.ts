@@ -17,6 +17,20 @@ export interface ToolCall<N extends ToolName = ToolName> {
   signal?: CallSignal;
 }
 
+/** What serves a session's browser, for `GET /v1/sessions/{id}`. */
+export interface SessionBrowserInfo {
+  /** `local`, `cdp-url`, `camofox` or the provider's name. */
+  backend: string;
+  /** The cloud provider, when one serves it. */
+  provider?: string;
+  /** What the provider granted (stealth, proxies, …). */
+  features?: Record<string, unknown>;
+  /** Where a person can watch the browser, when the provider has such a view. */
+  live_url?: string;
+  /** The provider's billing reference for this session, if it gave one. */
+  external_call_id?: string;
+}
+
 export interface BrowserBackend {
   /** `local`, a provider name, or `cdp-url`: shown in logs and errors. */
   readonly name: string;
@@ -26,4 +40,6 @@ export interface BrowserBackend {
   closeSession(sessionId: string): Promise<void>;
   /** Closes everything this backend opened (shutdown). Never throws; leaves no browser process behind. */
   close(): Promise<void>;
+  /** The browser serving a session that has made a call; backends without details need not say. */
+  describeSession?(sessionId: string): SessionBrowserInfo | undefined;
 }

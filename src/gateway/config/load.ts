@@ -7,6 +7,7 @@ import path from 'node:path';
 import { z } from 'zod';
 import type { Logger } from '../../log/logger.js';
 import { ConfigError, DANGEROUS_KEYS, readConfigDocument } from './config-file.js';
+import { isPluginSectionPath, pluginSectionsOf } from './plugin-sections.js';
 import { configSchema, type GatewayConfig } from './schema.js';
 
 export { ConfigError, readConfigFile } from './config-file.js';
@@ -121,8 +122,11 @@ export function loadConfig(options: LoadConfigOptions = {}): GatewayConfig {
   for (const { key, at } of source.dropped)
     options.log?.warn('config key that could reach a prototype ignored', { key, at, file });
   const unknown = unknownKeys(source.tree);
+  // `browser.<plugin>` mappings wait for discovery, which knows the installed plugins.
+  const pluginSections = pluginSectionsOf(source.tree, unknown);
   for (const path of unknown)
-    options.log?.warn('unknown config key ignored', { key: path.join('.'), at: source.locate(path), file });
+    if (!isPluginSectionPath(path, pluginSections[path[1] ?? '']))
+      options.log?.warn('unknown config key ignored', { key: path.join('.'), at: source.locate(path), file });
   let merged = merge(without(source.tree, unknown), options.overrides ?? {});
   merged = merge(merged, fromEnvironment(env));
   merged = merge(merged, fromFlags(options.flags ?? {}));
@@ -135,5 +139,10 @@ export function loadConfig(options: LoadConfigOptions = {}): GatewayConfig {
     });
     throw new ConfigError(`invalid configuration in ${file}: ${problems.join('; ')}`);
   }
-  return deepFreeze({ ...parsed.data, home, chromePathFallback: env.CHROME_PATH || undefined });
+  return deepFreeze({
+    ...parsed.data,
+    home,
+    chromePathFallback: env.CHROME_PATH || undefined,
+    pluginSections: structuredClone(pluginSections),
+  });
 }

@@ -113,6 +113,8 @@ export const configSchema = z.object({
       cdp_url: z.string().min(1).optional(),
       /** The bundled remote-cdp provider's endpoint (a self-hosted browser's CDP URL). */
       remote_cdp: z.object({ url: z.string().min(1).optional() }).default({}),
+      /** How long a provider's createSession may take before it is cut off with `provider_timeout`. */
+      provider_timeout_s: seconds.default(60),
     })
     .default({
       extension_control: {
@@ -130,8 +132,16 @@ export const configSchema = z.object({
       allow_private_urls: false,
       allowed_private_hosts: [],
       remote_cdp: {},
+      provider_timeout_s: 60,
     }),
-  plugins: z.object({ enabled: z.array(z.string()).default([]) }).default({ enabled: [] }),
+  plugins: z
+    .object({
+      /** Plugins in `$TABGATE_HOME/plugins/browser/` to load (their code runs only when named here). */
+      enabled: z.array(z.string()).default([]),
+      /** Plugins not to load whatever their source (`tabgate plugins disable NAME`). */
+      disabled: z.array(z.string()).default([]),
+    })
+    .default({ enabled: [], disabled: [] }),
   audit: z
     .object({
       all_backends: z.boolean().default(false),
@@ -148,4 +158,6 @@ export interface GatewayConfig extends ConfigValues {
   readonly home: string;
   /** `CHROME_PATH`, used when `browser.executable_path` is not set. */
   readonly chromePathFallback: string | undefined;
+  /** `browser.<name>` mappings the schema does not know: provider plugins' own sections (plugin-sections.ts). */
+  readonly pluginSections: Readonly<Record<string, Readonly<Record<string, unknown>>>>;
 }

@@ -8,6 +8,7 @@ import { discoverProviders } from '../../providers/index.js';
 import { apiKeyFile } from '../auth/api-key.js';
 import { DEFAULT_CHROMIUM } from '../backends/cdp/chromium-process.js';
 import { sandboxFor } from '../backends/cdp/chromium-sandbox.js';
+import { providerDiscoveryOptions } from '../backends/providers/discovery-options.js';
 import { configPath, readConfigFile, type GatewayConfig } from '../config/index.js';
 import { silentLogger } from '../../log/logger.js';
 import { isLoopbackBind } from './exposure.js';
@@ -157,12 +158,7 @@ export async function runDoctorChecks(input: DoctorInput): Promise<Finding[]> {
   findings.push(checkBrowser(config, env));
   const sandbox = checkSandbox(config, env);
   if (sandbox) findings.push(sandbox);
-  const { diagnostics } = await discoverProviders({
-    env,
-    log: silentLogger,
-    home: config.home,
-    enabled: config.plugins.enabled,
-  });
+  const { diagnostics } = await discoverProviders(providerDiscoveryOptions(config, env, silentLogger));
   for (const d of diagnostics) {
     findings.push({
       level: d.level === 'error' ? 'warn' : 'info',

@@ -11,7 +11,7 @@ export class ConfigWriteError extends Error {
   override readonly name = 'ConfigWriteError';
 }
 
-export function setConfigValue(file: string, keyPath: [string, ...string[]], value: string): void {
+export function setConfigValue(file: string, keyPath: [string, ...string[]], value: unknown): void {
   const text = existsSync(file) ? readFileSync(file, 'utf8') : '';
   const doc: Document = parseDocument(text);
   if (doc.errors.length > 0) {

@@ -8,6 +8,7 @@ import { ENV_KEY_PATTERN, envFilePath, writeEnvFile } from '../env-file.js';
 import type { ProviderRegistry } from '../registry.js';
 import { safelyAvailable } from '../select.js';
 import { setConfigValue } from './config-writer.js';
+import { runPostSetup } from './post-setup.js';
 import { LOCAL_ROW_ID, pickerRows, type PickerRow } from './picker-rows.js';
 import type { SetupPrompter } from './prompter.js';
 
@@ -106,7 +107,7 @@ export async function runSetup(options: SetupOptions): Promise<SetupResult> {
     );
   }
   const postSetup = rows.find((row) => row.id === provider)?.postSetup;
-  if (postSetup) out.write(`${postSetup}\n`);
-  out.write('Restart `tabgate serve` to use it.\n');
+  if (postSetup) out.write(`${runPostSetup(postSetup).message}\n`);
+  out.write('A running `tabgate serve` uses it for new sessions; open sessions keep their browser.\n');
   return { provider, envWritten, available };
 }

@@ -1,7 +1,9 @@
 /**
  * The engine on a browser someone else runs, reached by a CDP URL: `browser.cdp_url`, or a cloud
  * provider's session. A `ws(s)://…/devtools/browser/…` URL is used as is; an http(s) URL (or a bare
- * `ws://host:port`) is resolved through `/json/version`. Closing only disconnects: the browser is theirs.
+ * `ws://host:port`) is resolved through `/json/version`. A browser whose remote debugging was turned on
+ * from chrome://inspect (Chrome 144+) answers that with 404 and takes the WebSocket at the URL itself,
+ * so a ws(s) URL is then connected to as given. Closing only disconnects: the browser is theirs.
  */
 import { TabgateError } from '../../../protocol/index.js';
 import type { Logger } from '../../../log/logger.js';
@@ -34,16 +36,23 @@ export async function resolveCdpEndpoint(raw: string, timeoutMs = 10_000): Promi
     throw new TabgateError('invalid_request', 'A CDP URL is ws(s):// or http(s)://.');
   const http = new URL(url.href.replace(/^ws/, 'http'));
   http.pathname = '/json/version';
+  let status = 0;
   try {
     const response = await fetch(http, { signal: AbortSignal.timeout(timeoutMs) });
-    const body = (await response.json()) as { webSocketDebuggerUrl?: unknown };
-    if (typeof body.webSocketDebuggerUrl === 'string') return body.webSocketDebuggerUrl;
+    status = response.status;
+    if (response.ok) {
+      const body = (await response.json()) as { webSocketDebuggerUrl?: unknown };
+      if (typeof body.webSocketDebuggerUrl === 'string') return body.webSocketDebuggerUrl;
+    }
   } catch {
     // Reported below without the URL, which may carry a provider's token.
   }
+  if (status === 404 && /^wss?:$/.test(url.protocol)) return url.href;
   throw new TabgateError(
     'backend_unavailable',
-    'The CDP endpoint did not answer /json/version with a webSocketDebuggerUrl.',
+    status === 404
+      ? 'The CDP endpoint has no /json/version (a browser shared from chrome://inspect): give its ws:// URL instead.'
+      : 'The CDP endpoint did not answer /json/version with a webSocketDebuggerUrl.',
   );
 }
 

@@ -15,6 +15,7 @@ export {
   type ProviderBackendOptions,
 } from './provider-backend.js';
 export { installEmergencyCleanup, type EmergencyHooks } from './emergency.js';
+export { providerDiscoveryOptions } from './discovery-options.js';
 
 export interface ProviderBackendHandle {
   backend: ProviderBackend;

@@ -12,7 +12,7 @@ import { TabgateError } from '../../../protocol/index.js';
 import type { BrowserProvider, ProviderSessionMetadata } from '../../../providers/api.js';
 import type { Logger } from '../../../log/logger.js';
 import { Admission, type Release } from '../admission.js';
-import type { BrowserBackend, ToolCall } from '../backend.js';
+import type { BrowserBackend, SessionBrowserInfo, ToolCall } from '../backend.js';
 import { checkNavigation, NetworkPolicy, type Resolver } from '../network-policy.js';
 import type { BrowserSettings } from '../settings.js';
 
@@ -42,11 +42,15 @@ interface ProviderSession {
   busy: number;
   /** Gives back the session's slot of `max_sessions`. */
   release: Release;
+  /** The first navigation's result says which features the provider granted; later ones need not. */
+  featuresShown: boolean;
 }
 
 export class ProviderBackend implements BrowserBackend {
   readonly name: string;
   private readonly sessions = new Map<string, Promise<ProviderSession>>();
+  /** The same sessions once created, for synchronous questions (session details). */
+  private readonly ready = new Map<string, ProviderSession>();
   private readonly sweeper: NodeJS.Timeout;
   private readonly policy: NetworkPolicy;
   private readonly admission: Admission;
@@ -76,7 +80,10 @@ export class ProviderBackend implements BrowserBackend {
     session.busy++;
     session.lastUsed = Date.now();
     try {
-      return await session.engine.call(call);
+      const result = await session.engine.call(call);
+      if (call.tool !== 'browser_navigate' || session.featuresShown) return result;
+      session.featuresShown = true;
+      return withFeatures(result, session.metadata);
     } finally {
       session.busy--;
       session.lastUsed = Date.now();
@@ -131,6 +138,7 @@ export class ProviderBackend implements BrowserBackend {
       session: sessionId,
       provider_session: metadata.bb_session_id,
       name: metadata.session_name,
+      ...(metadata.external_call_id ? { external_call_id: metadata.external_call_id } : {}),
     });
     const engine = this.options.openCdpUrl({
       name: provider.name,
@@ -138,7 +146,19 @@ export class ProviderBackend implements BrowserBackend {
       remote: true,
       isolated: metadata.features.shared_browser === true,
     });
-    return { metadata, engine, lastUsed: Date.now(), busy: 0, release: slot };
+    const session = { metadata, engine, lastUsed: Date.now(), busy: 0, release: slot, featuresShown: false };
+    this.ready.set(sessionId, session);
+    return session;
+  }
+
+  describeSession(sessionId: string): SessionBrowserInfo {
+    const metadata = this.ready.get(sessionId)?.metadata;
+    const info: SessionBrowserInfo = { backend: this.name, provider: this.name };
+    if (!metadata) return info;
+    info.features = metadata.features;
+    if (metadata.live_url) info.live_url = metadata.live_url;
+    if (metadata.external_call_id) info.external_call_id = metadata.external_call_id;
+    return info;
   }
 
   /** The provider sessions open now, by tabgate session id (for diagnostics and tests). */
@@ -187,6 +207,7 @@ export class ProviderBackend implements BrowserBackend {
     const pending = this.sessions.get(sessionId);
     if (!pending) return;
     this.sessions.delete(sessionId);
+    this.ready.delete(sessionId);
     const session = await pending.catch(() => undefined);
     if (!session) return;
     await session.engine.close().catch(() => undefined);
@@ -210,6 +231,7 @@ export class ProviderBackend implements BrowserBackend {
     clearInterval(this.sweeper);
     const pending = [...this.sessions.values()];
     this.sessions.clear();
+    this.ready.clear();
     await Promise.all(
       pending.map(async (entry) => {
         const session = await entry.catch(() => undefined);
@@ -222,6 +244,12 @@ export class ProviderBackend implements BrowserBackend {
       }),
     );
   }
+}
+
+/** The first navigation's result, with the flags the provider granted (the reference's first-navigate notice). */
+function withFeatures(result: unknown, metadata: ProviderSessionMetadata): unknown {
+  if (typeof result !== 'object' || result === null) return result;
+  return { ...result, features: metadata.features };
 }
 
 function expired(metadata: ProviderSessionMetadata): boolean {
