@@ -14,6 +14,7 @@ import { auditCommand } from './commands/audit.js';
 import { doctorCommand } from './commands/doctor.js';
 import { sessionCommand } from './commands/session.js';
 import { signInCommand } from './commands/sign-in.js';
+import { secretsCommand } from './commands/secrets.js';
 
 export type CommandDefinition = (program: Command) => void;
 
@@ -24,6 +25,7 @@ export const COMMANDS: CommandDefinition[] = [
   pairCommand,
   signInCommand,
   sessionCommand,
+  secretsCommand,
   extensionPathCommand,
   toolsCommand,
   mcpCommand,
