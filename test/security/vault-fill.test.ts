@@ -1,12 +1,16 @@
 /**
  * Vault secrets on the local Chromium, through a real gateway: a secret fills only a field of its
  * kind in a frame of its own origin, arrives at the site, and its bytes (raw, base64, hex,
- * percent-encoded) are in no response, audit file, journal or log line, even when the site echoes it.
+ * percent-encoded) are in no HTTP or MCP response, audit file, journal or log line, even when the site
+ * echoes it.
  */
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { Vault } from '../../src/gateway/secrets/index.js';
+import { callTool as callMcpTool, refOf as mcpRefOf } from '../mcp/mcp-client.js';
 import { startTestGateway, type HttpResult, type TestGateway } from '../gateway/fixtures/gateway.js';
 import { encodingsOf, filesUnder, leaks } from './fixtures/leak-search.js';
 import { startLoginSite, type LoginSite } from './fixtures/login-site.js';
@@ -114,6 +118,44 @@ describe('vault secrets on the local browser', () => {
       assert.equal(result.status, 403);
     }
     assert.deepEqual(site.requests.slice(before), []);
+  });
+
+  it('fills and refuses the same way over MCP, which shows markers instead of values', async () => {
+    const transport = new StreamableHTTPClientTransport(new URL(gw.url + '/mcp'), {
+      requestInit: { headers: { authorization: `Bearer ${gw.key}` } },
+    });
+    const client = new Client({ name: 'vault-test', version: '0.0.0' });
+    await client.connect(transport);
+    try {
+      const mcp = async (tool: string, args: Record<string, unknown>) => {
+        const outcome = await callMcpTool(client, tool, args);
+        responses.push(outcome.text);
+        return outcome;
+      };
+      const page = await mcp('browser_navigate', { url: `${site.origin}/login` });
+      await mcp('browser_type', { ref: mcpRefOf(page.text, 'Username'), secret: 'site-user' });
+      const typed = await mcp('browser_type', {
+        ref: mcpRefOf(page.text, 'Password'),
+        secret: 'site-pass',
+        submit: true,
+      });
+      assert.equal(typed.isError, false, typed.text);
+      assert.equal(site.posted.at(-1)?.get('pass'), PASSWORD);
+      assert.match((await mcp('browser_snapshot', {})).text, /Your password was «secret:site-pass»/);
+      const lookalike = await mcp('browser_navigate', { url: `${site.lookalike}/login` });
+      const refusedOverMcp = await mcp('browser_type', {
+        ref: mcpRefOf(lookalike.text, 'Password'),
+        secret: 'site-pass',
+      });
+      assert.equal(refusedOverMcp.isError, true);
+      assert.match(refusedOverMcp.text, /secret_origin_mismatch/);
+      const inUrl = await mcp('browser_navigate', {
+        url: `${site.origin}/other?q=${encodeURIComponent(PASSWORD)}`,
+      });
+      assert.match(inUrl.text, /secret_in_url/);
+    } finally {
+      await client.close();
+    }
   });
 
   it('leaves no byte of either secret in responses, the audit files, the journal or the log', async () => {
