@@ -6,7 +6,7 @@
  * never receives a value.
  */
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -37,6 +37,34 @@ function tabgate(
     child.stdin?.end(stdin);
   });
 }
+
+/**
+ * `tabgate secrets add` on a real terminal (a pseudo-terminal from util-linux `script`): the value is
+ * typed only once the prompt is shown, as a person would, and the whole terminal output is returned.
+ */
+function typedAtTerminal(home: string, name: string, typed: string): Promise<string> {
+  const { API_SERVER_KEY: _key, ...env } = process.env;
+  const command = `${process.execPath} --import tsx src/cli/main.ts secrets add ${name} --origin https://tty.example`;
+  const child = spawn('script', ['-qec', command, '/dev/null'], {
+    cwd: root,
+    env: { ...env, TABGATE_HOME: home },
+  });
+  let output = '';
+  let sent = false;
+  child.stdout.setEncoding('utf8');
+  child.stdout.on('data', (chunk: string) => {
+    output += chunk;
+    if (!sent && output.includes('(not shown): ')) {
+      sent = true;
+      child.stdin.write(typed + '\r');
+    }
+  });
+  return new Promise((resolve) => child.on('close', () => resolve(output)));
+}
+
+const hasScript = (process.env.PATH ?? '')
+  .split(path.delimiter)
+  .some((dir) => fs.existsSync(path.join(dir, 'script')));
 
 describe('tabgate secrets', () => {
   let gw: TestGateway;
@@ -125,6 +153,36 @@ describe('tabgate secrets', () => {
     } finally {
       await controller.close();
     }
+  });
+
+  it(
+    'reads a value typed at a terminal without echoing it',
+    { skip: hasScript ? false : 'util-linux `script` is not installed, so there is no terminal to type at' },
+    async () => {
+      const typed = 'typed at a tty 42';
+      const output = await typedAtTerminal(gw.home, 'tty', typed);
+      assert.match(output, /Stored tty \(password\)/);
+      assert.deepEqual(leaks([typed], [{ where: 'terminal', bytes: Buffer.from(output) }]), []);
+      const sid = await gw.createSession();
+      await gw.request('POST', `/v1/sessions/${sid}/tools/browser_type`, {
+        body: { ref: '@e1', secret: 'tty' },
+      });
+      assert.equal(backend.calls.at(-1)?.secret?.value, typed);
+    },
+  );
+
+  it('never fills an entry whose origin was changed in the file', async () => {
+    await tabgate(gw.home, ['secrets', 'add', 'moved', '--origin', 'https://right.example'], VALUE);
+    const file = vaultFile(gw.home);
+    fs.writeFileSync(
+      file,
+      fs.readFileSync(file, 'utf8').replace('https://right.example', 'https://evil.example'),
+    );
+    const sid = await gw.createSession();
+    const result = await gw.request('POST', `/v1/sessions/${sid}/tools/browser_type`, {
+      body: { ref: '@e1', secret: 'moved' },
+    });
+    assert.equal(result.body.error?.code, 'unknown_secret', JSON.stringify(result.body));
   });
 
   it('removes a secret, after which filling it is unknown_secret', async () => {

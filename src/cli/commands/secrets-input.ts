@@ -21,9 +21,10 @@ async function readPiped(input: SecretInput): Promise<string> {
 
 /** One line typed with no echo at all (not even stars), in raw mode; Ctrl-C or Ctrl-D cancels. */
 function readHidden(input: SecretInput, output: NodeJS.WritableStream, prompt: string): Promise<string> {
-  output.write(prompt);
+  // Echo off before the prompt shows: what is typed the moment it appears must not be echoed either.
   input.setRawMode?.(true);
   input.resume();
+  output.write(prompt);
   return new Promise((resolve, reject) => {
     let value = '';
     const finish = (error?: Error) => {
