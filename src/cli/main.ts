@@ -15,6 +15,7 @@ import { doctorCommand } from './commands/doctor.js';
 import { sessionCommand } from './commands/session.js';
 import { signInCommand } from './commands/sign-in.js';
 import { pluginsCommand } from './commands/plugins.js';
+import { secretsCommand } from './commands/secrets.js';
 
 export type CommandDefinition = (program: Command) => void;
 
@@ -25,6 +26,7 @@ export const COMMANDS: CommandDefinition[] = [
   pairCommand,
   signInCommand,
   sessionCommand,
+  secretsCommand,
   extensionPathCommand,
   toolsCommand,
   pluginsCommand,

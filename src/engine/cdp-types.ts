@@ -36,6 +36,8 @@ export interface FrameTree {
 export interface ExecutionContextDescription {
   id: number;
   name: string;
+  /** The frame's security origin as the browser sees it (`null` for a sandboxed frame). */
+  origin?: string;
   auxData?: { frameId?: string; isDefault?: boolean; type?: string };
 }
 

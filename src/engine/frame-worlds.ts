@@ -12,6 +12,7 @@ export class FrameWorlds {
   private readonly byFrame = new Map<string, number>();
   private readonly alive = new Set<number>();
   private readonly installed = new Set<number>();
+  private readonly origins = new Map<number, string>();
   private readonly unsubscribe: (() => void)[];
 
   constructor(readonly session: CdpSession) {
@@ -23,6 +24,7 @@ export class FrameWorlds {
           if (context.name !== WORLD_NAME || !frameId) return;
           this.byFrame.set(frameId, context.id);
           this.alive.add(context.id);
+          if (context.origin !== undefined) this.origins.set(context.id, context.origin);
         },
       ),
       session.on<{ executionContextId: number }>(
@@ -33,6 +35,7 @@ export class FrameWorlds {
         this.byFrame.clear();
         this.alive.clear();
         this.installed.clear();
+        this.origins.clear();
       }),
     ];
   }
@@ -43,6 +46,11 @@ export class FrameWorlds {
 
   isAlive(contextId: number): boolean {
     return this.alive.has(contextId);
+  }
+
+  /** The origin of the document a world belongs to, as Chromium reported it when the world was made. */
+  originOf(contextId: number): string | undefined {
+    return this.origins.get(contextId);
   }
 
   /** The world's context id in this frame's current document, created (and our agent installed) if needed. */
@@ -107,6 +115,7 @@ export class FrameWorlds {
   private forget(contextId: number): void {
     this.alive.delete(contextId);
     this.installed.delete(contextId);
+    this.origins.delete(contextId);
     for (const [frameId, id] of this.byFrame) if (id === contextId) this.byFrame.delete(frameId);
   }
 

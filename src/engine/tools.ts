@@ -3,7 +3,14 @@
  * shape of protocol's results.ts. The same code serves the local Chromium, provider sessions, CDP URLs
  * and (over chrome.debugger) the extension, so the snapshot format, refs and semantics are identical.
  */
-import type { ToolInput, ToolName, ToolResults } from '../protocol/index.js';
+import {
+  TabgateError,
+  type SecretFill,
+  type ToolInput,
+  type ToolName,
+  type ToolResults,
+} from '../protocol/index.js';
+import { fillSecret } from './secret-fill.js';
 import { click, pressKey, settleAfterInput, typeInto } from './actions.js';
 import { goBack, navigate, pageInfo } from './navigation.js';
 import { screenshot } from './screenshot.js';
@@ -16,6 +23,7 @@ type Handler<N extends ToolName> = (
   host: TabHost,
   args: ToolInput<N>,
   options: EngineOptions,
+  fill: SecretFill | undefined,
 ) => Promise<ToolResults[N]>;
 
 const refOf = (ref: string) => (ref.startsWith('@') ? ref : `@${ref}`);
@@ -62,14 +70,19 @@ const HANDLERS: { [N in ToolName]: Handler<N> } = {
     await settleAfterInput(tab, options.commandTimeoutMs);
     return { clicked: refOf(ref) };
   },
-  async browser_type(host, { ref, text, submit }, options) {
+  async browser_type(host, { ref, text, secret, submit }, options, fill) {
     const tab = await host.activeTab();
-    await typeInto(tab, refOf(ref), text);
+    if (secret !== undefined) {
+      // The gateway resolves the name; a fill for another name is never used for this one.
+      if (!fill || fill.name !== secret)
+        throw new TabgateError('unknown_secret', `No vault secret named ${secret} reached this browser.`);
+      await fillSecret(tab, refOf(ref), fill);
+    } else await typeInto(tab, refOf(ref), text ?? '');
     if (submit) {
       await pressKey(tab, 'Enter', []);
       await settleAfterInput(tab, options.commandTimeoutMs);
     }
-    return { typed_into: refOf(ref), submitted: submit === true };
+    return { typed_into: refOf(ref), submitted: submit === true, ...(secret ? { secret } : {}) };
   },
   async browser_press(host, { key, modifiers }, options) {
     const tab = await host.activeTab();
@@ -121,9 +134,11 @@ export async function runTool<N extends ToolName>(
   tool: N,
   args: ToolInput<N>,
   options: EngineOptions,
+  /** The vault secret of a `browser_type {secret}`, for that one fill. */
+  fill?: SecretFill,
 ): Promise<ToolResults[N] & { notices?: string[] }> {
   const handler = HANDLERS[tool] as Handler<N>;
-  const result = await handler(host, args, options);
+  const result = await handler(host, args, options, fill);
   const notices = await host.drainNotices();
   return notices.length > 0 ? { ...result, notices } : result;
 }

@@ -15,6 +15,7 @@ import type { ControllerScope } from './broker/scope.js';
 import type { Clock } from './clock.js';
 import type { Caller } from './service.js';
 import type { Sessions } from './sessions.js';
+import { noteRegistration } from './secrets/index.js';
 
 export interface RegistrationResponse {
   protocol_version: 1;
@@ -75,6 +76,7 @@ export function registerController(
     transport_family: caller.transportFamily,
     capabilities,
   };
+  noteRegistration(caller, scope);
   const minted = deps.broker.mintTicket(scope);
   const now = deps.clock.now();
   return {

@@ -3,13 +3,20 @@
  * lookup, fail-closed route decision, unsafe-argument check (controller route, raw arguments), schema
  * validation, dispatch. Once a controller is chosen its answer is final; no other backend is tried.
  */
-import { getTool, parseToolArguments, TabgateError, type ToolName } from '../protocol/index.js';
+import {
+  getTool,
+  parseToolArguments,
+  TabgateError,
+  type SecretFill,
+  type ToolName,
+} from '../protocol/index.js';
 import type { AuditLog } from './audit/audit-log.js';
 import type { BrowserBackend } from './backends/index.js';
 import type { Broker } from './broker/broker.js';
 import type { FeatureFlag } from './config/live-flag.js';
 import type { Logger } from '../log/logger.js';
 import { operatorRequired } from './operator/index.js';
+import { mayReceiveSecrets, type SecretGuard } from './secrets/index.js';
 import { decideRoute, unsafeControllerArguments, type RouteDecision } from './router/route.js';
 import type {
   CallSignal,
@@ -29,6 +36,8 @@ export interface GatewayServiceDeps {
   log: Logger;
   /** Records controller-routed calls (and every call with `audit.all_backends`). */
   audit?: AuditLog;
+  /** The owner's vault: fills `browser_type {secret}` and keeps its values out of all that leaves. */
+  secrets?: SecretGuard;
 }
 
 /** A refusal thrown before anything was sent, as the rejected promise the caller awaits. */
@@ -98,11 +107,18 @@ export class DefaultGatewayService implements GatewayService {
     rawArguments: unknown,
     options: CallToolOptions = {},
   ): Promise<unknown> {
+    const secrets = this.d.secrets;
+    let answer: Promise<unknown>;
     try {
-      return this.routeCall(caller, sessionId, tool, rawArguments, options);
+      answer = this.routeCall(caller, sessionId, tool, rawArguments, options);
     } catch (error) {
-      return rejection(error);
+      answer = rejection(error);
     }
+    if (!secrets?.active()) return answer;
+    return answer.then(
+      (result) => secrets.scrub(result),
+      (error: unknown) => rejection(secrets.scrubError(error)),
+    );
   }
 
   private routeCall(
@@ -139,7 +155,7 @@ export class DefaultGatewayService implements GatewayService {
         caller,
         sessionId,
         action: name,
-        arguments: rawArguments,
+        arguments: this.d.secrets ? this.d.secrets.scrub(rawArguments) : rawArguments,
         toolCallId,
         backend: decision.kind === 'backend' ? this.d.backend.name : 'controller',
         controllerId: decision.kind === 'controller' ? decision.scope.controller_id : null,
@@ -160,22 +176,49 @@ export class DefaultGatewayService implements GatewayService {
   ): Promise<unknown> {
     try {
       if (decision.kind === 'unavailable') throw new TabgateError(decision.code, decision.message);
+      this.d.secrets?.checkArguments(name, rawArguments);
       if (decision.kind === 'controller') {
         const unsafe = unsafeControllerArguments(name, rawArguments);
         if (unsafe) throw new TabgateError('controller_unavailable', unsafe);
         const args = parseToolArguments(name, rawArguments) as Record<string, unknown>;
+        const secret = this.secretFor(args);
+        if (secret && !mayReceiveSecrets(decision.scope)) {
+          throw new TabgateError(
+            'controller_unavailable',
+            "vault secrets go only to a browser the owner paired (the tabgate extension); this session's controller was registered otherwise, so nothing was sent",
+          );
+        }
         return this.d.broker.dispatch({
           scope: decision.scope,
           action: name,
           arguments: args,
           toolCallId,
           signal,
+          ...(secret ? { secret } : {}),
         });
       }
       const args = parseToolArguments(name, rawArguments);
-      return this.d.backend.call({ sessionId, tool: name, args, toolCallId, signal });
+      const secret = this.secretFor(args);
+      return this.d.backend.call({
+        sessionId,
+        tool: name,
+        args,
+        toolCallId,
+        signal,
+        ...(secret ? { secret } : {}),
+      });
     } catch (error) {
       return rejection(error);
     }
+  }
+
+  /** The fill a `browser_type {secret}` names; `unknown_secret` when the vault has no such entry. */
+  private secretFor(args: object): SecretFill | undefined {
+    const name = (args as { secret?: unknown }).secret;
+    if (typeof name !== 'string') return undefined;
+    if (!this.d.secrets) {
+      throw new TabgateError('unknown_secret', 'This gateway has no vault; nothing was typed.');
+    }
+    return this.d.secrets.fillFor(name);
   }
 }

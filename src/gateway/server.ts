@@ -31,6 +31,7 @@ import { browserControlRoutes } from './http/routes/browser-control.js';
 import { sessionRoutes } from './http/routes/sessions.js';
 import { toolRoutes } from './http/routes/tools.js';
 import { createLogger, type Logger } from '../log/logger.js';
+import { SecretGuard, Vault } from './secrets/index.js';
 import { McpHttpEndpoint } from './mcp/http-endpoint.js';
 import { mcpRoutes } from './mcp/routes.js';
 import type { GatewayService } from './service.js';
@@ -87,11 +88,15 @@ export interface RunningGateway {
 }
 
 export async function startGateway(options: GatewayOptions = {}): Promise<RunningGateway> {
-  const log = options.log ?? createLogger();
+  const baseLog = options.log ?? createLogger();
   const config =
-    options.config ?? loadConfig({ home: options.home, env: options.env, flags: options.flags, log });
+    options.config ??
+    loadConfig({ home: options.home, env: options.env, flags: options.flags, log: baseLog });
   const clock = options.clock ?? systemClock;
-  securePrivateHome(config.home, log);
+  securePrivateHome(config.home, baseLog);
+  const secrets = new SecretGuard(new Vault(config.home));
+  // Every part below logs through this one, so no line can carry a vault secret's value.
+  const log = secrets.scrubLogs(baseLog);
   const apiKey = resolveApiKey(config);
   const verifier = new ApiKeyVerifier(apiKey.key);
   const db = openDatabase(config.home);
@@ -125,7 +130,15 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
     ? { backend: options.backend, dispose() {} }
     : await resolveBackend({ config, env: options.env ?? {}, log });
   const backend = resolved.backend;
-  const service = new DefaultGatewayService({ sessions, broker, backend, extensionControl, log, audit });
+  const service = new DefaultGatewayService({
+    sessions,
+    broker,
+    backend,
+    extensionControl,
+    log,
+    audit,
+    secrets,
+  });
 
   const mcp = new McpHttpEndpoint({ service, log });
 

@@ -153,6 +153,19 @@ export const ERROR_TABLE = {
   no_page: { status: 409, hint: 'No tab is open; navigate first.' },
   screenshot_too_large: { status: 413, hint: 'Take a viewport screenshot instead of the full page.' },
   unsupported_action: { status: 400, hint: 'This browser cannot run that action.' },
+  // Vault secrets (docs/secrets.md)
+  unknown_secret: {
+    status: 404,
+    hint: 'No vault secret has that name; the owner adds one with `tabgate secrets add NAME --origin URL`. Nothing was typed.',
+  },
+  secret_origin_mismatch: {
+    status: 403,
+    hint: "The secret fills only a field of its kind in a frame of its own origin; nothing was typed. Navigate to the secret's site and use the ref of its own field.",
+  },
+  secret_in_url: {
+    status: 403,
+    hint: 'A URL may not carry a vault secret, in any encoding; nothing was requested.',
+  },
   command_timeout: {
     status: 504,
     hint: 'The browser did not finish this call in time; take a browser_snapshot to see the state before retrying.',

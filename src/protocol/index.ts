@@ -12,4 +12,5 @@ export * from './tools/catalog.js';
 export * from './tools/results.js';
 export { refSchema, NAMED_KEYS, KEY_MODIFIERS, SCROLL_DIRECTIONS } from './tools/input.js';
 export * from './url-policy.js';
+export * from './secret-fill.js';
 export * from './extension-key.js';

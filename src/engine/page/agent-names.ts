@@ -251,10 +251,12 @@ export function installElementNames(): void {
   function describe(el: Element, role: string, name: string, full: boolean, inHidden = false): string {
     let out = role + (name ? ' ' + quote(cap(name, NAME_MAX)) : '') + ' \u0001' + state!.idOf(el) + '\u0002';
     const input = el instanceof HTMLInputElement ? el : null;
-    // Passwords, card numbers and codes, and one-time codes: the value itself never leaves the page.
+    // Passwords, card numbers and codes, one-time codes and fields a vault secret filled: the value itself
+    // never leaves the page.
     const secret =
       input !== null &&
       (input.type === 'password' ||
+        state!.vaultFilled.has(input) ||
         /\b(cc-number|cc-csc|cc-exp(-month|-year)?|one-time-code|current-password|new-password)\b/i.test(
           input.getAttribute('autocomplete') ?? '',
         ));

@@ -59,6 +59,10 @@ export interface AgentState {
   snapshot?: (full: boolean) => string;
   /** Removes the armed click probe's listeners and returns what it saw. */
   disarmClick?: () => ClickProbe;
+  /** Fields a vault secret was filled into: the snapshot shows them as `[secret, filled]`, never their value. */
+  vaultFilled: WeakSet<Element>;
+  /** Commands installed by the other parts (`agent-secrets.ts`). */
+  extraCommands: Record<string, (arg: unknown, self: unknown) => unknown>;
   run(command: string, arg: unknown, self: unknown): unknown;
 }
 
@@ -75,6 +79,8 @@ export function installAgentState(): void {
     ids: new WeakMap(),
     elements: new Map(),
     next: 1,
+    vaultFilled: new WeakSet(),
+    extraCommands: {},
     idOf(el) {
       let id = state.ids.get(el);
       if (id === undefined) {
@@ -112,7 +118,7 @@ export function installAgentState(): void {
       return `${el.tagName.toLowerCase()}${id}${cls}${text ? ` "${text}"` : ''}`;
     },
     run(command, arg, self) {
-      const handler = commands[command];
+      const handler = commands[command] ?? state.extraCommands[command];
       if (!handler) throw new Error(`unknown page command ${command}`);
       return handler(arg, self);
     },

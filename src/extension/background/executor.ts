@@ -137,6 +137,10 @@ export class CommandExecutor {
     if (Date.now() > deadline)
       throw new CommandError('deadline_expired', 'the command arrived after its deadline');
     const args = parseToolArguments(action as ToolName, params.arguments);
+    // A vault secret is taken for the one fill it came with and kept nowhere; the engine checks the
+    // frame's origin and the field's kind again here, in the user's browser, before it goes in.
+    if (params.secret && action !== 'browser_type')
+      throw new CommandError('unsupported_action', 'only browser_type may carry a vault secret');
     const options: EngineOptions = {
       snapshotMaxChars: this.snapshotMaxChars,
       commandTimeoutMs: Math.max(1000, deadline - Date.now()),
@@ -144,7 +148,7 @@ export class CommandExecutor {
       remote: false,
       allowPrivateUrls: true,
     };
-    const result = await runTool(this.tabs, action as ToolName, args, options);
+    const result = await runTool(this.tabs, action as ToolName, args, options, params.secret);
     if (action === 'browser_screenshot') {
       const data = (result as { data?: string }).data ?? '';
       if ('data:image/png;base64,'.length + data.length > MAX_SCREENSHOT_DATA_URL_CHARS) {

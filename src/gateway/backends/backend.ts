@@ -3,7 +3,7 @@
  * controller: the local Chromium (default), a cloud provider session, or a CDP URL. Backends never import
  * transports; they receive validated calls and return the tool's result or throw a TabgateError.
  */
-import type { ToolInput, ToolName } from '../../protocol/index.js';
+import type { SecretFill, ToolInput, ToolName } from '../../protocol/index.js';
 import type { CallSignal } from '../service.js';
 
 export interface ToolCall<N extends ToolName = ToolName> {
@@ -15,6 +15,8 @@ export interface ToolCall<N extends ToolName = ToolName> {
   toolCallId: string | null;
   /** Aborted when the caller goes away (HTTP client disconnect, MCP cancel). */
   signal?: CallSignal;
+  /** The vault secret a `browser_type {secret}` fills, resolved by the gateway; never in `args`. */
+  secret?: SecretFill;
 }
 
 /** What serves a session's browser, for `GET /v1/sessions/{id}`. */

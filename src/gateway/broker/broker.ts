@@ -6,7 +6,7 @@
  * order, inside the method that changes state.
  */
 import { randomFillSync } from 'node:crypto';
-import { FRAME_METHODS, TabgateError, type CancelParams } from '../../protocol/index.js';
+import { FRAME_METHODS, TabgateError, type CancelParams, type SecretFill } from '../../protocol/index.js';
 import type { Clock } from '../clock.js';
 import type { Logger } from '../../log/logger.js';
 import type { CallSignal } from '../service.js';
@@ -58,6 +58,8 @@ export interface DispatchRequest {
   arguments: Record<string, unknown>;
   toolCallId: string | null;
   signal?: CallSignal;
+  /** The vault secret of this one fill; it travels in this command's frame and is kept nowhere. */
+  secret?: SecretFill;
 }
 
 export class Broker {
@@ -212,6 +214,7 @@ export class Broker {
             browser_profile_id: request.scope.browser_profile_id,
             tool_call_id: request.toolCallId,
             deadline_at: deadlineAt,
+            ...(request.secret ? { secret: request.secret } : {}),
           },
         });
       } catch (error) {

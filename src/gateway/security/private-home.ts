@@ -1,5 +1,5 @@
 /**
- * The home folder holds the API key, the operator key, provider credentials, pairing grant hashes and the audit log, so
+ * The home folder holds the API key, the operator key, the vault, provider credentials, pairing grant hashes and the audit log, so
  * it is the owner's alone: created 0700, and when it already exists looser (made by hand so that
  * config.yaml could be written first, or by an older tabgate that let SQLite pick 0644 files), tightened
  * at start with a log line saying what changed. The files tabgate keeps in it lose their group and other
@@ -12,6 +12,7 @@ import { envFilePath } from '../../providers/env-file.js';
 import { journalDir } from '../audit/journal-recovery.js';
 import { apiKeyFile } from '../auth/api-key.js';
 import { operatorKeyFile } from '../operator/operator-key.js';
+import { vaultFile, vaultKeyFile } from '../secrets/vault-files.js';
 import { STATE_DB_FILE } from '../store/database.js';
 import { createPrivateDir, removeOthersAccess } from './private-files.js';
 
@@ -28,6 +29,8 @@ function ownFiles(home: string): string[] {
     apiKeyFile(home),
     operatorKeyFile(home),
     envFilePath(home),
+    vaultFile(home),
+    vaultKeyFile(home),
   ];
 }
 

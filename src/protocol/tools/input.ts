@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { SECRET_NAME_PATTERN } from '../secret-fill.js';
 import { defineTool } from './define.js';
 
 /** A ref as written in snapshots (`@e12`); the leading `@` is optional. */
@@ -41,12 +42,22 @@ export const browserClick = defineTool({
 export const browserType = defineTool({
   name: 'browser_type',
   title: 'Type into a field',
-  description: 'Replace the content of the field with this ref by text. submit presses Enter afterwards.',
-  input: z.strictObject({
-    ref: refSchema,
-    text: z.string().max(100_000),
-    submit: z.boolean().optional(),
-  }),
+  description:
+    'Replace the content of the field with this ref by text, or by the vault secret named secret (its value is never shown). submit presses Enter afterwards.',
+  input: z
+    .strictObject({
+      ref: refSchema,
+      text: z.string().max(100_000).optional(),
+      secret: z
+        .string()
+        .regex(SECRET_NAME_PATTERN, 'expected the name of a vault secret (`tabgate secrets list`)')
+        .optional()
+        .describe('Name of a vault secret to fill instead of text; it fills only on its own origin'),
+      submit: z.boolean().optional(),
+    })
+    .refine((args) => (args.text === undefined) !== (args.secret === undefined), {
+      message: 'give exactly one of text or secret',
+    }),
   annotations: { readOnlyHint: false, destructiveHint: true, openWorldHint: true },
 });
 

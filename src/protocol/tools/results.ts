@@ -44,6 +44,8 @@ export interface ClickResult {
 export interface TypeResult {
   typed_into: string;
   submitted: boolean;
+  /** The name of the vault secret that was filled; its value is never returned. */
+  secret?: string;
 }
 
 export interface PressResult {

@@ -3,6 +3,7 @@
  * Both the gateway and the extension parse and build frames through this module only.
  */
 import { z } from 'zod';
+import { secretFillSchema } from '../secret-fill.js';
 import { HEARTBEAT_NONCE_MAX_CHARS } from './constants.js';
 
 export const FRAME_METHODS = {
@@ -28,6 +29,11 @@ export const commandParamsSchema = z.object({
   tool_call_id: z.string().nullable(),
   /** tabgate: the command's deadline, epoch milliseconds. */
   deadline_at: z.number().optional(),
+  /**
+   * tabgate: the vault secret of a `browser_type {secret}`, sent only to a controller the owner paired
+   * and only in this one frame; never in `arguments`, which are audited (docs/secrets.md).
+   */
+  secret: secretFillSchema.optional(),
 });
 export type CommandParams = z.infer<typeof commandParamsSchema>;
 
@@ -112,7 +118,8 @@ const json = JSON.stringify;
 function encodeCommand(p: CommandParams): string {
   const deadline = p.deadline_at === undefined ? '' : `,"deadline_at":${p.deadline_at}`;
   const toolCallId = p.tool_call_id === null ? 'null' : json(p.tool_call_id);
-  return `{"method":"${FRAME_METHODS.command}","params":{"command_id":${json(p.command_id)},"action":${json(p.action)},"arguments":${json(p.arguments)},"controller_id":${json(p.controller_id)},"browser_profile_id":${json(p.browser_profile_id)},"tool_call_id":${toolCallId}${deadline}}}`;
+  const secret = p.secret === undefined ? '' : `,"secret":${json(p.secret)}`;
+  return `{"method":"${FRAME_METHODS.command}","params":{"command_id":${json(p.command_id)},"action":${json(p.action)},"arguments":${json(p.arguments)},"controller_id":${json(p.controller_id)},"browser_profile_id":${json(p.browser_profile_id)},"tool_call_id":${toolCallId}${deadline}${secret}}}`;
 }
 
 /** Success only when `ok` is the JSON literal `true`. */

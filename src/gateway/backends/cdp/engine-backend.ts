@@ -198,7 +198,7 @@ export class EngineBackend implements BrowserBackend {
         this.inActionSlot(call, admitBy, async () => {
           const context = await this.contextOf(call.sessionId, state);
           ranOn = (await this.connected)?.browser.connection;
-          return runTool(context, call.tool, call.args, this.options);
+          return runTool(context, call.tool, call.args, this.options, call.secret);
         }),
       );
       return await Promise.race([work, deadline, aborted]);

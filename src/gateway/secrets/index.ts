@@ -1,0 +1,5 @@
+export { Vault, MIN_SECRET_CHARS, type SecretListing } from './vault.js';
+export { SecretGuard } from './secret-guard.js';
+export { noteRegistration, mayReceiveSecrets } from './paired-controllers.js';
+export { vaultFile, vaultKeyFile } from './vault-files.js';
+export { formsOf, markerOf } from './secret-forms.js';

@@ -1,0 +1,155 @@
+/**
+ * The owner's vault of secrets the model never sees. The owner's CLI adds, lists and removes entries
+ * on the files directly (`tabgate secrets`); the gateway only reads them, for a fill and to keep values
+ * out of everything it sends or writes. No route serves the vault, so no credential of an agent can
+ * list, read or change it. The gateway re-reads the files when they change, so an added secret works
+ * without a restart.
+ */
+import fs from 'node:fs';
+import {
+  SECRET_FIELDS,
+  SECRET_NAME_PATTERN,
+  TabgateError,
+  type SecretField,
+  type SecretFill,
+} from '../../protocol/index.js';
+import { open, seal } from './vault-crypto.js';
+import { readEntries, readKey, vaultFile, writeEntries, type StoredEntry } from './vault-files.js';
+
+/** Shorter values would be found by chance in ordinary text, and redacting them would garble it. */
+export const MIN_SECRET_CHARS = 4;
+export const MAX_SECRET_CHARS = 4096;
+
+export interface SecretListing {
+  name: string;
+  origin: string;
+  field: SecretField;
+  created_at: string;
+}
+
+const LOOPBACK_HOSTS = new Set(['127.0.0.1', 'localhost', '[::1]']);
+
+/** `https://host[:port]` exactly (plain http only for this computer's own names), or an Error. */
+export function normaliseOrigin(raw: string): string {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new Error(
+      `--origin must be an origin like https://accounts.example.com, not ${JSON.stringify(raw)}`,
+    );
+  }
+  const bare = url.pathname === '/' && !url.search && !url.hash && !url.username && !url.password;
+  if (!bare || raw.replace(/\/$/, '') !== url.origin.replace(/\/$/, '')) {
+    throw new Error(`--origin must be a bare origin (scheme, host, port), like ${url.origin}`);
+  }
+  if (url.protocol === 'https:') return url.origin;
+  if (url.protocol === 'http:' && LOOPBACK_HOSTS.has(url.hostname)) return url.origin;
+  throw new Error('--origin must use https (plain http only for localhost and 127.0.0.1)');
+}
+
+export function checkName(name: string): string {
+  if (!SECRET_NAME_PATTERN.test(name)) {
+    throw new Error(
+      'a secret name starts with a letter and has up to 64 letters, digits, dots, dashes or underscores',
+    );
+  }
+  return name;
+}
+
+export function checkField(field: string): SecretField {
+  if (!(SECRET_FIELDS as readonly string[]).includes(field)) {
+    throw new Error(`--field must be one of ${SECRET_FIELDS.join(', ')}`);
+  }
+  return field as SecretField;
+}
+
+export class Vault {
+  private cache: { stamp: string; fills: Map<string, SecretFill>; all: readonly SecretFill[] } | null = null;
+
+  constructor(private readonly home: string) {}
+
+  list(): SecretListing[] {
+    return readEntries(this.home).map(({ name, origin, field, created_at }) => ({
+      name,
+      origin,
+      field,
+      created_at,
+    }));
+  }
+
+  /** Adds or replaces an entry; the key is created at the first add. */
+  add(input: { name: string; origin: string; field: SecretField; value: string }, now: Date): void {
+    const name = checkName(input.name);
+    const origin = normaliseOrigin(input.origin);
+    const field = checkField(input.field);
+    const chars = [...input.value].length;
+    if (chars < MIN_SECRET_CHARS || chars > MAX_SECRET_CHARS) {
+      throw new Error(`a secret's value has ${MIN_SECRET_CHARS} to ${MAX_SECRET_CHARS} characters`);
+    }
+    const key = readKey(this.home, true) as Buffer;
+    const entry: StoredEntry = {
+      name,
+      origin,
+      field,
+      created_at: now.toISOString(),
+      ...seal(key, { name, origin, field }, input.value),
+    };
+    writeEntries(this.home, [...readEntries(this.home).filter((e) => e.name !== name), entry]);
+  }
+
+  /** Whether there was an entry of that name. */
+  remove(name: string): boolean {
+    const entries = readEntries(this.home);
+    const kept = entries.filter((e) => e.name !== name);
+    if (kept.length === entries.length) return false;
+    writeEntries(this.home, kept);
+    return true;
+  }
+
+  /** What one fill needs. Throws `unknown_secret` (nothing else about the vault) when there is none. */
+  resolve(name: string): SecretFill {
+    const fill = this.fills().get(name);
+    if (!fill) {
+      throw new TabgateError(
+        'unknown_secret',
+        `No vault secret is named ${JSON.stringify(name.slice(0, 64))}; nothing was typed.`,
+      );
+    }
+    return fill;
+  }
+
+  /** Every stored secret, decrypted: what outputs and URLs are searched for. */
+  all(): readonly SecretFill[] {
+    this.fills();
+    return this.cache?.all ?? [];
+  }
+
+  private fills(): Map<string, SecretFill> {
+    const stamp = this.stamp();
+    if (this.cache?.stamp === stamp) return this.cache.fills;
+    const fills = new Map<string, SecretFill>();
+    const entries = stamp === 'none' ? [] : readEntries(this.home);
+    const key = entries.length > 0 ? readKey(this.home, false) : null;
+    for (const entry of entries) {
+      const value = key ? open(key, entry, entry) : null;
+      // An entry that does not open (altered, or another key) is no secret of ours: never filled.
+      if (value !== null) fills.set(entry.name, { ...pick(entry), value });
+    }
+    // The same array until the vault changes, so what is derived from it can be kept as long.
+    this.cache = { stamp, fills, all: Object.freeze([...fills.values()]) };
+    return fills;
+  }
+
+  /** Changes whenever the CLI rewrites the vault (it always renames a new file in). */
+  private stamp(): string {
+    try {
+      const stat = fs.statSync(vaultFile(this.home), { bigint: true });
+      return `${stat.ino}:${stat.mtimeNs}:${stat.size}`;
+    } catch {
+      return 'none';
+    }
+  }
+}
+
+const pick = ({ name, origin, field }: StoredEntry) => ({ name, origin, field });
