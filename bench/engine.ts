@@ -52,7 +52,7 @@ async function tabgateDriver(): Promise<Driver> {
   const refFor = (label: string) => new RegExp(`${label} (@e\\d+)`).exec(last)?.[1] ?? '';
   return {
     async navigate(url) {
-      last = ((await call('browser_navigate', { url })) as NavigateResult).snapshot.snapshot;
+      last = ((await call('browser_navigate', { url })) as NavigateResult).snapshot?.snapshot ?? '';
     },
     async snapshot() {
       // The whole compact snapshot, every page of it, is what we compare.

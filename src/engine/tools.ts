@@ -8,7 +8,8 @@ import { click, pressKey, settleAfterInput, typeInto } from './actions.js';
 import { goBack, navigate, pageInfo } from './navigation.js';
 import { screenshot } from './screenshot.js';
 import { snapshotTab } from './snapshot.js';
-import { pageSnapshot } from './snapshot-pager.js';
+import { answerSnapshot, outlineAnswer, type SnapshotQuery } from './snapshot-answer.js';
+import { bindingOf } from './actions.js';
 import type { EngineOptions, TabHost } from './tab-host.js';
 import type { Tab } from './tab.js';
 
@@ -20,20 +21,31 @@ type Handler<N extends ToolName> = (
 
 const refOf = (ref: string) => (ref.startsWith('@') ? ref : `@${ref}`);
 
-async function snapshotResult(tab: Tab, full: boolean, offset: number, options: EngineOptions) {
-  const [{ text, refCount, controls }, info] = await Promise.all([snapshotTab(tab, full), pageInfo(tab)]);
-  return { ...info, ...pageSnapshot(text, offset, options.snapshotMaxChars, controls), ref_count: refCount };
+async function snapshotResult(tab: Tab, full: boolean, query: SnapshotQuery, options: EngineOptions) {
+  if (query.ref) bindingOf(tab, refOf(query.ref));
+  // Finding reads every line: compact mode folds runs of text a match may sit in.
+  const walkFull = full || query.find !== undefined;
+  const [snap, info] = await Promise.all([snapshotTab(tab, walkFull), pageInfo(tab)]);
+  return { ...info, ...answerSnapshot(snap, query, options.snapshotMaxChars) };
 }
 
 const HANDLERS: { [N in ToolName]: Handler<N> } = {
-  async browser_navigate(host, { url }, options) {
+  async browser_navigate(host, { url, snapshot }, options) {
     const tab = await host.activeTab();
     const navigated = await navigate(tab, url, options, Math.max(1000, options.commandTimeoutMs - 2000));
-    const snapshot = await snapshotResult(tab, false, 0, options);
-    return { ...navigated, snapshot };
+    if (snapshot === 'none') return navigated;
+    if (snapshot === 'full')
+      return { ...navigated, snapshot: await snapshotResult(tab, false, { offset: 0 }, options) };
+    const [snap, info] = await Promise.all([snapshotTab(tab, false), pageInfo(tab)]);
+    return { ...navigated, snapshot: { ...info, ...outlineAnswer(snap, options.snapshotMaxChars) } };
   },
-  async browser_snapshot(host, { full, offset }, options) {
-    return snapshotResult(await host.activeTab(), full === true, offset ?? 0, options);
+  async browser_snapshot(host, { full, offset, ref, find }, options) {
+    const query = {
+      offset: offset ?? 0,
+      ...(ref ? { ref: refOf(ref) } : {}),
+      ...(find !== undefined ? { find } : {}),
+    };
+    return snapshotResult(await host.activeTab(), full === true, query, options);
   },
   async browser_click(host, { ref }, options) {
     const tab = await host.activeTab();

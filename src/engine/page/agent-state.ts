@@ -281,7 +281,8 @@ export function installAgentState(): void {
       })),
     snapshot: (full) => {
       if (!state.snapshot) throw new Error('snapshot walker not installed');
-      return state.snapshot(full === true);
+      // The origin names the frame's boundary (a cross-origin iframe says where its text came from).
+      return { origin: location.origin, text: state.snapshot(full === true) };
     },
   };
 

@@ -19,12 +19,15 @@ export interface SnapshotResult extends PageInfo {
   offset: number;
   /** Where the next part starts, to pass as `offset`; null when nothing is left. */
   next_offset: number | null;
+  /** Why a `ref` or `find` answer is empty, and what to try instead. */
+  hint?: string;
 }
 
 export interface NavigateResult extends PageInfo {
   /** The main document's HTTP status; null for about:blank or when no response was seen. */
   status: number | null;
-  snapshot: SnapshotResult;
+  /** The page's outline (or the first page of its snapshot with `snapshot: "full"`); absent with "none". */
+  snapshot?: SnapshotResult;
 }
 
 export interface ClickResult {
