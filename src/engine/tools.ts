@@ -10,6 +10,9 @@ import { screenshot } from './screenshot.js';
 import { snapshotTab } from './snapshot.js';
 import { answerSnapshot, outlineAnswer, type SnapshotQuery } from './snapshot-answer.js';
 import { bindingOf } from './actions.js';
+import { readTab } from './reader.js';
+import { newBoundary } from './page-text-boundary.js';
+import { pageSnapshot } from './snapshot-pager.js';
 import type { EngineOptions, TabHost } from './tab-host.js';
 import type { Tab } from './tab.js';
 
@@ -46,6 +49,13 @@ const HANDLERS: { [N in ToolName]: Handler<N> } = {
       ...(find !== undefined ? { find } : {}),
     };
     return snapshotResult(await host.activeTab(), full === true, query, options);
+  },
+  async browser_read(host, { offset }, options) {
+    const tab = await host.activeTab();
+    const [read, info] = await Promise.all([readTab(tab), pageInfo(tab)]);
+    const frame = { boundary: newBoundary(read.origin), tool: 'browser_read' };
+    const page = pageSnapshot(read.text, offset ?? 0, options.snapshotMaxChars, read.controls, frame);
+    return { ...info, ...page, ref_count: read.refCount };
   },
   async browser_click(host, { ref }, options) {
     const tab = await host.activeTab();

@@ -57,6 +57,8 @@ export interface AgentState {
   names?: ElementNames;
   links?: LinkTargets;
   snapshot?: (full: boolean) => string;
+  /** The page's main content as clean text (`agent-reader.ts`). */
+  read?: () => string;
   /** Removes the armed click probe's listeners and returns what it saw. */
   disarmClick?: () => ClickProbe;
   run(command: string, arg: unknown, self: unknown): unknown;
@@ -279,6 +281,10 @@ export function installAgentState(): void {
         width: img.naturalWidth,
         height: img.naturalHeight,
       })),
+    read: () => {
+      if (!state.read) throw new Error('reader not installed');
+      return { origin: location.origin, text: state.read() };
+    },
     snapshot: (full) => {
       if (!state.snapshot) throw new Error('snapshot walker not installed');
       // The origin names the frame's boundary (a cross-origin iframe says where its text came from).

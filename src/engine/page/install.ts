@@ -7,6 +7,7 @@ import { installAgentState } from './agent-state.js';
 import { installElementNames } from './agent-names.js';
 import { installLinkTargets } from './agent-links.js';
 import { installSnapshotWalker } from './agent-snapshot.js';
+import { installReader } from './agent-reader.js';
 
 export const WORLD_NAME = '__tabgate_world';
 
@@ -16,6 +17,7 @@ export const INSTALL_EXPRESSION = `(() => {
   (${installElementNames.toString()})();
   (${installLinkTargets.toString()})();
   (${installSnapshotWalker.toString()})();
+  (${installReader.toString()})();
   return true;
 })()`;
 

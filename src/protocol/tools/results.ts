@@ -118,4 +118,6 @@ export interface ToolResults {
   browser_tab_activate: TabActivateResult;
   browser_console: ConsoleResult;
   browser_get_images: ImagesResult;
+  /** The page's readable text, in the snapshot's shape (`snapshot` holds the text). */
+  browser_read: SnapshotResult;
 }
