@@ -56,7 +56,7 @@ export interface AgentState {
   describe(el: Element): string;
   names?: ElementNames;
   links?: LinkTargets;
-  snapshot?: (full: boolean) => string;
+  snapshot?: (full: boolean, mark?: boolean) => string;
   /** The page's main content as clean text (`agent-reader.ts`). */
   read?: () => string;
   /** Removes the armed click probe's listeners and returns what it saw. */
