@@ -284,6 +284,35 @@ export function snapshotCases(get: HarnessRef): void {
     );
 
     it(
+      'ref shows one clickable container and its whole content, and the ref still clicks it',
+      withSession(get, async (s) => {
+        await s.call('browser_navigate', { url: get().url('/snap/clickable') });
+        const card = /(@e\d+):\n\s+## Chapter one/.exec((await snapshot(s)).snapshot)?.[1] ?? '';
+        const part = bodyOf(await snapshot(s, { ref: card, full: true }));
+        assert.match(part, new RegExp(`^clickable ${card}:\\n {2}## Chapter one\\n`));
+        assert.match(part, /The last sentence of the chapter stays readable\.$/);
+        assert.doesNotMatch(part, /^# Chapter$|none/m);
+        await s.call('browser_click', { ref: card });
+        assert.match(bodyOf(await snapshot(s, { find: 'clicked' })), /^card clicked$/m);
+      }),
+    );
+
+    it(
+      'find answers the matching lines under their form, with refs that act',
+      withSession(get, async (s) => {
+        await s.call('browser_navigate', { url: get().url('/form') });
+        const found = await snapshot(s, { find: 'country' });
+        assert.match(bodyOf(found), /^form:\n {2}combobox "Country" @e\d+ = "France"/);
+        assert.doesNotMatch(found.snapshot, /Your name|Send/);
+        await s.call('browser_type', { ref: refAfter(found.snapshot, 'combobox "Country"'), text: 'Spain' });
+        assert.match((await snapshot(s, { find: 'country' })).snapshot, /= "Spain"/);
+        const none = await snapshot(s, { find: 'no such words here' });
+        assert.equal(none.snapshot, '');
+        assert.match(none.hint ?? '', /No line contains/);
+      }),
+    );
+
+    it(
       'shows a link target only where it says something, shortened, and never makes two links look the same',
       withSession(get, async (s) => {
         await s.call('browser_navigate', { url: get().url('/snap/links') });
