@@ -31,7 +31,7 @@ function article(): GoalPage {
     paragraphs.push(
       `<p>${a} ${b?.replace('survey', '<a href="/survey">survey</a>')} ${c?.replace('animals', 'ani<em>mals</em>')}</p>`,
     );
-    if (i % 15 === 12) paragraphs.push(`<h2>Part ${i / 15 + 1}</h2>`);
+    if (i % 15 === 12) paragraphs.push(`<h2>Part ${Math.floor(i / 15) + 1}</h2>`);
   }
   const html = doc(
     'Report',

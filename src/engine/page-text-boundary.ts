@@ -1,6 +1,6 @@
 /**
  * What came from the page is marked as such: each answer wraps the page's text between an opening and a
- * closing line that carry a fresh random nonce (128 bits) and the frame's origin, so text a page writes
+ * closing line that carry a fresh random nonce (128 bits, base64url) and the frame's origin, so text a page writes
  * cannot pass itself off as tabgate's own words or close the boundary early. This helps a model tell
  * data from instructions; it is not a security boundary (the site grants are).
  */
@@ -15,7 +15,11 @@ const IMITATION = /<(\/?page-text)/gi;
 export function newBoundary(origin: string): Boundary {
   const bytes = new Uint8Array(NONCE_BYTES);
   crypto.getRandomValues(bytes);
-  const nonce = Array.from(bytes, (byte) => byte.toString(16).padStart(2, '0')).join('');
+  // base64url: 22 characters for 128 bits, paid twice in every answer.
+  const nonce = btoa(String.fromCharCode(...bytes))
+    .replace(/\+/g, '-')
+    .replace(/\//g, '_')
+    .replace(/=+$/, '');
   return {
     open: `<page-text nonce="${nonce}" origin="${origin}">`,
     close: `</page-text nonce="${nonce}">`,

@@ -27,8 +27,8 @@ const bodyOf = (page: SnapshotResult) => {
   const text =
     page.next_offset === null ? page.snapshot : page.snapshot.slice(0, page.snapshot.lastIndexOf('\n…'));
   const inner = text
-    .replace(/^<page-text nonce="[0-9a-f]{32}" origin="[^"]*">\n/, '')
-    .replace(/\n<\/page-text nonce="[0-9a-f]{32}">$/, '');
+    .replace(/^<page-text nonce="[\w-]{22}" origin="[^"]*">\n/, '')
+    .replace(/\n<\/page-text nonce="[\w-]{22}">$/, '');
   return inner.startsWith('Outline: ') ? inner.slice(inner.indexOf('\n\n') + 2) : inner;
 };
 

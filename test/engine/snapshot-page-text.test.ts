@@ -7,7 +7,7 @@ import { after, before, describe, it } from 'node:test';
 import type { SnapshotResult } from '../../src/protocol/index.js';
 import { html, startSnapshotSite, type SnapshotSite } from './snapshot-site.js';
 
-const BOUNDARY = /^<page-text nonce="([0-9a-f]{32})" origin="([^"]+)">\n([\s\S]*)\n<\/page-text nonce="\1">$/;
+const BOUNDARY = /^<page-text nonce="([\w-]{22})" origin="([^"]+)">\n([\s\S]*)\n<\/page-text nonce="\1">$/;
 
 describe('snapshot page text', () => {
   let site: SnapshotSite;
