@@ -63,32 +63,27 @@ function sectionsOf(text: string): Section[] {
 function merge(sections: Section[], max: number): Section[] {
   if (sections.length <= max) return sections;
   const total = sections.reduce((sum, section) => sum + section.end - section.start, 0);
-  const target = total / max;
-  const merged: Section[] = [];
-  let group: Section[] = [];
-  const close = () => {
-    const first = group[0];
-    const last = group[group.length - 1];
-    if (!first || !last) return;
-    merged.push({
+  // Each section goes to the slice of the text its start falls in: never more than `max` groups.
+  const groups: Section[][] = [];
+  let before = 0;
+  let slice = -1;
+  for (const section of sections) {
+    const at = Math.min(max - 1, Math.floor((before * max) / Math.max(1, total)));
+    if (at !== slice) groups.push([]);
+    groups[groups.length - 1]?.push(section);
+    slice = at;
+    before += section.end - section.start;
+  }
+  return groups.map((group) => {
+    const first = group[0] as Section;
+    const last = group[group.length - 1] as Section;
+    return {
       label: group.length === 1 ? first.label : `${first.label} … ${last.label} (${group.length} parts)`,
       start: first.start,
       end: last.end,
       controls: group.reduce((sum, section) => sum + section.controls, 0),
-    });
-    group = [];
-  };
-  let size = 0;
-  for (const section of sections) {
-    if (group.length > 0 && size + (section.end - section.start) > target) {
-      close();
-      size = 0;
-    }
-    group.push(section);
-    size += section.end - section.start;
-  }
-  close();
-  return merged;
+    };
+  });
 }
 
 /**
@@ -97,7 +92,6 @@ function merge(sections: Section[], max: number): Section[] {
  */
 export function outlineOf(text: string, shownUpTo: number, maxChars: number): string {
   const budget = outlineBudget(maxChars);
-  const maxEntries = Math.max(MIN_ENTRIES, Math.min(MAX_ENTRIES, Math.floor(budget / ENTRY_CHARS) - 2));
   // A section with no control and little text (a landmark's line before its first heading) is noise.
   const later = sectionsOf(text)
     .filter((section) => section.end > shownUpTo)
@@ -107,27 +101,29 @@ export function outlineOf(text: string, shownUpTo: number, maxChars: number): st
         : { ...section, start: shownUpTo, controls: countRefs(text.slice(shownUpTo, section.end)) },
     )
     .filter((section) => section.controls > 0 || section.end - section.start > 200);
-  const entries = merge(later, maxEntries);
   const controls = countRefs(text);
   const pages = Math.ceil(text.length / maxChars);
   const shown =
     shownUpTo > 0 ? ` ${countRefs(text.slice(0, shownUpTo))} are shown below; the rest` : ' the page';
-  const out = [
+  const head =
     `Outline: the page is ${text.length} chars (about ${pages} answers) with ${controls} controls;` +
-      `${shown} by section (read one with browser_snapshot offset=N, or find="text"; ref=@eN opens a` +
-      ' container control):',
-  ];
-  for (const entry of entries) {
-    const from = Math.max(entry.start, shownUpTo);
-    out.push(
-      `- ${entry.label} — ${entry.controls} control${entry.controls === 1 ? '' : 's'}, offset=${from}`,
-    );
-  }
+    `${shown} by section (read one with browser_snapshot offset=N, or find="text"; ref=@eN opens a` +
+    ' container control):';
   const search = searchFields(text, shownUpTo);
-  if (search.length > 0) out.push('Search fields further down:', ...search.map((line) => '  ' + line));
-  let outline = out.join('\n');
-  if (outline.length > budget) outline = outline.slice(0, Math.max(0, outline.lastIndexOf('\n', budget)));
-  return outline;
+  const tail = search.length > 0 ? ['Search fields further down:', ...search.map((line) => '  ' + line)] : [];
+  // Join neighbouring sections until the whole list fits: an entry is never dropped, or the controls
+  // it counts would be reachable from nowhere.
+  let maxEntries = Math.max(MIN_ENTRIES, Math.min(MAX_ENTRIES, Math.floor(budget / ENTRY_CHARS) - 2));
+  for (;;) {
+    const entries = merge(later, maxEntries);
+    const lines = entries.map(
+      (entry) =>
+        `- ${entry.label} — ${entry.controls} control${entry.controls === 1 ? '' : 's'}, offset=${entry.start}`,
+    );
+    const outline = [head, ...lines, ...tail].join('\n');
+    if ((outline.length <= budget && entries.length <= maxEntries) || maxEntries <= 1) return outline;
+    maxEntries = Math.max(1, Math.floor(maxEntries * 0.75));
+  }
 }
 
 /** Search boxes matter early (an encyclopedia's search box can sit in the sixth answer). */
