@@ -67,7 +67,8 @@ async function tabgateDriver(): Promise<
         text += page.snapshot;
       }
       last = text;
-      return { chars: page.total_chars, refs: page.ref_count, text };
+      // Everything the agent reads: boundaries, the first answer's outline and the paging notes too.
+      return { chars: text.length, refs: page.ref_count, text };
     },
     async click(label) {
       await call('browser_click', { ref: refFor(label) });
