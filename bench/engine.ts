@@ -15,6 +15,7 @@ import { DEFAULT_BROWSER_SETTINGS } from '../src/gateway/backends/settings.js';
 import { silentLogger } from '../src/log/logger.js';
 import type { NavigateResult, SnapshotResult, ToolName } from '../src/protocol/index.js';
 import { startTestSite } from '../test/testserver/server.js';
+import { measureGoals } from './engine-goals.js';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 5);
 const PAGES = {
@@ -41,7 +42,9 @@ interface Driver {
   close(): Promise<void>;
 }
 
-async function tabgateDriver(): Promise<Driver> {
+async function tabgateDriver(): Promise<
+  Driver & { call: (tool: ToolName, args: ToolCall['args']) => Promise<unknown> }
+> {
   const backend = createLocalChromiumBackend(
     { ...DEFAULT_BROWSER_SETTINGS, snapshotMaxChars: 15_000 },
     silentLogger,
@@ -51,8 +54,9 @@ async function tabgateDriver(): Promise<Driver> {
   let last = '';
   const refFor = (label: string) => new RegExp(`${label} (@e\\d+)`).exec(last)?.[1] ?? '';
   return {
+    call,
     async navigate(url) {
-      last = ((await call('browser_navigate', { url })) as NavigateResult).snapshot.snapshot;
+      last = ((await call('browser_navigate', { url })) as NavigateResult).snapshot?.snapshot ?? '';
     },
     async snapshot() {
       // The whole compact snapshot, every page of it, is what we compare.
@@ -63,7 +67,8 @@ async function tabgateDriver(): Promise<Driver> {
         text += page.snapshot;
       }
       last = text;
-      return { chars: page.total_chars, refs: page.ref_count, text };
+      // Everything the agent reads: boundaries, the first answer's outline and the paging notes too.
+      return { chars: text.length, refs: page.ref_count, text };
     },
     async click(label) {
       await call('browser_click', { ref: refFor(label) });
@@ -211,6 +216,7 @@ try {
       `| ${row.page} | ${row.metric} (${row.unit}) | ${fmt(row.ours, row.unit)} | ${fmt(row.theirs, row.unit)} | ${ratio.toFixed(2)} | ${verdict} |`,
     );
   }
+  await measureGoals({ ours, theirs, site, chromium: CHROMIUM, runs: RUNS });
 } finally {
   await ours.close();
   await theirs.close();

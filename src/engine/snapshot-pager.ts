@@ -8,6 +8,7 @@
  * ref, so the ref is still whole.
  */
 import type { SnapshotResult } from '../protocol/index.js';
+import type { Boundary } from './page-text-boundary.js';
 
 const FOOTER_RESERVE = 160;
 
@@ -19,17 +20,38 @@ export type SnapshotPage = Pick<
   'snapshot' | 'truncated' | 'total_chars' | 'offset' | 'next_offset'
 >;
 
+/** What an answer adds around the page's part: the boundary of page text, and a lead inside it. */
+export interface PageFrame {
+  boundary?: Boundary;
+  /** Written before the part (the outline of a long page); its length comes out of the budget. */
+  lead?: string;
+  /** Characters kept for the lead even when it is shorter, so a page cuts where a first pass measured. */
+  leadReserve?: number;
+  /** The tool to name in the closing note. */
+  tool?: string;
+}
+
 export function pageSnapshot(
   text: string,
   offset: number,
   maxChars: number,
   controls: readonly ControlSpan[] = [],
+  frame: PageFrame = {},
 ): SnapshotPage {
   const total = text.length;
   const start = Math.min(offset, total);
+  const { boundary, lead } = frame;
+  const wrap = (body: string) => {
+    const inner = lead ? (body ? lead + '\n\n' + body : lead) : body;
+    return boundary && inner ? `${boundary.open}\n${inner}\n${boundary.close}` : inner;
+  };
+  const framing =
+    (boundary ? boundary.open.length + boundary.close.length + 2 : 0) +
+    Math.max(lead ? lead.length + 2 : 0, frame.leadReserve ?? 0);
+  maxChars = Math.max(1, maxChars - framing);
   if (total - start <= maxChars) {
     return {
-      snapshot: text.slice(start),
+      snapshot: wrap(text.slice(start)),
       truncated: start > 0,
       total_chars: total,
       offset: start,
@@ -42,9 +64,9 @@ export function pageSnapshot(
   const moreLines = remaining.split('\n').length;
   const footer =
     `\n… ${moreLines} more line${moreLines === 1 ? '' : 's'} (${remaining.length} chars) not shown;` +
-    ` call browser_snapshot with offset=${next} to read on.`;
+    ` call ${frame.tool ?? 'browser_snapshot'} with offset=${next} to read on.`;
   return {
-    snapshot: text.slice(start, end) + footer,
+    snapshot: wrap(text.slice(start, end)) + footer,
     truncated: true,
     total_chars: total,
     offset: start,

@@ -7,6 +7,7 @@ import { TabgateError } from '../protocol/index.js';
 import type { FrameEntry, Tab } from './tab.js';
 import type { WorldNode } from './refs.js';
 import type { ControlSpan } from './snapshot-pager.js';
+import { escapeBoundaries } from './page-text-boundary.js';
 
 const MAX_FRAMES = 50;
 
@@ -15,6 +16,8 @@ export interface TabSnapshot {
   refCount: number;
   /** Where each control's piece starts and ends in `text`: a page is never cut inside one. */
   controls: ControlSpan[];
+  /** The main frame's origin, which the answer's page-text boundary names. */
+  origin: string;
 }
 
 /** How long a snapshot waits for a document that replaced the one it was reading. */
@@ -43,11 +46,22 @@ async function walkTab(tab: Tab, full: boolean): Promise<TabSnapshot> {
   let refCount = 0;
   let framesWalked = 0;
 
-  const walkFrame = async (frameId: string, ancestors: WorldNode[], indent: string): Promise<string[]> => {
+  let mainOrigin = '';
+  const walkFrame = async (
+    frameId: string,
+    ancestors: WorldNode[],
+    indent: string,
+    parentOrigin: string,
+  ): Promise<{ lines: string[]; origin: string }> => {
     const entry = frames.get(frameId);
-    if (!entry || framesWalked++ >= MAX_FRAMES) return [];
+    if (!entry || framesWalked++ >= MAX_FRAMES) return { lines: [], origin: '' };
     const contextId = await entry.worlds.contextFor(frameId);
-    const raw = await entry.worlds.run<string>(contextId, 'snapshot', full);
+    const { origin, text: raw } = await entry.worlds.run<{ origin: string; text: string }>(
+      contextId,
+      'snapshot',
+      full,
+    );
+    if (!parentOrigin) mainOrigin = origin;
     const owners = await frameOwners(entry, contextId);
     const out: string[] = [];
     for (const rawLine of raw === '' ? [] : raw.split('\n')) {
@@ -65,24 +79,27 @@ async function walkTab(tab: Tab, full: boolean): Promise<TabSnapshot> {
       line = line.slice(0, frameMarker.index);
       const iframeId = Number(frameMarker[1]);
       const childFrameId = owners.get(iframeId);
-      const childLines = childFrameId
+      const child = childFrameId
         ? await walkFrame(
             childFrameId,
             [...ancestors, { worlds: entry.worlds, contextId, localId: iframeId }],
             indent + leadingSpaces(line) + '  ',
-          ).catch(() => [])
-        : [];
-      out.push(indent + line + (childLines.length > 0 ? ':' : ''), ...childLines);
+            origin,
+          ).catch(() => ({ lines: [], origin: '' }))
+        : { lines: [], origin: '' };
+      // Text from another origin says where it came from: `iframe "Ad" from https://ads.example:`.
+      const from = child.origin && child.origin !== origin ? ` from ${child.origin}` : '';
+      out.push(indent + line + (child.lines.length > 0 ? from + ':' : ''), ...child.lines);
     }
-    return out;
+    return { lines: out, origin };
   };
 
-  const lines = await walkFrame(tab.mainFrameId, [], '');
-  return { ...controlSpans(lines.join('\n')), refCount };
+  const { lines } = await walkFrame(tab.mainFrameId, [], '', '');
+  return { ...controlSpans(escapeBoundaries(lines.join('\n'))), refCount, origin: mainOrigin };
 }
 
 /** Takes the walker's control brackets (`\u0004…\u0005`) out of the text, keeping where they were. */
-function controlSpans(marked: string): { text: string; controls: ControlSpan[] } {
+export function controlSpans(marked: string): { text: string; controls: ControlSpan[] } {
   const controls: ControlSpan[] = [];
   let removed = 0;
   let open = 0;

@@ -15,6 +15,10 @@ import { click, pressKey, settleAfterInput, typeInto } from './actions.js';
 import { goBack, navigate, pageInfo } from './navigation.js';
 import { screenshot } from './screenshot.js';
 import { snapshotTab } from './snapshot.js';
+import { answerSnapshot, outlineAnswer, type SnapshotQuery } from './snapshot-answer.js';
+import { bindingOf } from './actions.js';
+import { readTab } from './reader.js';
+import { newBoundary } from './page-text-boundary.js';
 import { pageSnapshot } from './snapshot-pager.js';
 import type { EngineOptions, TabHost } from './tab-host.js';
 import type { Tab } from './tab.js';
@@ -28,9 +32,12 @@ type Handler<N extends ToolName> = (
 
 const refOf = (ref: string) => (ref.startsWith('@') ? ref : `@${ref}`);
 
-async function readSnapshot(tab: Tab, full: boolean, offset: number, options: EngineOptions) {
-  const [{ text, refCount, controls }, info] = await Promise.all([snapshotTab(tab, full), pageInfo(tab)]);
-  return { ...info, ...pageSnapshot(text, offset, options.snapshotMaxChars, controls), ref_count: refCount };
+async function readSnapshot(tab: Tab, full: boolean, query: SnapshotQuery, options: EngineOptions) {
+  if (query.ref) bindingOf(tab, refOf(query.ref));
+  // Finding reads every line: compact mode folds runs of text a match may sit in.
+  const walkFull = full || query.find !== undefined;
+  const [snap, info] = await Promise.all([snapshotTab(tab, walkFull), pageInfo(tab)]);
+  return { ...info, ...answerSnapshot(snap, query, options.snapshotMaxChars) };
 }
 
 /** How many times a page that moved while it was read (a late redirect) is read again once settled. */
@@ -41,11 +48,11 @@ const REREADS = 2;
  * doing, not a failure: the read waits for the new page to settle and reads that. An error on a page
  * that stood still is a real one and goes out as it is.
  */
-async function snapshotResult(tab: Tab, full: boolean, offset: number, options: EngineOptions) {
+async function rereadIfMoved<T>(tab: Tab, options: EngineOptions, read: () => Promise<T>): Promise<T> {
   for (let attempt = 0; ; attempt++) {
     const navigations = tab.navigations;
     try {
-      return await readSnapshot(tab, full, offset, options);
+      return await read();
     } catch (error) {
       const moved = tab.navigations !== navigations || tab.loading;
       if (!moved || attempt >= REREADS || tab.crashed) throw error;
@@ -54,15 +61,37 @@ async function snapshotResult(tab: Tab, full: boolean, offset: number, options: 
   }
 }
 
+function snapshotResult(tab: Tab, full: boolean, query: SnapshotQuery, options: EngineOptions) {
+  return rereadIfMoved(tab, options, () => readSnapshot(tab, full, query, options));
+}
+
 const HANDLERS: { [N in ToolName]: Handler<N> } = {
-  async browser_navigate(host, { url }, options) {
+  async browser_navigate(host, { url, snapshot }, options) {
     const tab = await host.activeTab();
     const navigated = await navigate(tab, url, options, Math.max(1000, options.commandTimeoutMs - 2000));
-    const snapshot = await snapshotResult(tab, false, 0, options);
-    return { ...navigated, snapshot };
+    if (snapshot === 'none') return navigated;
+    if (snapshot === 'full')
+      return { ...navigated, snapshot: await snapshotResult(tab, false, { offset: 0 }, options) };
+    const outline = await rereadIfMoved(tab, options, async () => {
+      const [snap, info] = await Promise.all([snapshotTab(tab, false), pageInfo(tab)]);
+      return { ...info, ...outlineAnswer(snap, options.snapshotMaxChars) };
+    });
+    return { ...navigated, snapshot: outline };
   },
-  async browser_snapshot(host, { full, offset }, options) {
-    return snapshotResult(await host.activeTab(), full === true, offset ?? 0, options);
+  async browser_snapshot(host, { full, offset, ref, find }, options) {
+    const query = {
+      offset: offset ?? 0,
+      ...(ref ? { ref: refOf(ref) } : {}),
+      ...(find !== undefined ? { find } : {}),
+    };
+    return snapshotResult(await host.activeTab(), full === true, query, options);
+  },
+  async browser_read(host, { offset }, options) {
+    const tab = await host.activeTab();
+    const [read, info] = await Promise.all([readTab(tab), pageInfo(tab)]);
+    const frame = { boundary: newBoundary(read.origin), tool: 'browser_read' };
+    const page = pageSnapshot(read.text, offset ?? 0, options.snapshotMaxChars, read.controls, frame);
+    return { ...info, ...page, ref_count: read.refCount };
   },
   async browser_click(host, { ref }, options) {
     const tab = await host.activeTab();

@@ -17,6 +17,7 @@ describe('tool catalog', () => {
       'browser_get_images',
       'browser_navigate',
       'browser_press',
+      'browser_read',
       'browser_screenshot',
       'browser_scroll',
       'browser_snapshot',

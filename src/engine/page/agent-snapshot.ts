@@ -56,6 +56,15 @@ export function installSnapshotWalker(): void {
   // eslint-disable-next-line no-control-regex -- the same, keeping spaces as they are
   const CONTROLS = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g;
 
+  const OPAQUE = /^rgb\(|^rgba\((?:[^,]+,){3} *1\)$/;
+  const TRANSPARENT_TEXT = /^rgba\((?:[^,]+,){3} *0\)$|^transparent$/;
+  const WHITE = 'rgb(255, 255, 255)';
+  const opaqueBackground = (el: Element | null): string => {
+    if (!el) return '';
+    const color = getComputedStyle(el).backgroundColor;
+    return OPAQUE.test(color) ? color : '';
+  };
+
   // Compact mode keeps the first lines of a run of plain text (enough to know what the block is about)
   // and says how many more there are, when that saves at least two lines; controls and headings stay.
   const compactRuns = (lines: string[], textOnly: boolean[]): string => {
@@ -79,7 +88,8 @@ export function installSnapshotWalker(): void {
     return out.join('\n');
   };
 
-  state.snapshot = (full: boolean): string => {
+  // `mark: false` skips the checks for text a person cannot see: only `bench:engine` asks, to weigh them.
+  state.snapshot = (full: boolean, mark = true): string => {
     state.links?.begin(full);
     const lines: string[] = [];
     const textOnly: boolean[] = [];
@@ -131,6 +141,25 @@ export function installSnapshotWalker(): void {
         pre = true;
       });
     };
+    // Text a person cannot see (see-through, off-screen, squeezed to nothing, or in the colour of what
+    // is behind it) is left out: it is where pages hide instructions meant only for a model. Controls
+    // in it keep their line, as their names follow the accessible-name rules.
+    let concealed = false;
+    // The colour behind the text, as far as the walk can tell ('' under a background image).
+    let background = opaqueBackground(document.body) || opaqueBackground(document.documentElement) || WHITE;
+    const conceals = (el: Element, style: CSSStyleDeclaration): boolean => {
+      if (style.opacity === '0' || style.fontSize === '0px' || parseFloat(style.textIndent) < -999)
+        return true;
+      if (TRANSPARENT_TEXT.test(style.color) || (background !== '' && style.color === background))
+        return true;
+      const positioned = style.position === 'absolute' || style.position === 'fixed';
+      const clipped = style.overflow === 'hidden' || style.overflow === 'clip';
+      if (!positioned && !clipped) return false;
+      const box = el.getBoundingClientRect();
+      if (clipped && (box.width <= 1 || box.height <= 1)) return true;
+      if (box.right + scrollX <= 0 || box.bottom + scrollY <= 0) return true;
+      return style.position === 'fixed' && (box.left >= innerWidth || box.top >= innerHeight);
+    };
     const control = (el: Element, role: string, name: string, inHidden: boolean) =>
       '\u0004' + names.describe(el, role, name, full, inHidden) + '\u0005';
 
@@ -162,16 +191,38 @@ export function installSnapshotWalker(): void {
       inHidden: boolean,
     ): void => {
       if (node.nodeType === Node.TEXT_NODE) {
-        if (quiet || inHidden) return;
+        if (quiet || inHidden || concealed) return;
         if (inPre) addPre((node as Text).data, depth);
         else addText((node as Text).data);
         return;
       }
       if (!(node instanceof Element) || SKIP.has(node.tagName)) return;
-      const el = node;
-      const style = getComputedStyle(el);
+      const style = getComputedStyle(node);
       if (style.display === 'none' || style.visibility === 'hidden' || style.visibility === 'collapse')
         return;
+      const outerConcealed = concealed;
+      const outerBackground = background;
+      // Only elements the page styles one by one (a class, an id, a style attribute) are checked: an
+      // element without them looks like its neighbours of the same tag, and inherits its verdict. Reading
+      // computed styles is most of a walk's cost, so this keeps the checks to about a tenth of it.
+      if (mark && !concealed && (node.hasAttribute('class') || node.hasAttribute('style') || node.id)) {
+        const image = style.backgroundImage !== 'none';
+        if (image || OPAQUE.test(style.backgroundColor)) background = image ? '' : style.backgroundColor;
+        concealed = conceals(node, style);
+      }
+      walkElement(node, style, depth, quiet, parentCursor, inPre, inHidden);
+      concealed = outerConcealed;
+      background = outerBackground;
+    };
+    const walkElement = (
+      el: Element,
+      style: CSSStyleDeclaration,
+      depth: number,
+      quiet: boolean,
+      parentCursor: string,
+      inPre: boolean,
+      inHidden: boolean,
+    ): void => {
       const hidden = inHidden || el.getAttribute('aria-hidden') === 'true';
       if (el.tagName === 'IFRAME' || el.tagName === 'FRAME') {
         if (hidden) return;

@@ -56,7 +56,9 @@ export interface AgentState {
   describe(el: Element): string;
   names?: ElementNames;
   links?: LinkTargets;
-  snapshot?: (full: boolean) => string;
+  snapshot?: (full: boolean, mark?: boolean) => string;
+  /** The page's main content as clean text (`agent-reader.ts`). */
+  read?: () => string;
   /** Removes the armed click probe's listeners and returns what it saw. */
   disarmClick?: () => ClickProbe;
   /** Fields a vault secret was filled into: the snapshot shows them as `[secret, filled]`, never their value. */
@@ -285,9 +287,14 @@ export function installAgentState(): void {
         width: img.naturalWidth,
         height: img.naturalHeight,
       })),
+    read: () => {
+      if (!state.read) throw new Error('reader not installed');
+      return { origin: location.origin, text: state.read() };
+    },
     snapshot: (full) => {
       if (!state.snapshot) throw new Error('snapshot walker not installed');
-      return state.snapshot(full === true);
+      // The origin names the frame's boundary (a cross-origin iframe says where its text came from).
+      return { origin: location.origin, text: state.snapshot(full === true) };
     },
   };
 

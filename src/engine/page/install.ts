@@ -7,6 +7,7 @@ import { installAgentState } from './agent-state.js';
 import { installElementNames } from './agent-names.js';
 import { installLinkTargets } from './agent-links.js';
 import { installSnapshotWalker } from './agent-snapshot.js';
+import { installReader } from './agent-reader.js';
 import { installSecretFill } from './agent-secrets.js';
 
 export const WORLD_NAME = '__tabgate_world';
@@ -18,6 +19,7 @@ export const INSTALL_EXPRESSION = `(() => {
   (${installLinkTargets.toString()})();
   (${installSnapshotWalker.toString()})();
   (${installSecretFill.toString()})();
+  (${installReader.toString()})();
   return true;
 })()`;
 

@@ -9,6 +9,7 @@ import { browserClick, browserPress, browserScroll, browserType } from './input.
 import { browserBack, browserNavigate } from './navigation.js';
 import { browserConsole, browserGetImages, browserScreenshot, browserSnapshot } from './page.js';
 import { browserTabActivate, browserTabs } from './tabs.js';
+import { browserRead } from './read.js';
 
 export const TOOLS = [
   browserNavigate,
@@ -23,6 +24,7 @@ export const TOOLS = [
   browserTabActivate,
   browserConsole,
   browserGetImages,
+  browserRead,
 ] as const;
 
 export type AnyTool = (typeof TOOLS)[number];

@@ -5,9 +5,13 @@ export const browserNavigate = defineTool({
   name: 'browser_navigate',
   title: 'Open a URL',
   description:
-    'Open an http(s) URL in the current tab and wait until it settles, following redirects of every kind (HTTP, meta refresh, script). Returns the final URL, title, HTTP status, the redirects it passed through and a compact snapshot with refs.',
+    'Open an http(s) URL in the current tab and wait until it settles, following redirects of every kind (HTTP, meta refresh, script). Returns the final URL, title, HTTP status, the redirects it passed through and the page\'s outline (a small page whole, with refs). snapshot: "full" returns the first snapshot page instead, "none" no snapshot.',
   input: z.strictObject({
     url: z.string().min(1).max(8192).describe('Absolute http(s) URL, or about:blank'),
+    snapshot: z
+      .enum(['full', 'outline', 'none'])
+      .optional()
+      .describe('What of the loaded page to return: outline (default), full (first snapshot page), none'),
   }),
   annotations: { readOnlyHint: false, destructiveHint: false, openWorldHint: true },
 });

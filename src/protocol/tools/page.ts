@@ -1,14 +1,22 @@
 import { z } from 'zod';
 import { defineTool } from './define.js';
+import { refSchema } from './input.js';
 
 export const browserSnapshot = defineTool({
   name: 'browser_snapshot',
   title: 'Read the page',
   description:
-    'Text outline of the current page: interactive elements with refs like @e3, plus headings and text. Take one before clicking or typing and after the page changes. full adds all text; offset continues a cut snapshot.',
+    'Text outline of the current page: interactive elements with refs like @e3, plus headings and text. Take one before clicking or typing and after the page changes. full adds all text; offset continues a cut snapshot; ref shows only that element and what is inside it; find shows only the lines containing a text, with their containers.',
   input: z.strictObject({
     full: z.boolean().optional(),
     offset: z.number().int().min(0).optional().describe('Character offset to continue from'),
+    ref: refSchema.optional().describe('Only this element and its content, e.g. @e12'),
+    find: z
+      .string()
+      .min(1)
+      .max(200)
+      .optional()
+      .describe('Only the lines containing this text (case-insensitive), with their containers'),
   }),
   annotations: { readOnlyHint: true, openWorldHint: false },
 });

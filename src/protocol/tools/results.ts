@@ -19,6 +19,8 @@ export interface SnapshotResult extends PageInfo {
   offset: number;
   /** Where the next part starts, to pass as `offset`; null when nothing is left. */
   next_offset: number | null;
+  /** Why a `ref` or `find` answer is empty, and what to try instead. */
+  hint?: string;
 }
 
 /** A page a navigation passed through before it settled, and how that page sent the browser on. */
@@ -34,7 +36,8 @@ export interface NavigateResult extends PageInfo {
   status: number | null;
   /** The pages passed through on the way, in order; absent when the URL loaded directly. */
   redirects?: RedirectHop[];
-  snapshot: SnapshotResult;
+  /** The page's outline (or the first page of its snapshot with `snapshot: "full"`); absent with "none". */
+  snapshot?: SnapshotResult;
 }
 
 export interface ClickResult {
@@ -127,4 +130,6 @@ export interface ToolResults {
   browser_tab_activate: TabActivateResult;
   browser_console: ConsoleResult;
   browser_get_images: ImagesResult;
+  /** The page's readable text, in the snapshot's shape (`snapshot` holds the text). */
+  browser_read: SnapshotResult;
 }
