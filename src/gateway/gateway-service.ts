@@ -109,12 +109,15 @@ export class DefaultGatewayService implements GatewayService {
   ): Promise<unknown> {
     const secrets = this.d.secrets;
     let answer: Promise<unknown>;
+    let scrubbing = false;
     try {
+      // First: a vault that cannot be read fails the call before anything is sent (fail closed).
+      scrubbing = secrets?.active() ?? false;
       answer = this.routeCall(caller, sessionId, tool, rawArguments, options);
     } catch (error) {
       answer = rejection(error);
     }
-    if (!secrets?.active()) return answer;
+    if (!scrubbing || !secrets) return answer;
     return answer.then(
       (result) => secrets.scrub(result),
       (error: unknown) => rejection(secrets.scrubError(error)),

@@ -185,6 +185,24 @@ describe('tabgate secrets', () => {
     assert.equal(result.body.error?.code, 'unknown_secret', JSON.stringify(result.body));
   });
 
+  it('runs no call while the vault cannot be read, and runs again once it is fixed', async () => {
+    const file = vaultFile(gw.home);
+    const good = fs.readFileSync(file);
+    const sid = await gw.createSession();
+    const calls = backend.calls.length;
+    fs.writeFileSync(file, '{ not json');
+    try {
+      const result = await gw.request('POST', `/v1/sessions/${sid}/tools/browser_tabs`, { body: {} });
+      assert.equal(result.status, 500, JSON.stringify(result.body));
+      assert.match(result.body.error.message, /vault/);
+      assert.equal(backend.calls.length, calls);
+    } finally {
+      fs.writeFileSync(file, good);
+    }
+    const again = await gw.request('POST', `/v1/sessions/${sid}/tools/browser_tabs`, { body: {} });
+    assert.equal(again.status, 200, JSON.stringify(again.body));
+  });
+
   it('removes a secret, after which filling it is unknown_secret', async () => {
     assert.equal((await tabgate(gw.home, ['secrets', 'remove', 'mail'])).code, 0);
     assert.equal((await tabgate(gw.home, ['secrets', 'remove', 'mail'])).code, 1);

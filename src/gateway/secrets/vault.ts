@@ -129,8 +129,18 @@ export class Vault {
     const stamp = this.stamp();
     if (this.cache?.stamp === stamp) return this.cache.fills;
     const fills = new Map<string, SecretFill>();
-    const entries = stamp === 'none' ? [] : readEntries(this.home);
-    const key = entries.length > 0 ? readKey(this.home, false) : null;
+    let entries: StoredEntry[];
+    let key: Buffer | null;
+    try {
+      entries = stamp === 'none' ? [] : readEntries(this.home);
+      key = entries.length > 0 ? readKey(this.home, false) : null;
+    } catch (error) {
+      // Without the values nothing can be kept out of outputs, so no call runs: fail closed.
+      throw new TabgateError(
+        'internal_error',
+        `The owner's vault (${vaultFile(this.home)}) cannot be read (${(error as Error).message.slice(0, 200)}); no browser call runs until the owner fixes or removes it.`,
+      );
+    }
     for (const entry of entries) {
       const value = key ? open(key, entry, entry) : null;
       // An entry that does not open (altered, or another key) is no secret of ours: never filled.
