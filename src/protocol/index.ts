@@ -13,3 +13,6 @@ export * from './tools/results.js';
 export { refSchema, NAMED_KEYS, KEY_MODIFIERS, SCROLL_DIRECTIONS } from './tools/input.js';
 export * from './url-policy.js';
 export * from './extension-key.js';
+export * from './site-address.js';
+export * from './site-categories.js';
+export * from './site-policy.js';
