@@ -13,6 +13,7 @@ import { callCommand } from './commands/call.js';
 import { auditCommand } from './commands/audit.js';
 import { doctorCommand } from './commands/doctor.js';
 import { sessionCommand } from './commands/session.js';
+import { grantsCommand } from './commands/grants.js';
 import { signInCommand } from './commands/sign-in.js';
 
 export type CommandDefinition = (program: Command) => void;
@@ -24,6 +25,7 @@ export const COMMANDS: CommandDefinition[] = [
   pairCommand,
   signInCommand,
   sessionCommand,
+  grantsCommand,
   extensionPathCommand,
   toolsCommand,
   mcpCommand,

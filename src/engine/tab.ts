@@ -45,6 +45,8 @@ export class Tab {
   private readonly lifecycle = new Map<string, Set<string>>();
   private readonly statuses = new Map<string, number>();
   private readonly children = new Map<string, FrameWorlds>();
+  /** Frames of this page's process (the site guard traces an iframe's navigation to its session). */
+  private readonly frameIds = new Set<string>();
   private readonly waiters = new Set<() => void>();
   private readonly unsubscribe: (() => void)[] = [];
 
@@ -81,6 +83,12 @@ export class Tab {
         this.refusedPage = refusalOfErrorPage(frame);
         this.navigations++;
         this.poke();
+      }),
+      page.on<{ frameId: string }>('Page.frameAttached', ({ frameId }) => {
+        if (this.frameIds.size < 1_000) this.frameIds.add(frameId);
+      }),
+      page.on<{ frameId: string }>('Page.frameDetached', ({ frameId }) => {
+        this.frameIds.delete(frameId);
       }),
       page.on<{ frameId: string }>('Page.navigatedWithinDocument', ({ frameId }) => {
         if (frameId !== this.mainFrameId) return;
@@ -179,6 +187,10 @@ export class Tab {
     for (const { worlds, tree } of trees) if (tree) add(tree.frameTree, worlds);
     for (const [id, entry] of index) if (entry.parentId) index.get(entry.parentId)?.children.push(id);
     return index;
+  }
+
+  hasFrame(frameId: string): boolean {
+    return this.frameIds.has(frameId);
   }
 
   /** The network guard refused a request of this tab's main frame. */

@@ -15,6 +15,7 @@ import type { GatewayConfig } from '../config/index.js';
 import { browserSettingsOf } from '../config/index.js';
 import type { Logger } from '../../log/logger.js';
 import type { BrowserBackend } from './backend.js';
+import type { SiteRulesSource } from './site-rules-source.js';
 import { createCdpUrlBackend, createLocalChromiumBackend } from './cdp/index.js';
 import { createProviderBackend } from './providers/index.js';
 
@@ -31,8 +32,10 @@ export async function resolveBackend(options: {
   config: GatewayConfig;
   env: Readonly<Record<string, string | undefined>>;
   log: Logger;
+  /** Site grants for the CDP backends (docs/safety.md). */
+  sites?: SiteRulesSource;
 }): Promise<ResolvedBackend> {
-  const { config, log } = options;
+  const { config, log, sites } = options;
   const env: Record<string, string | undefined> = { ...options.env };
   const loaded = loadHomeEnv(config.home, env);
   if (loaded.length > 0) log.info('loaded provider settings from the home .env', { keys: loaded.join(',') });
@@ -54,7 +57,7 @@ export async function resolveBackend(options: {
     case 'cdp-url':
       log.info('browser backend: CDP URL override');
       return {
-        backend: createCdpUrlBackend({ cdpUrl: selection.cdpUrl }, settings, log),
+        backend: createCdpUrlBackend({ cdpUrl: selection.cdpUrl, sites }, settings, log),
         selection,
         diagnostics,
         dispose() {},
@@ -68,13 +71,13 @@ export async function resolveBackend(options: {
         provider: selection.provider,
         settings,
         log,
-        openCdpUrl: (target) => createCdpUrlBackend(target, settings, log),
+        openCdpUrl: (target) => createCdpUrlBackend({ ...target, sites }, settings, log),
       });
       return { backend, selection, diagnostics, dispose: () => emergency.dispose() };
     }
     case 'local':
       return {
-        backend: createLocalChromiumBackend(settings, log, options.env),
+        backend: createLocalChromiumBackend(settings, log, options.env, sites),
         selection,
         diagnostics,
         dispose() {},
