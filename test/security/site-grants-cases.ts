@@ -10,6 +10,7 @@ import { CATEGORY_HOST, DENIED_HOST, startSiteServers, type SiteServers } from '
 import { errorCode, toolSession } from './fixtures/tool-session.js';
 
 interface SitesView {
+  browser: string;
   mode: string;
   granted: string[];
   requested: string[];
@@ -27,6 +28,8 @@ export const SAFETY_CONFIG = { mode: { local: 'ask', remote: 'ask' }, sites: { d
 
 export function siteGrantCases(
   name: string,
+  /** The browser the session's mode is picked for: `local` or `remote`. */
+  browser: string,
   start: (servers: SiteServers) => Promise<{ gw: TestGateway; dispose(): Promise<void> }>,
 ): void {
   describe(name, () => {
@@ -99,6 +102,7 @@ export function siteGrantCases(
     it('shows the policy in force in GET /v1/sessions/{id}', async () => {
       const shown = await gw.request('GET', `/v1/sessions/${sid}`);
       assert.equal(shown.status, 200);
+      assert.equal(sitesOf(shown).browser, browser);
       assert.equal(sitesOf(shown).mode, 'ask');
       assert.deepEqual(sitesOf(shown).granted, [servers.grantedOrigin]);
       assert.deepEqual(sitesOf(shown).requested, []);

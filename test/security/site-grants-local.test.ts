@@ -6,7 +6,7 @@
 import { startTestGateway } from '../gateway/fixtures/gateway.js';
 import { SAFETY_CONFIG, siteGrantCases } from './site-grants-cases.js';
 
-siteGrantCases('site grants on the local browser', async (servers) => {
+siteGrantCases('site grants on the local browser', 'local', async (servers) => {
   const gw = await startTestGateway({
     config: {
       browser: { chromium_args: [servers.resolverRule], command_timeout: 20 },
