@@ -10,6 +10,7 @@ import type { Broker } from './broker/broker.js';
 import type { FeatureFlag } from './config/live-flag.js';
 import type { Logger } from '../log/logger.js';
 import { operatorRequired } from './operator/index.js';
+import type { SiteRules } from '../protocol/index.js';
 import { decideRoute, unsafeControllerArguments, type RouteDecision } from './router/route.js';
 import type {
   CallSignal,
@@ -29,6 +30,8 @@ export interface GatewayServiceDeps {
   log: Logger;
   /** Records controller-routed calls (and every call with `audit.all_backends`). */
   audit?: AuditLog;
+  /** The site rules of a session on the user's tab (docs/safety.md); none judged without them. */
+  userTabSites?: (sessionId: string) => SiteRules;
 }
 
 /** A refusal thrown before anything was sent, as the rejected promise the caller awaits. */
@@ -160,6 +163,7 @@ export class DefaultGatewayService implements GatewayService {
       if (decision.kind === 'controller') {
         const unsafe = unsafeControllerArguments(name, rawArguments);
         if (unsafe) throw new TabgateError('controller_unavailable', unsafe);
+        this.refuseBlockedSite(sessionId, name, rawArguments);
         const args = parseToolArguments(name, rawArguments) as Record<string, unknown>;
         return this.d.broker.dispatch({
           scope: decision.scope,
@@ -174,5 +178,20 @@ export class DefaultGatewayService implements GatewayService {
     } catch (error) {
       return rejection(error);
     }
+  }
+
+  /**
+   * The gateway's half of the site rules on the user's tab, before anything reaches the controller: a
+   * denied or high-risk-category site (or a URL that names no site) is refused here. Whether a site is
+   * the shared origin or granted there is the extension's to judge: only it knows what the user shared.
+   */
+  private refuseBlockedSite(sessionId: string, name: string, raw: unknown): void {
+    if (name !== 'browser_navigate' || !this.d.userTabSites) return;
+    if (typeof raw !== 'object' || raw === null) return;
+    const url = (raw as { url?: unknown }).url;
+    if (typeof url !== 'string' || url === 'about:blank') return;
+    const decision = this.d.userTabSites(sessionId).decideUrl(url);
+    if (!decision.allowed && decision.code === 'site_blocked')
+      throw new TabgateError('site_blocked', `Refused: ${decision.reason}.`);
   }
 }

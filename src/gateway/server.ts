@@ -134,7 +134,15 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
     'selection' in resolved && resolved.selection.kind !== 'local' ? 'remote' : 'local';
   const siteBrowserOf = (session: { binding: unknown }) =>
     session.binding ? ('user_tab' as const) : defaultSiteBrowser;
-  const service = new DefaultGatewayService({ sessions, broker, backend, extensionControl, log, audit });
+  const service = new DefaultGatewayService({
+    sessions,
+    broker,
+    backend,
+    extensionControl,
+    log,
+    audit,
+    userTabSites: (sessionId) => sitePolicies.rules(sessionId, 'user_tab'),
+  });
 
   const mcp = new McpHttpEndpoint({ service, log });
 
