@@ -33,7 +33,7 @@ export class GrantStore {
       'DELETE FROM site_grants WHERE session_id = ? AND site = ?',
     );
     this.bySessionStmt = db.prepare<[string], GrantRow>(
-      'SELECT * FROM site_grants WHERE session_id = ? ORDER BY changed_at, site',
+      'SELECT * FROM site_grants WHERE session_id = ? ORDER BY rowid',
     );
     this.dropSessionStmt = db.prepare<[string]>('DELETE FROM site_grants WHERE session_id = ?');
   }

@@ -72,16 +72,17 @@ export class SitePolicies implements SiteRulesSource {
 
   rules(sessionId: string | null, browser: SiteBrowser): SiteRules {
     const key = `${browser} ${sessionId ?? ''}`;
-    let rules = this.compiled.get(key);
-    if (!rules) {
-      try {
-        rules = new SiteRules(this.policyFor(sessionId, browser));
-      } catch {
-        rules = new SiteRules(REFUSE_ALL_POLICY);
-      }
-      if (this.compiled.size >= 10_000) this.compiled.clear();
-      this.compiled.set(key, rules);
+    const cached = this.compiled.get(key);
+    if (cached) return cached;
+    let rules: SiteRules;
+    try {
+      rules = new SiteRules(this.policyFor(sessionId, browser));
+    } catch {
+      // Not remembered: the next navigation tries again, and meanwhile nothing is allowed.
+      return new SiteRules(REFUSE_ALL_POLICY);
     }
+    if (this.compiled.size >= 10_000) this.compiled.clear();
+    this.compiled.set(key, rules);
     return rules;
   }
 
