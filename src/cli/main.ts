@@ -13,6 +13,7 @@ import { callCommand } from './commands/call.js';
 import { auditCommand } from './commands/audit.js';
 import { doctorCommand } from './commands/doctor.js';
 import { sessionCommand } from './commands/session.js';
+import { grantsCommand } from './commands/grants.js';
 import { signInCommand } from './commands/sign-in.js';
 import { pluginsCommand } from './commands/plugins.js';
 import { secretsCommand } from './commands/secrets.js';
@@ -27,6 +28,7 @@ export const COMMANDS: CommandDefinition[] = [
   signInCommand,
   sessionCommand,
   secretsCommand,
+  grantsCommand,
   extensionPathCommand,
   toolsCommand,
   pluginsCommand,

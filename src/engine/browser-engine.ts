@@ -3,9 +3,10 @@
  * discovery routed to the session that owns each context, new isolated contexts on demand, and the
  * network guard that every request of the browser passes (network-guard.ts).
  */
+import type { SiteRules } from '../protocol/index.js';
 import type { TargetInfo } from './cdp-types.js';
 import { ContextSession } from './context-session.js';
-import { NetworkGuard, type HostJudge } from './network-guard.js';
+import { NetworkGuard, type FrameJudge, type HostJudge, type HostVerdict } from './network-guard.js';
 import { CdpSession, type CdpTransport } from './transport.js';
 
 export interface BrowserEngineOptions {
@@ -17,14 +18,24 @@ export interface BrowserEngineOptions {
    * to, WebSockets included, which request interception does not see.
    */
   denyLocalNetwork: boolean;
+  /**
+   * The site rules a frame is held to when it belongs to no session this engine can name (a frame
+   * that came and went before it could be traced): the backend's own, without any session's grants.
+   * Without it, frames are not judged by site at all (the extension judges them itself).
+   */
+  baseSites?: () => SiteRules;
 }
+
+/** Frames already traced to their session: one CDP round trip per new frame, not per request. */
+const MAX_TRACED_FRAMES = 2_048;
 
 const LOCAL_NETWORK_PERMISSIONS = ['loopback-network', 'local-network', 'local-network-access'];
 
-export class BrowserEngine {
+export class BrowserEngine implements FrameJudge {
   readonly root: CdpSession;
   private readonly sessions = new Set<ContextSession>();
   private guard: NetworkGuard | undefined;
+  private readonly tracedFrames = new Map<string, ContextSession | null>();
 
   private constructor(
     readonly transport: CdpTransport,
@@ -45,7 +56,11 @@ export class BrowserEngine {
   /** Fails (fail closed) when the browser does not accept request interception. */
   static async connect(transport: CdpTransport, options: BrowserEngineOptions): Promise<BrowserEngine> {
     const engine = new BrowserEngine(transport, options);
-    const guard = await NetworkGuard.enable(engine.root, options.judge);
+    const guard = await NetworkGuard.enable(
+      engine.root,
+      options.judge,
+      options.baseSites ? engine : undefined,
+    );
     guard.onRefusal((refusal) => {
       for (const session of engine.sessions) session.onRefusal(refusal);
     });
@@ -62,7 +77,9 @@ export class BrowserEngine {
    * A session's browser: a fresh isolated context, or (`isolated: false`, for providers whose browser
    * is already made for one session) the default context and the pages already in it.
    */
-  async openSession(options: { isolated: boolean } = { isolated: true }): Promise<ContextSession> {
+  async openSession(
+    options: { isolated: boolean; sites?: () => SiteRules } = { isolated: true },
+  ): Promise<ContextSession> {
     if (options.isolated) {
       const { browserContextId } = await this.root.send<{ browserContextId: string }>(
         'Target.createBrowserContext',
@@ -71,14 +88,20 @@ export class BrowserEngine {
         },
       );
       await this.denyLocalNetwork(browserContextId);
-      const session = new ContextSession(this.root, browserContextId, true, this.guard);
+      const session = new ContextSession(this.root, browserContextId, true, this.guard, options.sites);
       this.sessions.add(session);
       return session;
     }
     const { targetInfos } = await this.root.send<{ targetInfos: TargetInfo[] }>('Target.getTargets');
     const pages = targetInfos.filter((info) => info.type === 'page');
     await this.denyLocalNetwork(pages[0]?.browserContextId);
-    const session = new ContextSession(this.root, pages[0]?.browserContextId, false, this.guard);
+    const session = new ContextSession(
+      this.root,
+      pages[0]?.browserContextId,
+      false,
+      this.guard,
+      options.sites,
+    );
     this.sessions.add(session);
     for (const info of pages) if (session.owns(info)) session.onTargetCreated(info);
     return session;
@@ -102,8 +125,54 @@ export class BrowserEngine {
     );
   }
 
+  /**
+   * The site verdict on moving a frame to `url`, under the rules of the session the frame belongs to: a
+   * tab's main frame id is its target id, so is an out-of-process iframe's; an in-process iframe is known
+   * to its tab. A frame traced to no session is held to the backend's base rules, which no grant widens.
+   */
+  judgeFrame(url: string, frameId: string | undefined): HostVerdict | Promise<HostVerdict> {
+    const known = frameId === undefined ? null : this.sessionOfFrame(frameId);
+    if (known !== undefined || frameId === undefined) return this.siteVerdict(known ?? null, url);
+    return this.traceFrame(frameId).then((session) => this.siteVerdict(session, url));
+  }
+
+  private siteVerdict(session: ContextSession | null, url: string): HostVerdict {
+    const rules = session?.siteRules() ?? this.options.baseSites?.();
+    if (!rules) return { allowed: true };
+    const decision = rules.decideUrl(url);
+    return decision.allowed ? decision : { allowed: false, code: decision.code, reason: decision.reason };
+  }
+
+  /** The session a frame is known to belong to; undefined when it must be traced. */
+  private sessionOfFrame(frameId: string): ContextSession | null | undefined {
+    if (this.tracedFrames.has(frameId)) return this.tracedFrames.get(frameId);
+    for (const session of this.sessions) if (session.knowsFrame(frameId)) return session;
+    return undefined;
+  }
+
+  private async traceFrame(frameId: string): Promise<ContextSession | null> {
+    let session: ContextSession | null = null;
+    try {
+      const { targetInfo } = await this.root.send<{ targetInfo: TargetInfo }>('Target.getTargetInfo', {
+        targetId: frameId,
+      });
+      session = [...this.sessions].find((candidate) => candidate.ownsContextOf(targetInfo)) ?? null;
+    } catch {
+      // Not a target: an in-process iframe its tab may have learnt of meanwhile.
+      session = [...this.sessions].find((candidate) => candidate.knowsFrame(frameId)) ?? null;
+    }
+    if (session) {
+      if (this.tracedFrames.size >= MAX_TRACED_FRAMES)
+        this.tracedFrames.delete(this.tracedFrames.keys().next().value ?? '');
+      this.tracedFrames.set(frameId, session);
+    }
+    return session;
+  }
+
   async closeSession(session: ContextSession): Promise<void> {
     this.sessions.delete(session);
+    for (const [frameId, owner] of this.tracedFrames)
+      if (owner === session) this.tracedFrames.delete(frameId);
     await session.close();
   }
 }

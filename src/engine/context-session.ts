@@ -3,7 +3,7 @@
  * storage never shared), the tabs in it, including popups and `target=_blank` pages it opens (found
  * through target discovery), small stable tab ids, and which tab is active.
  */
-import { TabgateError, type TabInfo } from '../protocol/index.js';
+import { TabgateError, type SiteRules, type TabInfo } from '../protocol/index.js';
 import type { TargetInfo } from './cdp-types.js';
 import type { NetworkGuard, Refusal } from './network-guard.js';
 import type { RefCounter } from './refs.js';
@@ -42,10 +42,29 @@ export class ContextSession implements TabHost {
     readonly contextId: string | undefined,
     private readonly ownsContext: boolean,
     private readonly guard?: NetworkGuard,
+    /** The site rules in force for this session (they change when the owner grants a site). */
+    private readonly sites?: () => SiteRules,
   ) {}
 
   owns(info: TargetInfo): boolean {
-    return info.type === 'page' && (this.contextId === undefined || info.browserContextId === this.contextId);
+    return info.type === 'page' && this.ownsContextOf(info);
+  }
+
+  /** Whether a target of any type (a page, an iframe, a worker) lives in this session's context. */
+  ownsContextOf(info: TargetInfo): boolean {
+    return !this.closed && (this.contextId === undefined || info.browserContextId === this.contextId);
+  }
+
+  siteRules(): SiteRules | undefined {
+    return this.sites?.();
+  }
+
+  /** Whether a frame is one of this session's: a tab's main frame, or an iframe its tab has seen. */
+  knowsFrame(frameId: string): boolean {
+    if (this.closed) return false;
+    if (this.entries.has(frameId)) return true;
+    for (const entry of this.entries.values()) if (entry.ready?.hasFrame(frameId)) return true;
+    return false;
   }
 
   /** Called by the browser engine for every page target created in this context. */

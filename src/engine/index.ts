@@ -10,6 +10,7 @@ export { ContextSession } from './context-session.js';
 export type { BrowserEngineOptions } from './browser-engine.js';
 export {
   NetworkGuard,
+  type FrameJudge,
   type HostJudge,
   type HostVerdict,
   type Refusal,

@@ -55,7 +55,7 @@ export async function navigate(
 ): Promise<NavigateOutcome> {
   const url = checkUrl(raw, rules, tab.guard !== undefined);
   if (tab.guard) {
-    const verdict = await tab.guard.check(url.href);
+    const verdict = await tab.guard.check(url.href, tab.mainFrameId);
     if (!verdict.allowed) throw new TabgateError(verdict.code, `Refused: ${verdict.reason}.`);
   }
   const deadline = performance.now() + timeoutMs;
@@ -165,6 +165,15 @@ export async function goBack(tab: Tab, timeoutMs: number): Promise<PageInfo> {
   const history = await tab.page.send<NavigationHistory>('Page.getNavigationHistory');
   const previous = history.entries[history.currentIndex - 1];
   if (!previous) throw new TabgateError('navigation_failed', 'This tab has no previous page to go back to.');
+  // A page restored from the back/forward cache makes no request for the guard to see: judged here.
+  if (tab.guard) {
+    const verdict = await tab.guard.check(previous.url, tab.mainFrameId);
+    if (!verdict.allowed)
+      throw new TabgateError(
+        verdict.code,
+        `Refused: ${verdict.reason}. The tab stayed on the page it was on.`,
+      );
+  }
   const navigations = tab.navigations;
   const sameDocument = tab.sameDocumentNavigations;
   await tab.page.send('Page.navigateToHistoryEntry', { entryId: previous.id });

@@ -10,16 +10,25 @@
  * history entry for the refused address (`browser_back` cannot return there) and no swap to an error
  * page process that the engine's next command could race. A refused subresource fails with
  * `BlockedByClient`, which the page's console names.
+ *
+ * Documents (main-frame and sub-frame navigations, popups' first navigations, each redirect hop) are
+ * also put to the frame judge, when there is one: the site grants of the session the frame belongs to.
  */
 import type { CdpSession } from './transport.js';
 
-export type RefusalCode = 'private_url_blocked' | 'metadata_url_blocked';
+export type RefusalCode =
+  'private_url_blocked' | 'metadata_url_blocked' | 'site_not_granted' | 'site_blocked';
 
 export type HostVerdict = { allowed: true } | { allowed: false; code: RefusalCode; reason: string };
 
 /** Decides whether the browser may reach a host (lower-case; an IPv6 address without brackets). */
 export interface HostJudge {
   judge(host: string): HostVerdict | Promise<HostVerdict>;
+}
+
+/** Decides whether a frame may be moved to a URL (the site grants of the frame's session). */
+export interface FrameJudge {
+  judgeFrame(url: string, frameId: string | undefined): HostVerdict | Promise<HostVerdict>;
 }
 
 export interface Refusal {
@@ -64,11 +73,12 @@ export class NetworkGuard {
   private constructor(
     private readonly root: CdpSession,
     private readonly judge: HostJudge,
+    private readonly frames?: FrameJudge,
   ) {}
 
   /** Starts intercepting every request of the browser; resolves once Chromium confirmed it. */
-  static async enable(root: CdpSession, judge: HostJudge): Promise<NetworkGuard> {
-    const guard = new NetworkGuard(root, judge);
+  static async enable(root: CdpSession, judge: HostJudge, frames?: FrameJudge): Promise<NetworkGuard> {
+    const guard = new NetworkGuard(root, judge, frames);
     root.on<RequestPaused>('Fetch.requestPaused', (event) => guard.decide(event));
     await root.send('Fetch.enable', { patterns: [{ urlPattern: '*', requestStage: 'Request' }] });
     return guard;
@@ -79,23 +89,37 @@ export class NetworkGuard {
     return () => this.listeners.delete(listener);
   }
 
-  /** The verdict on a URL before the browser is sent there (`browser_navigate` answers it as an error). */
-  async check(raw: string): Promise<HostVerdict> {
-    const host = hostOf(raw);
-    if (host === null) return { allowed: true };
+  /**
+   * The verdict on a URL before the browser is sent there (`browser_navigate` answers it as an error);
+   * `frameId` names the frame it would move, for the site grants.
+   */
+  async check(raw: string, frameId?: string): Promise<HostVerdict> {
     try {
-      return await this.judge.judge(host);
+      return await this.verdictOn(raw, 'Document', frameId);
     } catch {
       return UNJUDGED;
     }
   }
 
+  /** The host's verdict, then for a document the frame judge's; sync when both are. */
+  private verdictOn(
+    raw: string,
+    resourceType: string,
+    frameId: string | undefined,
+  ): HostVerdict | Promise<HostVerdict> {
+    const host = hostOf(raw);
+    if (host === null) return { allowed: true };
+    const byHost = this.judge.judge(host);
+    const frames = this.frames;
+    if (resourceType !== 'Document' || !frames) return byHost;
+    const then = (verdict: HostVerdict) => (verdict.allowed ? frames.judgeFrame(raw, frameId) : verdict);
+    return byHost instanceof Promise ? byHost.then(then) : then(byHost);
+  }
+
   private decide(event: RequestPaused): void {
-    const host = hostOf(event.request.url);
-    if (host === null) return this.release(event, { allowed: true });
     let verdict: HostVerdict | Promise<HostVerdict>;
     try {
-      verdict = this.judge.judge(host);
+      verdict = this.verdictOn(event.request.url, event.resourceType, event.frameId);
     } catch {
       verdict = UNJUDGED;
     }

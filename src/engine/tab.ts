@@ -53,6 +53,8 @@ export class Tab {
   private readonly lifecycle = new Map<string, Set<string>>();
   private readonly statuses = new Map<string, number>();
   private readonly children = new Map<string, FrameWorlds>();
+  /** Frames of this page's process (the site guard traces an iframe's navigation to its session). */
+  private readonly frameIds = new Set<string>();
   private readonly waiters = new Set<() => void>();
   private readonly unsubscribe: (() => void)[] = [];
 
@@ -101,6 +103,12 @@ export class Tab {
         if (event.type !== 'Document' || event.frameId !== this.mainFrameId || !event.redirectResponse)
           return;
         this.redirects.http(event.redirectResponse.url, event.redirectResponse.status);
+      }),
+      page.on<{ frameId: string }>('Page.frameAttached', ({ frameId }) => {
+        if (this.frameIds.size < 1_000) this.frameIds.add(frameId);
+      }),
+      page.on<{ frameId: string }>('Page.frameDetached', ({ frameId }) => {
+        this.frameIds.delete(frameId);
       }),
       page.on<{ frameId: string }>('Page.navigatedWithinDocument', ({ frameId }) => {
         if (frameId !== this.mainFrameId) return;
@@ -200,6 +208,10 @@ export class Tab {
     for (const { worlds, tree } of trees) if (tree) add(tree.frameTree, worlds);
     for (const [id, entry] of index) if (entry.parentId) index.get(entry.parentId)?.children.push(id);
     return index;
+  }
+
+  hasFrame(frameId: string): boolean {
+    return this.frameIds.has(frameId);
   }
 
   /** The network guard refused a request of this tab's main frame. */

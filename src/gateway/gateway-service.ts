@@ -17,6 +17,7 @@ import type { FeatureFlag } from './config/live-flag.js';
 import type { Logger } from '../log/logger.js';
 import { operatorRequired } from './operator/index.js';
 import { mayReceiveSecrets, type SecretGuard } from './secrets/index.js';
+import type { SiteRules } from '../protocol/index.js';
 import { decideRoute, unsafeControllerArguments, type RouteDecision } from './router/route.js';
 import type {
   CallSignal,
@@ -38,6 +39,8 @@ export interface GatewayServiceDeps {
   audit?: AuditLog;
   /** The owner's vault: fills `browser_type {secret}` and keeps its values out of all that leaves. */
   secrets?: SecretGuard;
+  /** The site rules of a session on the user's tab (docs/safety.md); none judged without them. */
+  userTabSites?: (sessionId: string) => SiteRules;
 }
 
 /** A refusal thrown before anything was sent, as the rejected promise the caller awaits. */
@@ -183,6 +186,7 @@ export class DefaultGatewayService implements GatewayService {
       if (decision.kind === 'controller') {
         const unsafe = unsafeControllerArguments(name, rawArguments);
         if (unsafe) throw new TabgateError('controller_unavailable', unsafe);
+        this.refuseBlockedSite(sessionId, name, rawArguments);
         const args = parseToolArguments(name, rawArguments) as Record<string, unknown>;
         const secret = this.secretFor(args);
         if (secret && !mayReceiveSecrets(decision.scope)) {
@@ -223,5 +227,20 @@ export class DefaultGatewayService implements GatewayService {
       throw new TabgateError('unknown_secret', 'This gateway has no vault; nothing was typed.');
     }
     return this.d.secrets.fillFor(name);
+  }
+
+  /**
+   * The gateway's half of the site rules on the user's tab, before anything reaches the controller: a
+   * denied or high-risk-category site (or a URL that names no site) is refused here. Whether a site is
+   * the shared origin or granted there is the extension's to judge: only it knows what the user shared.
+   */
+  private refuseBlockedSite(sessionId: string, name: string, raw: unknown): void {
+    if (name !== 'browser_navigate' || !this.d.userTabSites) return;
+    if (typeof raw !== 'object' || raw === null) return;
+    const url = (raw as { url?: unknown }).url;
+    if (typeof url !== 'string' || url === 'about:blank') return;
+    const decision = this.d.userTabSites(sessionId).decideUrl(url);
+    if (!decision.allowed && decision.code === 'site_blocked')
+      throw new TabgateError('site_blocked', `Refused: ${decision.reason}.`);
   }
 }

@@ -38,6 +38,9 @@ import type { GatewayService } from './service.js';
 import { Sessions } from './sessions.js';
 import { openDatabase } from './store/database.js';
 import { SessionStore } from './store/session-store.js';
+import { GrantStore } from './sites/grant-store.js';
+import { siteGrantRoutes } from './sites/grant-routes.js';
+import { SitePolicies } from './sites/site-policies.js';
 import { warnIfExposed } from './security/exposure.js';
 import { securePrivateHome } from './security/private-home.js';
 import { ConnectionLimits, effectiveMaxConnections } from './security/connection-limits.js';
@@ -107,6 +110,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
     log,
   );
   const sessions = new Sessions(new SessionStore(db), clock);
+  const sitePolicies = new SitePolicies(config.safety, new GrantStore(db), clock);
   const auditStore = new AuditStore(db);
   const audit = new AuditLog({
     store: auditStore,
@@ -128,8 +132,13 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
   const authenticator = new Authenticator([apiKeyCredential(verifier), pairing.credential]);
   const resolved = options.backend
     ? { backend: options.backend, dispose() {} }
-    : await resolveBackend({ config, env: options.env ?? {}, log });
+    : await resolveBackend({ config, env: options.env ?? {}, log, sites: sitePolicies });
   const backend = resolved.backend;
+  // Which browser a session's site mode is picked for: the user's tab once bound, else the backend's.
+  const defaultSiteBrowser =
+    'selection' in resolved && resolved.selection.kind !== 'local' ? 'remote' : 'local';
+  const siteBrowserOf = (session: { binding: unknown }) =>
+    session.binding ? ('user_tab' as const) : defaultSiteBrowser;
   const service = new DefaultGatewayService({
     sessions,
     broker,
@@ -138,6 +147,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
     log,
     audit,
     secrets,
+    userTabSites: (sessionId) => sitePolicies.rules(sessionId, 'user_tab'),
   });
 
   const mcp = new McpHttpEndpoint({ service, log });
@@ -174,7 +184,8 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
       ...operator.routes,
     ]),
     ...auditRoutes(audit),
-    ...sessionRoutes(service, sessions),
+    ...sessionRoutes(service, sessions, sitePolicies, siteBrowserOf),
+    ...siteGrantRoutes(sessions, sitePolicies, siteBrowserOf),
     ...toolRoutes(service),
     ...mcpRoutes(mcp),
     ...(options.routes ?? []),

@@ -132,6 +132,18 @@ export const ERROR_TABLE = {
     hint: 'Remote browsers may not reach private or internal addresses (browser.allowed_private_hosts allows one host, browser.allow_private_urls all).',
   },
   metadata_url_blocked: { status: 403, hint: 'Cloud metadata addresses are never opened.' },
+  site_not_granted: {
+    status: 403,
+    hint: 'This session may not open that site; the message names the origin. Only the user can grant it (in the tabgate extension for their tab, or `tabgate grants add` for other browsers); ask them, or stay on the granted sites.',
+  },
+  site_blocked: {
+    status: 403,
+    hint: 'That site is denied by the safety policy or belongs to a high-risk category; do not try to reach it another way.',
+  },
+  domain_changed: {
+    status: 409,
+    hint: 'The page moved to another origin since the last snapshot; take a new browser_snapshot before acting.',
+  },
   navigation_failed: { status: 502, hint: 'The page could not be loaded; check the URL.' },
   navigation_timeout: {
     status: 504,

@@ -14,3 +14,6 @@ export { refSchema, NAMED_KEYS, KEY_MODIFIERS, SCROLL_DIRECTIONS } from './tools
 export * from './url-policy.js';
 export * from './secret-fill.js';
 export * from './extension-key.js';
+export * from './site-address.js';
+export * from './site-categories.js';
+export * from './site-policy.js';

@@ -15,6 +15,7 @@ import {
 import type { Logger } from '../../log/logger.js';
 import { browserSettingsOf, pluginSection, sectionKey, type GatewayConfig } from '../config/index.js';
 import type { BrowserBackend } from './backend.js';
+import type { SiteRulesSource } from './site-rules-source.js';
 import { createCdpUrlBackend, createLocalChromiumBackend } from './cdp/index.js';
 import { createProviderBackend, providerDiscoveryOptions } from './providers/index.js';
 
@@ -42,8 +43,10 @@ export async function chooseBackend(options: {
   config: GatewayConfig;
   env: Readonly<Record<string, string | undefined>>;
   log: Logger;
+  /** Site grants for the CDP backends (docs/safety.md). */
+  sites?: SiteRulesSource;
 }): Promise<BackendChoice> {
-  const { config, log } = options;
+  const { config, log, sites } = options;
   const env: Record<string, string | undefined> = { ...options.env };
   const loaded = loadHomeEnv(config.home, env);
   if (loaded.length > 0) log.info('loaded provider settings from the home .env', { keys: loaded.join(',') });
@@ -65,7 +68,7 @@ export async function chooseBackend(options: {
       return {
         ...common,
         key: JSON.stringify(['cdp-url', selection.cdpUrl, settings]),
-        backend: createCdpUrlBackend({ cdpUrl: selection.cdpUrl }, settings, log),
+        backend: createCdpUrlBackend({ cdpUrl: selection.cdpUrl, sites }, settings, log),
         dispose() {},
       };
     case 'provider': {
@@ -75,7 +78,7 @@ export async function chooseBackend(options: {
         provider,
         settings,
         log,
-        openCdpUrl: (target) => createCdpUrlBackend(target, settings, log),
+        openCdpUrl: (target) => createCdpUrlBackend({ ...target, sites }, settings, log),
       });
       return {
         ...common,
@@ -89,7 +92,7 @@ export async function chooseBackend(options: {
       return {
         ...common,
         key: JSON.stringify(['local', settings]),
-        backend: createLocalChromiumBackend(settings, log, options.env),
+        backend: createLocalChromiumBackend(settings, log, options.env, sites),
         dispose() {},
       };
   }

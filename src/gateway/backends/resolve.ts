@@ -13,6 +13,7 @@ import { envFilePath } from '../../providers/index.js';
 import { configPath, loadConfig, type GatewayConfig } from '../config/index.js';
 import type { BrowserBackend, SessionBrowserInfo, ToolCall } from './backend.js';
 import { chooseBackend, type BackendChoice } from './backend-choice.js';
+import type { SiteRulesSource } from './site-rules-source.js';
 
 export interface ResolvedBackend {
   backend: BrowserBackend;
@@ -28,6 +29,8 @@ interface ResolveOptions {
   config: GatewayConfig;
   env: Readonly<Record<string, string | undefined>>;
   log: Logger;
+  /** Site grants for the CDP backends (docs/safety.md). */
+  sites?: SiteRulesSource;
 }
 
 /** The file's content: both files are small, and a content compare cannot miss two writes in one mtime tick. */
@@ -127,7 +130,7 @@ export class LiveBackend implements BrowserBackend {
       return this.current;
     }
     this.sources = now;
-    const next = await chooseBackend({ config, env: this.o.env, log });
+    const next = await chooseBackend({ config, env: this.o.env, log, sites: this.o.sites });
     if (next.key === this.current.key) {
       await this.shut(next);
       return this.current;

@@ -122,6 +122,15 @@ export function loadConfig(options: LoadConfigOptions = {}): GatewayConfig {
   for (const { key, at } of source.dropped)
     options.log?.warn('config key that could reach a prototype ignored', { key, at, file });
   const unknown = unknownKeys(source.tree);
+  // Elsewhere a typo is only warned about; in the safety policy it could drop a rule, so it stops.
+  const unknownSafety = unknown.filter((path) => path[0] === 'safety');
+  if (unknownSafety.length > 0) {
+    const problems = unknownSafety.map((path) => {
+      const at = source.locate(path);
+      return `${path.join('.')}${at ? ` (${at})` : ''}: unknown key in the safety policy`;
+    });
+    throw new ConfigError(`invalid configuration in ${file}: ${problems.join('; ')}`);
+  }
   // `browser.<plugin>` mappings wait for discovery, which knows the installed plugins.
   const pluginSections = pluginSectionsOf(source.tree, unknown);
   for (const path of unknown)

@@ -14,6 +14,7 @@ import {
   DEFAULT_MAX_SESSIONS,
   MIN_INACTIVITY_TIMEOUT_SECONDS,
 } from '../backends/settings.js';
+import { safetySchema } from './safety-schema.js';
 
 const EXTENSION_ORIGIN_PATTERN = /^chrome-extension:\/\/[a-p]{32}$/;
 
@@ -148,6 +149,7 @@ export const configSchema = z.object({
       retention_days: z.number().int().min(1).default(30),
     })
     .default({ all_backends: false, retention_days: 30 }),
+  safety: safetySchema,
 });
 
 export type ConfigValues = z.output<typeof configSchema>;

@@ -49,6 +49,15 @@ const MIGRATIONS: readonly string[] = [
   `ALTER TABLE sessions ADD COLUMN binding TEXT;
    ALTER TABLE sessions ADD COLUMN binding_changed_at TEXT;
    ALTER TABLE sessions ADD COLUMN binding_controller_id TEXT;`,
+  // Site grants per session (src/gateway/sites/): what a session asked for up front (`requested`) and
+  // what the owner granted (`granted`); only the owner's credential ever writes `granted`.
+  `CREATE TABLE site_grants (
+     session_id TEXT NOT NULL,
+     site TEXT NOT NULL,
+     state TEXT NOT NULL,
+     changed_at TEXT NOT NULL,
+     PRIMARY KEY (session_id, site)
+   );`,
 ];
 
 export const STATE_DB_FILE = 'state.db';

@@ -9,6 +9,7 @@ import { TabgateError } from '../../../protocol/index.js';
 import type { Logger } from '../../../log/logger.js';
 import type { Resolver } from '../network-policy.js';
 import type { BrowserSettings } from '../settings.js';
+import type { SiteRulesSource } from '../site-rules-source.js';
 import { CdpConnection } from './cdp-connection.js';
 import { EngineBackend } from './engine-backend.js';
 
@@ -22,6 +23,8 @@ export interface CdpUrlBackendOptions {
   isolated?: boolean;
   /** DNS for the network policy (tests pass a fixed table). */
   resolve?: Resolver;
+  /** Site grants (docs/safety.md); none judged without it. */
+  sites?: SiteRulesSource;
 }
 
 export async function resolveCdpEndpoint(raw: string, timeoutMs = 10_000): Promise<string> {
@@ -88,5 +91,6 @@ export function createCdpUrlBackend(
     },
     settings,
     log,
+    options.sites,
   );
 }

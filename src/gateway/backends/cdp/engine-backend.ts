@@ -14,6 +14,7 @@ import { ResetNotices } from './reset-notices.js';
 import type { BrowserBackend, ToolCall } from '../backend.js';
 import { NetworkPolicy, type Resolver } from '../network-policy.js';
 import type { BrowserSettings } from '../settings.js';
+import type { SiteRulesSource } from '../site-rules-source.js';
 import { CdpConnection } from './cdp-connection.js';
 
 /** A connected browser and how to let go of it. */
@@ -67,6 +68,8 @@ export class EngineBackend implements BrowserBackend {
     private readonly source: BrowserSource,
     private readonly settings: BrowserSettings,
     private readonly log: Logger,
+    /** Site grants, judged on every navigation of every frame (docs/safety.md). */
+    private readonly sites?: SiteRulesSource,
   ) {
     this.name = source.name;
     this.admission = new Admission(settings);
@@ -147,8 +150,13 @@ export class EngineBackend implements BrowserBackend {
         'backend_unavailable',
         'The session was closed while it waited for the browser.',
       );
+    const { sites } = this;
+    const remote = this.source.remote;
     const context = this.connect().then(({ engine }) =>
-      engine.openSession({ isolated: this.source.isolated }),
+      engine.openSession({
+        isolated: this.source.isolated,
+        sites: sites ? () => sites.rulesFor(sessionId, remote) : undefined,
+      }),
     );
     context.catch(() => {
       if (this.sessions.get(sessionId) === state) this.forget(sessionId);
@@ -243,6 +251,7 @@ export class EngineBackend implements BrowserBackend {
   }
 
   private async open(): Promise<Connected> {
+    const sites = this.sites;
     const opening = this.source.open();
     let browser: OpenBrowser;
     try {
@@ -254,6 +263,7 @@ export class EngineBackend implements BrowserBackend {
     const engine = await BrowserEngine.connect(browser.connection, {
       judge: this.policy,
       denyLocalNetwork: this.source.remote && !this.settings.allowPrivateUrls,
+      baseSites: sites ? () => sites.baseRules(this.source.remote) : undefined,
     }).catch(async (error: unknown) => {
       this.connected = undefined;
       await browser.dispose();

@@ -4,6 +4,7 @@
  */
 import type { Logger } from '../../../log/logger.js';
 import type { BrowserSettings } from '../settings.js';
+import type { SiteRulesSource } from '../site-rules-source.js';
 import { CdpConnection } from './cdp-connection.js';
 import type { SourceEnvironment } from './chromium-environment.js';
 import { launchChromium } from './chromium-process.js';
@@ -14,6 +15,7 @@ export function createLocalChromiumBackend(
   settings: BrowserSettings,
   log: Logger,
   environment: SourceEnvironment = {},
+  sites?: SiteRulesSource,
 ): EngineBackend {
   return new EngineBackend(
     {
@@ -44,5 +46,6 @@ export function createLocalChromiumBackend(
     },
     settings,
     log,
+    sites,
   );
 }

@@ -2,6 +2,7 @@
 import { TabgateError } from '../../../protocol/index.js';
 import type { GatewayService } from '../../service.js';
 import type { Sessions } from '../../sessions.js';
+import type { SiteBrowser, SitePolicies } from '../../sites/site-policies.js';
 import { objectBody } from '../body.js';
 import type { Route, RouteContext } from '../route-table.js';
 
@@ -10,7 +11,20 @@ const callerOf = (ctx: RouteContext) => {
   return ctx.caller;
 };
 
-export function sessionRoutes(service: GatewayService, sessions: Sessions): Route[] {
+/**
+ * `sites`, when given, are the origins the session asks for up front: validated before the session is
+ * made, stored as requests; only the owner turns them into grants. `GET` shows the policy in force.
+ */
+export function sessionRoutes(
+  service: GatewayService,
+  sessions: Sessions,
+  sites?: SitePolicies,
+  siteBrowserOf?: (session: { binding: unknown }) => SiteBrowser,
+): Route[] {
+  const withSites = <T extends { session_id: string; binding: unknown }>(record: T) =>
+    sites && siteBrowserOf
+      ? { ...record, sites: sites.view(record.session_id, siteBrowserOf(record)) }
+      : record;
   return [
     {
       method: 'POST',
@@ -21,7 +35,13 @@ export function sessionRoutes(service: GatewayService, sessions: Sessions): Rout
         if (title !== undefined && title !== null && typeof title !== 'string') {
           throw new TabgateError('invalid_request', 'title must be a string.');
         }
-        return { status: 201, body: service.createSession(callerOf(ctx), { title: title ?? null }) };
+        if (body.sites !== undefined && !sites)
+          throw new TabgateError('invalid_request', 'This gateway takes no site requests.');
+        // Validated first: a bad site list creates nothing.
+        const requested = body.sites === undefined ? [] : (sites?.validate(body.sites) ?? []);
+        const record = service.createSession(callerOf(ctx), { title: title ?? null });
+        sites?.request(record.session_id, requested);
+        return { status: 201, body: withSites(record) };
       },
     },
     {
@@ -34,7 +54,10 @@ export function sessionRoutes(service: GatewayService, sessions: Sessions): Rout
     {
       method: 'GET',
       path: '/v1/sessions/:id',
-      handle: (ctx) => ({ status: 200, body: service.getSession(callerOf(ctx), ctx.params.id ?? '') }),
+      handle: (ctx) => ({
+        status: 200,
+        body: withSites(service.getSession(callerOf(ctx), ctx.params.id ?? '')),
+      }),
     },
     {
       method: 'DELETE',
@@ -42,6 +65,7 @@ export function sessionRoutes(service: GatewayService, sessions: Sessions): Rout
       handle: async (ctx) => {
         const sessionId = ctx.params.id ?? '';
         await service.deleteSession(callerOf(ctx), sessionId);
+        sites?.forget(sessionId);
         return { status: 200, body: { deleted: true, session_id: sessionId } };
       },
     },

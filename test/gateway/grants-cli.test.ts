@@ -1,0 +1,54 @@
+/* eslint-disable @typescript-eslint/no-unsafe-member-access -- tests read JSON bodies */
+/**
+ * `tabgate grants list|add|revoke`, run as the owner runs it: the real CLI in another process, the
+ * operator key read from the home folder. The grant shows in the session's policy; a bad site changes
+ * nothing.
+ */
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { startTestGateway, type TestGateway } from './fixtures/gateway.js';
+import { RecordingBackend } from './fixtures/recording-backend.js';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+
+/** The CLI in a child process; never spawnSync: this process serves the gateway it talks to. */
+function tabgate(home: string, args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  const { API_SERVER_KEY: _key, ...env } = process.env;
+  return new Promise((resolve) => {
+    execFile(
+      process.execPath,
+      ['--import', 'tsx', path.join(root, 'src/cli/main.ts'), ...args],
+      { cwd: root, env: { ...env, TABGATE_HOME: home }, encoding: 'utf8' },
+      (error, stdout, stderr) => resolve({ code: error ? 1 : 0, stdout, stderr }),
+    );
+  });
+}
+
+describe('tabgate grants', () => {
+  let gw: TestGateway;
+  before(async () => {
+    gw = await startTestGateway({ backend: new RecordingBackend() });
+  });
+  after(() => gw.close());
+
+  it('grants, lists and revokes a site of a session as the owner', async () => {
+    const sessionId = await gw.createSession();
+    const grants = (...args: string[]) => tabgate(gw.home, ['grants', '--gateway', gw.url, ...args]);
+    const added = await grants('add', sessionId, 'HTTPS://Mail.Example.com/');
+    assert.equal(added.code, 0, added.stderr);
+    assert.match(added.stdout, /Granted https:\/\/mail\.example\.com/);
+    const listed = await grants('list', sessionId);
+    assert.match(listed.stdout, /granted: +https:\/\/mail\.example\.com/);
+    assert.deepEqual((await gw.request('GET', `/v1/sessions/${sessionId}`)).body.sites.granted, [
+      'https://mail.example.com',
+    ]);
+    const bad = await grants('add', sessionId, 'https://example.com/path');
+    assert.equal(bad.code, 1);
+    assert.match(bad.stderr, /without a path.*\(invalid_request\)/);
+    assert.equal((await grants('revoke', sessionId, 'https://mail.example.com')).code, 0);
+    assert.deepEqual((await gw.request('GET', `/v1/sessions/${sessionId}`)).body.sites.granted, []);
+  });
+});

@@ -1,0 +1,62 @@
+/* eslint-disable @typescript-eslint/no-unsafe-member-access -- tests read JSON bodies */
+/**
+ * The gateway's half of the site rules on the user's tab: a denied or high-risk-category site is
+ * refused before the controller hears of it, and the refusal is in the audit log; what the user shared
+ * or granted is the extension's to judge, so other sites go through.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { TestController } from './fixtures/controller.js';
+import { ENABLED_CONFIG, startTestGateway, type TestGateway } from './fixtures/gateway.js';
+import { RecordingBackend } from './fixtures/recording-backend.js';
+
+const COMMAND = 'browser.controller.command';
+
+describe("site rules on the user's tab, in the gateway", () => {
+  let gw: TestGateway;
+  before(async () => {
+    gw = await startTestGateway({
+      backend: new RecordingBackend(),
+      config: { ...ENABLED_CONFIG, safety: { sites: { deny: ['*.evil.test'] } } },
+    });
+  });
+  after(() => gw.close());
+
+  const navigate = (sessionId: string, url: string) =>
+    gw.request('POST', `/v1/sessions/${sessionId}/tools/browser_navigate`, { body: { url } });
+
+  it('refuses a denied site and a banking site with site_blocked before the controller hears of it', async () => {
+    const sessionId = await gw.createSession();
+    const controller = await TestController.connect(gw, { sessionId });
+    for (const url of [
+      'https://login.evil.test/',
+      'https://www.CHASE.com./accounts',
+      'https://me:x@paypal.com/',
+    ]) {
+      const result = await navigate(sessionId, url);
+      assert.equal(result.status, 403, url);
+      assert.equal(result.body.error.code, 'site_blocked', url);
+    }
+    await controller.nothing(COMMAND);
+    const audit = await gw.request('GET', `/v1/audit?session_id=${sessionId}`);
+    const { entries } = audit.body as { entries: { action: string; outcome: string }[] };
+    assert.deepEqual(
+      entries.map((entry) => `${entry.action} ${entry.outcome}`),
+      ['browser_navigate site_blocked', 'browser_navigate site_blocked', 'browser_navigate site_blocked'],
+    );
+    await controller.close();
+  });
+
+  it('leaves other sites to the extension, which knows what the user shared', async () => {
+    const sessionId = await gw.createSession();
+    const controller = await TestController.connect(gw, { sessionId });
+    const pending = navigate(sessionId, 'https://docs.example.com/');
+    const command = await controller.next(COMMAND);
+    controller.result(command.params.command_id, true, { status: 'navigated' });
+    assert.equal((await pending).status, 200);
+    const shown = await gw.request('GET', `/v1/sessions/${sessionId}`);
+    assert.equal(shown.body.sites.browser, 'user_tab');
+    assert.equal(shown.body.sites.mode, 'ask');
+    await controller.close();
+  });
+});
