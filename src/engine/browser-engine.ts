@@ -5,6 +5,7 @@
  */
 import type { TargetInfo } from './cdp-types.js';
 import { ContextSession } from './context-session.js';
+import type { DialogSettings } from './dialogs.js';
 import { NetworkGuard, type HostJudge } from './network-guard.js';
 import { CdpSession, type CdpTransport } from './transport.js';
 
@@ -62,7 +63,9 @@ export class BrowserEngine {
    * A session's browser: a fresh isolated context, or (`isolated: false`, for providers whose browser
    * is already made for one session) the default context and the pages already in it.
    */
-  async openSession(options: { isolated: boolean } = { isolated: true }): Promise<ContextSession> {
+  async openSession(
+    options: { isolated: boolean; dialogs?: DialogSettings } = { isolated: true },
+  ): Promise<ContextSession> {
     if (options.isolated) {
       const { browserContextId } = await this.root.send<{ browserContextId: string }>(
         'Target.createBrowserContext',
@@ -71,14 +74,20 @@ export class BrowserEngine {
         },
       );
       await this.denyLocalNetwork(browserContextId);
-      const session = new ContextSession(this.root, browserContextId, true, this.guard);
+      const session = new ContextSession(this.root, browserContextId, true, this.guard, options.dialogs);
       this.sessions.add(session);
       return session;
     }
     const { targetInfos } = await this.root.send<{ targetInfos: TargetInfo[] }>('Target.getTargets');
     const pages = targetInfos.filter((info) => info.type === 'page');
     await this.denyLocalNetwork(pages[0]?.browserContextId);
-    const session = new ContextSession(this.root, pages[0]?.browserContextId, false, this.guard);
+    const session = new ContextSession(
+      this.root,
+      pages[0]?.browserContextId,
+      false,
+      this.guard,
+      options.dialogs,
+    );
     this.sessions.add(session);
     for (const info of pages) if (session.owns(info)) session.onTargetCreated(info);
     return session;

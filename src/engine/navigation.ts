@@ -59,15 +59,18 @@ export async function navigate(
     if (!verdict.allowed) throw new TabgateError(verdict.code, `Refused: ${verdict.reason}.`);
   }
   const before = { refused: tab.refusedNavigations, navigations: tab.navigations };
-  const result = await tab.page.send<{ loaderId?: string; errorText?: string }>('Page.navigate', {
-    url: url.href,
-  });
+  // A beforeunload question holds the navigation until it is answered: the answer goes out with it.
+  const result = await tab.dialogs.unlessDialog(
+    tab.page.send<{ loaderId?: string; errorText?: string }>('Page.navigate', { url: url.href }),
+    null,
+  );
+  if (!result) return { ...(await pageInfo(tab)), status: null };
   if (result.errorText) throw await failure(tab, url, result.errorText, before);
   const loaderId = result.loaderId;
   if (loaderId) {
-    const loaded = await tab.waitUntil(() => tab.settled(loaderId), timeoutMs);
+    const loaded = await tab.waitUntil(() => tab.settled(loaderId) || tab.dialogs.open !== null, timeoutMs);
     if (tab.crashed) throw crashedTab();
-    if (!loaded && !tab.reached(loaderId, 'DOMContentLoaded')) {
+    if (!loaded && !tab.reached(loaderId, 'DOMContentLoaded') && !tab.dialogs.open) {
       throw new TabgateError(
         'navigation_timeout',
         `${url.href} did not load within ${Math.round(timeoutMs / 1000)} s.`,
@@ -109,22 +112,57 @@ function refusedError(url: URL, refusal: Refusal, where: string): TabgateError {
   );
 }
 
-export async function goBack(tab: Tab, timeoutMs: number): Promise<PageInfo> {
+/** One step back (-1) or forward (+1) in the tab's history. */
+export async function goInHistory(tab: Tab, step: -1 | 1, timeoutMs: number): Promise<PageInfo> {
   const history = await tab.page.send<NavigationHistory>('Page.getNavigationHistory');
-  const previous = history.entries[history.currentIndex - 1];
-  if (!previous) throw new TabgateError('navigation_failed', 'This tab has no previous page to go back to.');
+  const target = history.entries[history.currentIndex + step];
+  if (!target) {
+    throw new TabgateError(
+      'navigation_failed',
+      `This tab has no ${step < 0 ? 'previous' : 'next'} page to go ${step < 0 ? 'back' : 'forward'} to.`,
+    );
+  }
   const navigations = tab.navigations;
   const sameDocument = tab.sameDocumentNavigations;
-  await tab.page.send('Page.navigateToHistoryEntry', { entryId: previous.id });
+  await tab.page.send('Page.navigateToHistoryEntry', { entryId: target.id });
   const moved = await tab.waitUntil(
-    () => tab.navigations > navigations || tab.sameDocumentNavigations > sameDocument,
+    () =>
+      tab.navigations > navigations ||
+      tab.sameDocumentNavigations > sameDocument ||
+      tab.dialogs.open !== null,
     timeoutMs,
   );
-  if (!moved) throw new TabgateError('navigation_timeout', 'Going back did not finish in time.');
-  if (tab.navigations > navigations) {
-    const loaderId = tab.mainLoaderId;
-    await tab.waitUntil(() => tab.reached(loaderId, 'load') || !tab.loading, timeoutMs);
-  }
+  if (!moved)
+    throw new TabgateError(
+      'navigation_timeout',
+      `Going ${step < 0 ? 'back' : 'forward'} did not finish in time.`,
+    );
+  if (tab.navigations > navigations) await waitForLoad(tab, timeoutMs);
+  return pageInfo(tab);
+}
+
+export const goBack = (tab: Tab, timeoutMs: number) => goInHistory(tab, -1, timeoutMs);
+
+/** The current main document's load, or a dialog that blocks it. */
+async function waitForLoad(tab: Tab, timeoutMs: number): Promise<void> {
+  const loaderId = tab.mainLoaderId;
+  await tab.waitUntil(
+    () => tab.reached(loaderId, 'load') || !tab.loading || tab.dialogs.open !== null,
+    timeoutMs,
+  );
+}
+
+/** Reloads the page and waits for it to load again (the network guard judges the requests as always). */
+export async function reload(tab: Tab, timeoutMs: number): Promise<PageInfo> {
+  const navigations = tab.navigations;
+  await tab.page.send('Page.reload', {});
+  const moved = await tab.waitUntil(
+    () => tab.navigations > navigations || tab.dialogs.open !== null,
+    timeoutMs,
+  );
+  if (!moved) throw new TabgateError('navigation_timeout', 'The reload did not finish in time.');
+  if (tab.crashed) throw crashedTab();
+  await waitForLoad(tab, timeoutMs);
   return pageInfo(tab);
 }
 

@@ -11,6 +11,12 @@ export interface TabHost {
   listTabs(): Promise<TabInfo[]>;
   /** Throws `tab_not_found` for an id `listTabs` does not give. */
   activateTab(id: number): Promise<Tab>;
+  /** The active tab if there is one already; never opens or attaches one. */
+  currentTab(): Tab | null;
+  /** Opens a blank tab and makes it active; returns it with its id. */
+  newTab(): Promise<{ id: number; tab: Tab }>;
+  /** Closes a tab (default: the active one); returns the id of the tab active after it, if any. */
+  closeTab(id?: number): Promise<{ closed: number; active: number | null }>;
   /**
    * Things that happened since the last call (dialogs dismissed, tabs opened or closed). A host whose
    * tab events arrive asynchronously (the extension) may first wait for those already under way.

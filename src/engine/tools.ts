@@ -3,9 +3,20 @@
  * shape of protocol's results.ts. The same code serves the local Chromium, provider sessions, CDP URLs
  * and (over chrome.debugger) the extension, so the snapshot format, refs and semantics are identical.
  */
-import type { ToolInput, ToolName, ToolResults } from '../protocol/index.js';
+import {
+  parseKeyCombo,
+  TabgateError,
+  type KeyModifier,
+  type ToolInput,
+  type ToolName,
+  type ToolResults,
+} from '../protocol/index.js';
 import { click, pressKey, settleAfterInput, typeInto } from './actions.js';
-import { goBack, navigate, pageInfo } from './navigation.js';
+import { describeDialog } from './dialogs.js';
+import { fillForm, selectOptions } from './forms.js';
+import { goBack, goInHistory, navigate, pageInfo, reload } from './navigation.js';
+import { drag, hover } from './pointer.js';
+import { waitFor } from './wait.js';
 import { screenshot } from './screenshot.js';
 import { snapshotTab } from './snapshot.js';
 import { pageSnapshot } from './snapshot-pager.js';
@@ -21,8 +32,26 @@ type Handler<N extends ToolName> = (
 const refOf = (ref: string) => (ref.startsWith('@') ? ref : `@${ref}`);
 
 async function snapshotResult(tab: Tab, full: boolean, offset: number, options: EngineOptions) {
+  if (tab.dialogs.open) return dialogSnapshot(tab, options);
   const [{ text, refCount, controls }, info] = await Promise.all([snapshotTab(tab, full), pageInfo(tab)]);
   return { ...info, ...pageSnapshot(text, offset, options.snapshotMaxChars, controls), ref_count: refCount };
+}
+
+/**
+ * While a dialog is open the page cannot be read (its renderer waits for the answer): the snapshot is
+ * the dialog itself.
+ */
+async function dialogSnapshot(tab: Tab, options: EngineOptions) {
+  const open = tab.dialogs.open;
+  const text = open
+    ? `dialog: ${describeDialog(open)}${open.type === 'prompt' ? ` default=${JSON.stringify(open.defaultPrompt)}` : ''}\n(the page is blocked until browser_dialog answers it)`
+    : '';
+  return { ...(await pageInfo(tab)), ...pageSnapshot(text, 0, options.snapshotMaxChars, []), ref_count: 0 };
+}
+
+/** `settleAfterInput`, unless the input opened a dialog: the page then waits for the answer. */
+async function settle(tab: Tab, options: EngineOptions): Promise<void> {
+  await tab.dialogs.unlessDialog(settleAfterInput(tab, options.commandTimeoutMs), undefined);
 }
 
 const HANDLERS: { [N in ToolName]: Handler<N> } = {
@@ -35,27 +64,71 @@ const HANDLERS: { [N in ToolName]: Handler<N> } = {
   async browser_snapshot(host, { full, offset }, options) {
     return snapshotResult(await host.activeTab(), full === true, offset ?? 0, options);
   },
-  async browser_click(host, { ref }, options) {
+  async browser_click(host, { ref, button, double, modifiers }, options) {
     const tab = await host.activeTab();
-    await click(tab, refOf(ref));
-    await settleAfterInput(tab, options.commandTimeoutMs);
+    await click(tab, refOf(ref), { button, double, modifiers });
+    await settle(tab, options);
     return { clicked: refOf(ref) };
   },
   async browser_type(host, { ref, text, submit }, options) {
     const tab = await host.activeTab();
     await typeInto(tab, refOf(ref), text);
     if (submit) {
-      await pressKey(tab, 'Enter', []);
-      await settleAfterInput(tab, options.commandTimeoutMs);
+      await tab.dialogs.unlessDialog(pressKey(tab, 'Enter', []), undefined);
+      await settle(tab, options);
     }
     return { typed_into: refOf(ref), submitted: submit === true };
   },
   async browser_press(host, { key, modifiers }, options) {
     const tab = await host.activeTab();
-    await pressKey(tab, key, modifiers ?? []);
-    if (key === 'Enter') await settleAfterInput(tab, options.commandTimeoutMs);
-    const combo = [...(modifiers ?? []), key].join('+');
-    return { pressed: combo };
+    const combo = parseKeyCombo(key);
+    if (!combo) throw new TabgateError('invalid_arguments', `key: ${JSON.stringify(key)} is no key.`);
+    const held: KeyModifier[] = [...(modifiers ?? [])];
+    for (const modifier of combo.modifiers) if (!held.includes(modifier)) held.push(modifier);
+    await tab.dialogs.unlessDialog(pressKey(tab, combo.key, held), undefined);
+    if (combo.key === 'Enter') await settle(tab, options);
+    return { pressed: [...held, combo.key].join('+') };
+  },
+  async browser_hover(host, { ref }) {
+    await hover(await host.activeTab(), refOf(ref));
+    return { hovered: refOf(ref) };
+  },
+  async browser_select_option(host, { ref, values }) {
+    return { selected: await selectOptions(await host.activeTab(), refOf(ref), values) };
+  },
+  async browser_fill_form(host, { fields }) {
+    const tab = await host.activeTab();
+    const filled = await fillForm(
+      tab,
+      fields.map((field) => ({ ref: refOf(field.ref), value: field.value })),
+    );
+    return { filled };
+  },
+  async browser_drag(host, { from_ref, to_ref }, options) {
+    const tab = await host.activeTab();
+    const kind = await drag(tab, refOf(from_ref), refOf(to_ref));
+    await settle(tab, options);
+    return { dragged: refOf(from_ref), dropped_on: refOf(to_ref), kind };
+  },
+  async browser_wait_for(host, args, options) {
+    const tab = await host.activeTab();
+    const waited = await waitFor(
+      tab,
+      {
+        text: args.text,
+        textGone: args.text_gone,
+        refGone: args.ref_gone && refOf(args.ref_gone),
+        seconds: args.seconds,
+      },
+      options.commandTimeoutMs - 1000,
+    );
+    return { ...(await snapshotResult(tab, false, 0, options)), waited_ms: waited };
+  },
+  async browser_dialog(host, { action, prompt_text }, options) {
+    const tab = await host.activeTab();
+    const dialog = await tab.dialogs.answer(action === 'accept', prompt_text);
+    await settle(tab, options);
+    return { handled: describeDialog(dialog), accepted: action === 'accept' };
   },
   async browser_scroll(host, { direction, amount }) {
     const tab = await host.activeTab();
@@ -69,6 +142,12 @@ const HANDLERS: { [N in ToolName]: Handler<N> } = {
   async browser_back(host, _args, options) {
     return goBack(await host.activeTab(), Math.max(1000, options.commandTimeoutMs - 2000));
   },
+  async browser_forward(host, _args, options) {
+    return goInHistory(await host.activeTab(), 1, Math.max(1000, options.commandTimeoutMs - 2000));
+  },
+  async browser_reload(host, _args, options) {
+    return reload(await host.activeTab(), Math.max(1000, options.commandTimeoutMs - 2000));
+  },
   async browser_screenshot(host, { full_page }) {
     return screenshot(await host.activeTab(), full_page === true);
   },
@@ -78,6 +157,14 @@ const HANDLERS: { [N in ToolName]: Handler<N> } = {
   async browser_tab_activate(host, { tab_id }) {
     const tab = await host.activateTab(tab_id);
     return { activated: tab_id, ...(await pageInfo(tab)) };
+  },
+  async browser_tab_new(host, { url }, options) {
+    const { id, tab } = await host.newTab();
+    if (url) await navigate(tab, url, options, Math.max(1000, options.commandTimeoutMs - 2000));
+    return { tab_id: id, ...(await pageInfo(tab)) };
+  },
+  async browser_tab_close(host, { tab_id }) {
+    return host.closeTab(tab_id);
   },
   async browser_console(host, { clear }) {
     const tab = await host.activeTab();
@@ -94,15 +181,46 @@ const HANDLERS: { [N in ToolName]: Handler<N> } = {
   },
 };
 
-/** Runs one validated tool call; notices of what happened meanwhile ride along on object results. */
+/**
+ * What may run while a dialog blocks the active tab: reading it, answering it, and leaving it. Not a
+ * screenshot: the blocked renderer draws no frame until the dialog is answered.
+ */
+const WHILE_DIALOG: ReadonlySet<ToolName> = new Set([
+  'browser_dialog',
+  'browser_snapshot',
+  'browser_tabs',
+  'browser_tab_activate',
+  'browser_tab_new',
+  'browser_tab_close',
+  'browser_console',
+]);
+
+/**
+ * Runs one validated tool call. A dialog open in the active tab refuses what would wait on the blocked
+ * page (`dialog_open`); notices of what happened meanwhile, and a dialog still open, ride along on
+ * object results.
+ */
 export async function runTool<N extends ToolName>(
   host: TabHost,
   tool: N,
   args: ToolInput<N>,
   options: EngineOptions,
-): Promise<ToolResults[N] & { notices?: string[] }> {
+): Promise<ToolResults[N] & { notices?: string[]; dialog?: string }> {
+  if (!WHILE_DIALOG.has(tool)) {
+    const open = host.currentTab()?.dialogs.open;
+    if (open) {
+      throw new TabgateError(
+        'dialog_open',
+        `A dialog is open: ${describeDialog(open)}. Answer it with browser_dialog (accept or dismiss) before ${tool}.`,
+      );
+    }
+  }
   const handler = HANDLERS[tool] as Handler<N>;
   const result = await handler(host, args, options);
   const notices = await host.drainNotices();
-  return notices.length > 0 ? { ...result, notices } : result;
+  const extra: { notices?: string[]; dialog?: string } = {};
+  if (notices.length > 0) extra.notices = notices;
+  const open = host.currentTab()?.dialogs.open;
+  if (open) extra.dialog = describeDialog(open);
+  return Object.keys(extra).length > 0 ? { ...result, ...extra } : result;
 }

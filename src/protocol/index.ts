@@ -10,6 +10,7 @@ export * from './errors.js';
 export * from './tools/define.js';
 export * from './tools/catalog.js';
 export * from './tools/results.js';
-export { refSchema, NAMED_KEYS, KEY_MODIFIERS, SCROLL_DIRECTIONS } from './tools/input.js';
+export { refSchema, MOUSE_BUTTONS, SCROLL_DIRECTIONS } from './tools/input.js';
+export * from './tools/keys.js';
 export * from './url-policy.js';
 export * from './extension-key.js';

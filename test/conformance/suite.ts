@@ -11,6 +11,8 @@ import { navigationCases } from './cases-navigation.js';
 import { pageCases } from './cases-page.js';
 import { snapshotCases } from './cases-snapshot.js';
 import { tabCases } from './cases-tabs.js';
+import { taskCases } from './cases-tasks.js';
+import { dialogCases } from './cases-dialogs.js';
 
 export type HarnessRef = () => ConformanceHarness;
 
@@ -33,5 +35,7 @@ export function runConformanceSuite(name: string, makeHarness: () => Promise<Con
     frameCases(get);
     tabCases(get);
     pageCases(get);
+    taskCases(get);
+    dialogCases(get);
   });
 }

@@ -11,6 +11,7 @@ import {
   writeConfigFile,
   type TestGateway,
 } from '../gateway/fixtures/gateway.js';
+import { TOOLS } from '../../src/protocol/index.js';
 import { startTestSite, type TestSite } from '../testserver/server.js';
 import { callTool, refOf } from './mcp-client.js';
 
@@ -41,7 +42,7 @@ describe('tabgate mcp over stdio', () => {
     await client.connect(transport);
     try {
       const { tools } = await client.listTools();
-      assert.equal(tools.length, 12);
+      assert.equal(tools.length, TOOLS.length);
       const nav = await callTool(client, 'browser_navigate', { url: site.url('/form') });
       assert.equal(nav.isError, false, nav.text);
       const snap = await callTool(client, 'browser_snapshot');

@@ -6,9 +6,13 @@ import { z } from 'zod';
 import { TabgateError } from '../errors.js';
 import type { ToolDefinition } from './define.js';
 import { browserClick, browserPress, browserScroll, browserType } from './input.js';
-import { browserBack, browserNavigate } from './navigation.js';
+import { browserBack, browserForward, browserNavigate, browserReload } from './navigation.js';
 import { browserConsole, browserGetImages, browserScreenshot, browserSnapshot } from './page.js';
-import { browserTabActivate, browserTabs } from './tabs.js';
+import { browserTabActivate, browserTabClose, browserTabNew, browserTabs } from './tabs.js';
+import { browserDrag, browserHover } from './pointer.js';
+import { browserFillForm, browserSelectOption } from './forms.js';
+import { browserWaitFor } from './wait.js';
+import { browserDialog } from './dialogs.js';
 
 export const TOOLS = [
   browserNavigate,
@@ -16,11 +20,21 @@ export const TOOLS = [
   browserClick,
   browserType,
   browserPress,
+  browserHover,
+  browserSelectOption,
+  browserFillForm,
+  browserDrag,
   browserScroll,
+  browserWaitFor,
+  browserDialog,
   browserBack,
+  browserForward,
+  browserReload,
   browserScreenshot,
   browserTabs,
   browserTabActivate,
+  browserTabNew,
+  browserTabClose,
   browserConsole,
   browserGetImages,
 ] as const;

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { defineTool } from './define.js';
+import { refSchema } from './input.js';
 
 export const browserSnapshot = defineTool({
   name: 'browser_snapshot',
@@ -17,8 +18,14 @@ export const browserScreenshot = defineTool({
   name: 'browser_screenshot',
   title: 'Screenshot',
   description:
-    'PNG of the viewport, or the whole page with full_page. Use to check layout or visuals; use browser_snapshot to find refs.',
-  input: z.strictObject({ full_page: z.boolean().optional() }),
+    'Image of the viewport, the whole page (full_page) or one element (ref); annotate labels elements with their refs. For refs use browser_snapshot.',
+  input: z.strictObject({
+    full_page: z.boolean().optional(),
+    ref: refSchema.optional(),
+    format: z.enum(['png', 'jpeg']).optional(),
+    quality: z.number().int().min(1).max(100).optional().describe('jpeg only'),
+    annotate: z.boolean().optional(),
+  }),
   annotations: { readOnlyHint: true, openWorldHint: false },
 });
 

@@ -148,7 +148,13 @@ export class EngineBackend implements BrowserBackend {
         'The session was closed while it waited for the browser.',
       );
     const context = this.connect().then(({ engine }) =>
-      engine.openSession({ isolated: this.source.isolated }),
+      engine.openSession({
+        isolated: this.source.isolated,
+        dialogs: {
+          policy: this.settings.dialogPolicy,
+          timeoutMs: this.settings.dialogTimeoutSeconds * 1000,
+        },
+      }),
     );
     context.catch(() => {
       if (this.sessions.get(sessionId) === state) this.forget(sessionId);
