@@ -143,7 +143,7 @@ export function taskCases(get: HarnessRef): void {
           s.call('browser_fill_form', { fields: [{ ref: ref('button "Review"'), value: 'x' }] }),
           'element_not_interactable',
         );
-        assert.match(bad.message, /^fields\.0/);
+        assert.match(bad.message, /fields\.0 \(@e\d+\)/);
         await rejectsWith(s.call('browser_fill_form', { fields: [] }), 'invalid_arguments');
         await rejectsWith(
           s.call('browser_fill_form', { fields: [{ ref: '@e1', value: 3 }] }),
