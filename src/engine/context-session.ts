@@ -9,7 +9,7 @@ import { DEFAULT_DIALOG_SETTINGS, type DialogSettings } from './dialogs.js';
 import type { NetworkGuard, Refusal } from './network-guard.js';
 import type { RefCounter } from './refs.js';
 import { refusedPageInfo } from './refused-page.js';
-import type { TabHost } from './tab-host.js';
+import type { DownloadLedger, TabHost } from './tab-host.js';
 import { Tab } from './tab.js';
 import type { CdpSession } from './transport.js';
 
@@ -36,6 +36,8 @@ export class ContextSession implements TabHost {
   private nextTabId = 1;
   private activeTargetId: string | undefined;
   private closed = false;
+  /** Set by the backend when it keeps this session's downloads. */
+  downloads?: DownloadLedger;
 
   /** `contextId` undefined: the browser's default context (a provider's pre-made browser). */
   constructor(
@@ -175,6 +177,11 @@ export class ContextSession implements TabHost {
       );
     }
     return tab;
+  }
+
+  /** A frame of this session: a tab's main frame id is its target id. */
+  ownsFrame(frameId: string): boolean {
+    return this.entries.has(frameId);
   }
 
   currentTab(): Tab | null {

@@ -2,7 +2,7 @@
  * Where the engine finds tabs: a browser context over CDP (`ContextSession`), or, in the extension, the
  * tabs the user leased to a session through `chrome.tabs` + `chrome.debugger`. The tools only need this.
  */
-import type { TabInfo } from '../protocol/index.js';
+import type { DownloadInfo, TabInfo } from '../protocol/index.js';
 import type { Tab } from './tab.js';
 
 export interface TabHost {
@@ -22,6 +22,17 @@ export interface TabHost {
    * tab events arrive asynchronously (the extension) may first wait for those already under way.
    */
   drainNotices(): string[] | Promise<string[]>;
+  /** Absent where downloads are not kept (a remote browser's disk, the user's own browser). */
+  readonly downloads?: DownloadLedger;
+}
+
+/** Where a host's downloads are kept (the gateway's, for a browser on this machine). */
+export interface DownloadLedger {
+  list(): DownloadInfo[];
+  /** Downloads finished since the last drain. */
+  drain(): DownloadInfo[];
+  /** Resolves once nothing is downloading (or after `timeoutMs`); `graceMs` after the last call, waits for one to begin. */
+  settle(timeoutMs: number, graceMs?: number): Promise<void>;
 }
 
 export interface EngineOptions {

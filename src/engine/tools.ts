@@ -6,6 +6,7 @@
 import {
   parseKeyCombo,
   TabgateError,
+  type DownloadInfo,
   type KeyModifier,
   type ToolInput,
   type ToolName,
@@ -16,6 +17,7 @@ import { describeDialog } from './dialogs.js';
 import { fillForm, selectOptions } from './forms.js';
 import { goBack, goInHistory, navigate, pageInfo, reload } from './navigation.js';
 import { drag, hover } from './pointer.js';
+import { upload } from './upload.js';
 import { waitFor } from './wait.js';
 import { screenshot } from './screenshot.js';
 import { snapshotTab } from './snapshot.js';
@@ -53,6 +55,9 @@ async function dialogSnapshot(tab: Tab, options: EngineOptions) {
 async function settle(tab: Tab, options: EngineOptions): Promise<void> {
   await tab.dialogs.unlessDialog(settleAfterInput(tab, options.commandTimeoutMs), undefined);
 }
+
+/** How long after an action browser_downloads waits for a download it started to begin. */
+const DOWNLOAD_GRACE_MS = 1_000;
 
 const HANDLERS: { [N in ToolName]: Handler<N> } = {
   async browser_navigate(host, { url }, options) {
@@ -166,6 +171,21 @@ const HANDLERS: { [N in ToolName]: Handler<N> } = {
   async browser_tab_close(host, { tab_id }) {
     return host.closeTab(tab_id);
   },
+  async browser_upload(host, { ref, paths }) {
+    return upload(await host.activeTab(), refOf(ref), paths);
+  },
+  async browser_downloads(host, _args, options) {
+    const ledger = host.downloads;
+    if (!ledger) {
+      throw new TabgateError(
+        'unsupported_on_backend',
+        "This session's browser keeps no downloads: it is not on the gateway's machine (a provider's or the user's own), so tabgate cannot read its disk.",
+      );
+    }
+    await ledger.settle(Math.min(10_000, options.commandTimeoutMs / 2), DOWNLOAD_GRACE_MS);
+    ledger.drain();
+    return { downloads: ledger.list() };
+  },
   async browser_console(host, { clear }) {
     const tab = await host.activeTab();
     const result = { messages: tab.console.messages, errors: tab.console.errors, cleared: clear === true };
@@ -205,7 +225,7 @@ export async function runTool<N extends ToolName>(
   tool: N,
   args: ToolInput<N>,
   options: EngineOptions,
-): Promise<ToolResults[N] & { notices?: string[]; dialog?: string }> {
+): Promise<ToolResults[N] & { notices?: string[]; dialog?: string; downloads?: DownloadInfo[] }> {
   if (!WHILE_DIALOG.has(tool)) {
     const open = host.currentTab()?.dialogs.open;
     if (open) {
@@ -218,8 +238,14 @@ export async function runTool<N extends ToolName>(
   const handler = HANDLERS[tool] as Handler<N>;
   const result = await handler(host, args, options);
   const notices = await host.drainNotices();
-  const extra: { notices?: string[]; dialog?: string } = {};
+  const extra: { notices?: string[]; dialog?: string; downloads?: DownloadInfo[] } = {};
   if (notices.length > 0) extra.notices = notices;
+  if (host.downloads && tool !== 'browser_downloads') {
+    // A download the call started is reported with it once it is written (or stopped).
+    await host.downloads.settle(Math.min(10_000, options.commandTimeoutMs / 2));
+    const finished = host.downloads.drain();
+    if (finished.length > 0) extra.downloads = finished;
+  }
   const open = host.currentTab()?.dialogs.open;
   if (open) extra.dialog = describeDialog(open);
   return Object.keys(extra).length > 0 ? { ...result, ...extra } : result;

@@ -13,6 +13,7 @@ import { snapshotCases } from './cases-snapshot.js';
 import { tabCases } from './cases-tabs.js';
 import { taskCases } from './cases-tasks.js';
 import { dialogCases } from './cases-dialogs.js';
+import { fileCases } from './cases-files.js';
 
 export type HarnessRef = () => ConformanceHarness;
 
@@ -37,5 +38,6 @@ export function runConformanceSuite(name: string, makeHarness: () => Promise<Con
     pageCases(get);
     taskCases(get);
     dialogCases(get);
+    fileCases(get);
   });
 }

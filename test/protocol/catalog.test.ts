@@ -15,6 +15,7 @@ describe('tool catalog', () => {
       'browser_click',
       'browser_console',
       'browser_dialog',
+      'browser_downloads',
       'browser_drag',
       'browser_fill_form',
       'browser_forward',
@@ -32,6 +33,7 @@ describe('tool catalog', () => {
       'browser_tab_new',
       'browser_tabs',
       'browser_type',
+      'browser_upload',
       'browser_wait_for',
     ]);
   });

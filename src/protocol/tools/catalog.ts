@@ -10,9 +10,9 @@ import { browserBack, browserForward, browserNavigate, browserReload } from './n
 import { browserConsole, browserGetImages, browserScreenshot, browserSnapshot } from './page.js';
 import { browserTabActivate, browserTabClose, browserTabNew, browserTabs } from './tabs.js';
 import { browserDrag, browserHover } from './pointer.js';
-import { browserFillForm, browserSelectOption } from './forms.js';
+import { browserFillForm, browserSelectOption, browserUpload } from './forms.js';
 import { browserWaitFor } from './wait.js';
-import { browserDialog } from './dialogs.js';
+import { browserDialog, browserDownloads } from './dialogs.js';
 
 export const TOOLS = [
   browserNavigate,
@@ -24,6 +24,7 @@ export const TOOLS = [
   browserSelectOption,
   browserFillForm,
   browserDrag,
+  browserUpload,
   browserScroll,
   browserWaitFor,
   browserDialog,
@@ -35,6 +36,7 @@ export const TOOLS = [
   browserTabActivate,
   browserTabNew,
   browserTabClose,
+  browserDownloads,
   browserConsole,
   browserGetImages,
 ] as const;
