@@ -153,8 +153,14 @@ const HANDLERS: { [N in ToolName]: Handler<N> } = {
   async browser_reload(host, _args, options) {
     return reload(await host.activeTab(), Math.max(1000, options.commandTimeoutMs - 2000));
   },
-  async browser_screenshot(host, { full_page }) {
-    return screenshot(await host.activeTab(), full_page === true);
+  async browser_screenshot(host, { full_page, ref, format, quality, annotate }) {
+    return screenshot(await host.activeTab(), {
+      fullPage: full_page === true,
+      ref: ref && refOf(ref),
+      format,
+      quality,
+      annotate,
+    });
   },
   async browser_tabs(host) {
     return { tabs: await host.listTabs() };

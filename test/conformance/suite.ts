@@ -14,6 +14,7 @@ import { tabCases } from './cases-tabs.js';
 import { taskCases } from './cases-tasks.js';
 import { dialogCases } from './cases-dialogs.js';
 import { fileCases } from './cases-files.js';
+import { screenshotCases } from './cases-screenshots.js';
 
 export type HarnessRef = () => ConformanceHarness;
 
@@ -39,5 +40,6 @@ export function runConformanceSuite(name: string, makeHarness: () => Promise<Con
     taskCases(get);
     dialogCases(get);
     fileCases(get);
+    screenshotCases(get);
   });
 }
