@@ -27,7 +27,8 @@ export const MCP_TOOLS: Tool[] = describeTools().map((tool) => ({
   title: tool.title,
   description: tool.description,
   inputSchema: tool.inputSchema as Tool['inputSchema'],
-  annotations: { title: tool.title, ...tool.annotations },
+  // The title is the tool's own (above); repeating it in the annotations costs every tool list.
+  annotations: tool.annotations,
 }));
 
 export interface McpSessionBinding {

@@ -15,7 +15,7 @@ export const browserSelectOption = defineTool({
 export const browserFillForm = defineTool({
   name: 'browser_fill_form',
   title: 'Fill a form',
-  description: 'Fill several fields in one call: text, select option, or true/false for a checkbox or radio.',
+  description: 'Fill fields in one call: text, an option, or true/false for a checkbox or radio.',
   input: z.strictObject({
     fields: z
       .array(z.strictObject({ ref: refSchema, value: z.union([z.string().max(100_000), z.boolean()]) }))

@@ -2,11 +2,15 @@ import { z } from 'zod';
 import { defineTool } from './define.js';
 import { KEY_MODIFIERS, parseKeyCombo } from './keys.js';
 
-/** A ref as written in snapshots (`@e12`); the leading `@` is optional. */
+/**
+ * A ref as written in snapshots (`@e12`); the leading `@` is optional. Checked by a refinement, not a
+ * JSON Schema pattern: the ref appears in a dozen tools and the pattern would cost every tool list.
+ */
+const REF_PATTERN = /^@?[A-Za-z][A-Za-z0-9_-]{0,63}$/;
 export const refSchema = z
   .string()
-  .regex(/^@?[A-Za-z][A-Za-z0-9_-]{0,63}$/, 'expected a ref from browser_snapshot, like @e12')
-  .describe('Ref from the latest snapshot, e.g. @e12');
+  .refine((value) => REF_PATTERN.test(value), 'expected a ref from browser_snapshot, like @e12')
+  .describe('Ref like @e12');
 
 export const MOUSE_BUTTONS = ['left', 'right', 'middle'] as const;
 

@@ -17,8 +17,7 @@ export const browserSnapshot = defineTool({
 export const browserScreenshot = defineTool({
   name: 'browser_screenshot',
   title: 'Screenshot',
-  description:
-    'Image of the viewport, the whole page (full_page) or one element (ref); annotate labels elements with their refs. For refs use browser_snapshot.',
+  description: 'PNG or JPEG of the viewport, the full page or one ref; annotate draws the refs on it.',
   input: z.strictObject({
     full_page: z.boolean().optional(),
     ref: refSchema.optional(),
