@@ -6,7 +6,7 @@
  * once per affected session as `browser_crashed`, and admission: at most `max_sessions` contexts and
  * `max_concurrent_actions` calls at once, the rest queued briefly, then refused with `browser_busy`.
  */
-import { TabgateError, type ToolInput } from '../../../protocol/index.js';
+import { TabgateError, type ToolInput, type ToolName } from '../../../protocol/index.js';
 import { BrowserEngine, runTool, type ContextSession, type EngineOptions } from '../../../engine/index.js';
 import type { Logger } from '../../../log/logger.js';
 import { Admission, type Release } from '../admission.js';
@@ -91,6 +91,13 @@ export class EngineBackend implements BrowserBackend {
       remote: this.source.remote,
       allowPrivateUrls: this.settings.allowPrivateUrls,
     };
+  }
+
+  /** Files move only where tabgate can reach the browser's disk: a browser on this machine. */
+  supports(tool: ToolName): boolean {
+    if (tool === 'browser_upload') return !this.source.remote;
+    if (tool === 'browser_downloads') return !this.source.remote && this.settings.downloadsDir !== undefined;
+    return true;
   }
 
   async call(call: ToolCall): Promise<unknown> {
