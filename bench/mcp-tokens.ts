@@ -1,6 +1,6 @@
 /**
  * What the tool list costs an MCP client before any work is done: the `tools/list` result of tabgate
- * and of Playwright MCP, measured side by side in one run (tokens ≈ characters / 4). Target: under 1,500.
+ * and of Playwright MCP, measured side by side in one run (tokens ≈ characters / 4). Target: at most 2,500, and under half of Playwright MCP's.
  */
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
@@ -49,9 +49,9 @@ const rows = [
   ],
   ['@playwright/mcp', String(theirs.tools.length), String(tokens(theirs)), '1.00×'],
 ];
-console.log('MCP tools/list cost (target: tabgate under 1,500 tokens)');
+console.log('MCP tools/list cost (target: tabgate at most 2,500 tokens, under half of Playwright MCP)');
 for (const row of rows) console.log(row.map((cell, i) => cell.padEnd(i === 0 ? 18 : 18)).join(''));
-if (tokens(ours) >= 1500) {
-  console.error(`tabgate's tool list costs ${tokens(ours)} tokens, over the 1,500 budget`);
+if (tokens(ours) > 2500 || tokens(ours) * 2 >= tokens(theirs)) {
+  console.error(`tabgate's tool list costs ${tokens(ours)} tokens, over the budget`);
   process.exitCode = 1;
 }

@@ -9,7 +9,8 @@
 import { TabgateError } from '../protocol/index.js';
 import type { ClickProbe, FocusOutcome, ResolveOutcome } from './page/agent-state.js';
 import { staleError } from './frame-worlds.js';
-import { keyDefinition, MODIFIER_KEYS, type Modifier } from './keys.js';
+import { keyDefinition, MODIFIER_BITS, modifierMask, type Modifier } from './keys.js';
+import { KEY_TABLE, type MOUSE_BUTTONS } from '../protocol/index.js';
 import type { RefBinding } from './refs.js';
 import type { Tab } from './tab.js';
 
@@ -72,28 +73,54 @@ export async function clickPoint(tab: Tab, ref: string): Promise<{ x: number; y:
 /** Attempts at a click whose press met something else because the page moved after aiming. */
 const CLICK_ATTEMPTS = 3;
 
-export async function click(tab: Tab, ref: string): Promise<void> {
+export interface ClickOptions {
+  button?: (typeof MOUSE_BUTTONS)[number];
+  double?: boolean;
+  modifiers?: readonly Modifier[];
+}
+
+const BUTTON_BITS = { left: 1, right: 2, middle: 4 } as const;
+
+export async function click(tab: Tab, ref: string, options: ClickOptions = {}): Promise<void> {
+  const button = options.button ?? 'left';
+  const modifiers = modifierMask(options.modifiers ?? []);
+  const presses = options.double ? 2 : 1;
   for (let attempt = 1; ; attempt++) {
     const { x, y } = await clickPoint(tab, ref);
     const binding = bindingOf(tab, ref);
     if (!(await binding.worlds.run<boolean>(binding.contextId, 'armClick', binding.localId)))
       throw staleError();
-    const base = { x, y, button: 'left', clickCount: 1 } as const;
-    let probe: ClickProbe | null;
+    const press = async () => {
+      await tab.page.send('Input.dispatchMouseEvent', { type: 'mouseMoved', x, y, modifiers });
+      for (let clickCount = 1; clickCount <= presses; clickCount++) {
+        const base = { x, y, button, clickCount, modifiers };
+        await tab.page.send('Input.dispatchMouseEvent', {
+          ...base,
+          type: 'mousePressed',
+          buttons: BUTTON_BITS[button],
+        });
+        await tab.page.send('Input.dispatchMouseEvent', { ...base, type: 'mouseReleased', buttons: 0 });
+      }
+      return true;
+    };
+    const disarm = () =>
+      binding.worlds.run<ClickProbe | null>(binding.contextId, 'clickOutcome').catch(() => null);
+    let landed: boolean;
     try {
-      await tab.page.send('Input.dispatchMouseEvent', { type: 'mouseMoved', x, y });
-      await tab.page.send('Input.dispatchMouseEvent', { ...base, type: 'mousePressed', buttons: 1 });
-      await tab.page.send('Input.dispatchMouseEvent', { ...base, type: 'mouseReleased', buttons: 0 });
-    } finally {
-      probe = await binding.worlds
-        .run<ClickProbe | null>(binding.contextId, 'clickOutcome')
-        .catch(() => null);
+      // A dialog the click opened blocks the page: the input is acknowledged only once it is answered.
+      landed = await tab.dialogs.unlessDialog(press(), false);
+    } catch (error) {
+      await disarm();
+      throw error;
     }
+    // Then the probe stays armed until the next click disarms it: it decided on this press and stops nothing.
+    if (!landed) return;
+    const probe = await disarm();
     // Aimed again only after a press the probe saw land elsewhere and stopped. Done when the press
     // reached the element, clicked or not (a select opens its list on the press); when the probe is
-    // gone with its document (the click navigated); and when it saw nothing, because a page listener
-    // stopped the events before it: then the page may have had them, and a second click could repeat
-    // what the first did.
+    // gone with its document (the click navigated) or blocked by a dialog the click opened; and when it
+    // saw nothing, because a page listener stopped the events before it: then the page may have had
+    // them, and a second click could repeat what the first did.
     if (!probe || probe.pressed || probe.missed === null) return;
     if (attempt === CLICK_ATTEMPTS) {
       throw new TabgateError(
@@ -134,16 +161,13 @@ export async function pressKey(tab: Tab, key: string, modifiers: readonly Modifi
   const definition = keyDefinition(key, modifiers);
   let mask = 0;
   const send = (params: object) => tab.page.send('Input.dispatchKeyEvent', params);
+  const modifierEvent = (name: Modifier, type: 'rawKeyDown' | 'keyUp') => {
+    const [code, keyCode] = KEY_TABLE[name] ?? ['', 0];
+    return send({ type, key: name, code, windowsVirtualKeyCode: keyCode, modifiers: mask });
+  };
   for (const name of modifiers) {
-    const modifier = MODIFIER_KEYS[name];
-    mask |= modifier.bit;
-    await send({
-      type: 'rawKeyDown',
-      key: modifier.key,
-      code: modifier.code,
-      windowsVirtualKeyCode: modifier.keyCode,
-      modifiers: mask,
-    });
+    mask |= MODIFIER_BITS[name];
+    await modifierEvent(name, 'rawKeyDown');
   }
   const common = {
     key: definition.key,
@@ -159,15 +183,8 @@ export async function pressKey(tab: Tab, key: string, modifiers: readonly Modifi
   });
   await send({ ...common, type: 'keyUp' });
   for (const name of [...modifiers].reverse()) {
-    const modifier = MODIFIER_KEYS[name];
-    mask &= ~modifier.bit;
-    await send({
-      type: 'keyUp',
-      key: modifier.key,
-      code: modifier.code,
-      windowsVirtualKeyCode: modifier.keyCode,
-      modifiers: mask,
-    });
+    mask &= ~MODIFIER_BITS[name];
+    await modifierEvent(name, 'keyUp');
   }
 }
 

@@ -6,6 +6,7 @@
 import type { SiteRules } from '../protocol/index.js';
 import type { TargetInfo } from './cdp-types.js';
 import { ContextSession } from './context-session.js';
+import type { DialogSettings } from './dialogs.js';
 import { NetworkGuard, type FrameJudge, type HostJudge, type HostVerdict } from './network-guard.js';
 import { CdpSession, type CdpTransport } from './transport.js';
 
@@ -78,7 +79,9 @@ export class BrowserEngine implements FrameJudge {
    * is already made for one session) the default context and the pages already in it.
    */
   async openSession(
-    options: { isolated: boolean; sites?: () => SiteRules } = { isolated: true },
+    options: { isolated: boolean; sites?: () => SiteRules; dialogs?: DialogSettings } = {
+      isolated: true,
+    },
   ): Promise<ContextSession> {
     if (options.isolated) {
       const { browserContextId } = await this.root.send<{ browserContextId: string }>(
@@ -88,7 +91,14 @@ export class BrowserEngine implements FrameJudge {
         },
       );
       await this.denyLocalNetwork(browserContextId);
-      const session = new ContextSession(this.root, browserContextId, true, this.guard, options.sites);
+      const session = new ContextSession(
+        this.root,
+        browserContextId,
+        true,
+        this.guard,
+        options.sites,
+        options.dialogs,
+      );
       this.sessions.add(session);
       return session;
     }
@@ -101,6 +111,7 @@ export class BrowserEngine implements FrameJudge {
       false,
       this.guard,
       options.sites,
+      options.dialogs,
     );
     this.sessions.add(session);
     for (const info of pages) if (session.owns(info)) session.onTargetCreated(info);

@@ -5,10 +5,11 @@
  */
 import { TabgateError, type SiteRules, type TabInfo } from '../protocol/index.js';
 import type { TargetInfo } from './cdp-types.js';
+import { DEFAULT_DIALOG_SETTINGS, type DialogSettings } from './dialogs.js';
 import type { NetworkGuard, Refusal } from './network-guard.js';
 import type { RefCounter } from './refs.js';
 import { refusedPageInfo } from './refused-page.js';
-import type { TabHost } from './tab-host.js';
+import type { DownloadLedger, TabHost } from './tab-host.js';
 import { Tab } from './tab.js';
 import type { CdpSession } from './transport.js';
 
@@ -35,6 +36,8 @@ export class ContextSession implements TabHost {
   private nextTabId = 1;
   private activeTargetId: string | undefined;
   private closed = false;
+  /** Set by the backend when it keeps this session's downloads. */
+  downloads?: DownloadLedger;
 
   /** `contextId` undefined: the browser's default context (a provider's pre-made browser). */
   constructor(
@@ -44,6 +47,7 @@ export class ContextSession implements TabHost {
     private readonly guard?: NetworkGuard,
     /** The site rules in force for this session (they change when the owner grants a site). */
     private readonly sites?: () => SiteRules,
+    private readonly dialogs: DialogSettings = DEFAULT_DIALOG_SETTINGS,
   ) {}
 
   owns(info: TargetInfo): boolean {
@@ -143,7 +147,13 @@ export class ContextSession implements TabHost {
       targetId,
       flatten: true,
     });
-    const tab = new Tab(this.root.child(sessionId), this.counter, (text) => this.notice(text), this.guard);
+    const tab = new Tab(
+      this.root.child(sessionId),
+      this.counter,
+      (text) => this.notice(text),
+      this.guard,
+      this.dialogs,
+    );
     created(tab);
     // A refusal that came before is handed over.
     const early = this.documentRefusals.get(targetId);
@@ -188,6 +198,15 @@ export class ContextSession implements TabHost {
     return tab;
   }
 
+  /** A frame of this session: a tab's main frame id is its target id. */
+  ownsFrame(frameId: string): boolean {
+    return this.entries.has(frameId);
+  }
+
+  currentTab(): Tab | null {
+    return (this.activeTargetId ? this.entries.get(this.activeTargetId)?.ready : undefined) ?? null;
+  }
+
   async listTabs(): Promise<TabInfo[]> {
     return [...this.entries.values()].map((entry) => {
       // A tab is never listed at an address it was kept from: a popup refused at its first
@@ -214,6 +233,43 @@ export class ContextSession implements TabHost {
     this.activeTargetId = entry.targetId;
     await this.root.send('Target.activateTarget', { targetId: entry.targetId }).catch(() => undefined);
     return entry.tab;
+  }
+
+  async newTab(): Promise<{ id: number; tab: Tab }> {
+    const { targetId } = await this.root.send<{ targetId: string }>('Target.createTarget', {
+      url: 'about:blank',
+      ...(this.contextId ? { browserContextId: this.contextId } : {}),
+    });
+    // Target discovery may have tracked it already (and noted it as opened): it is ours, not news.
+    const known = this.entries.get(targetId);
+    if (known) this.notices = this.notices.filter((text) => !text.startsWith(`A new tab ${known.id} opened`));
+    const entry =
+      known ?? this.track({ targetId, type: 'page', title: '', url: 'about:blank', attached: false });
+    this.activeTargetId = targetId;
+    return { id: entry.id, tab: await entry.tab };
+  }
+
+  async closeTab(id?: number): Promise<{ closed: number; active: number | null }> {
+    const entry =
+      id === undefined
+        ? this.activeTargetId
+          ? this.entries.get(this.activeTargetId)
+          : undefined
+        : [...this.entries.values()].find((candidate) => candidate.id === id);
+    if (!entry) {
+      throw new TabgateError(
+        'tab_not_found',
+        id === undefined ? 'No tab is open.' : `There is no tab ${id} in this session.`,
+      );
+    }
+    await this.root.send('Target.closeTarget', { targetId: entry.targetId });
+    // Forgotten now rather than when the browser says so, so the answer already names the next tab.
+    const wasActive = this.activeTargetId === entry.targetId;
+    this.entries.delete(entry.targetId);
+    void entry.tab.then((tab) => tab.dispose()).catch(() => undefined);
+    if (wasActive) this.activeTargetId = [...this.entries.keys()].at(-1);
+    const active = this.activeTargetId ? (this.entries.get(this.activeTargetId)?.id ?? null) : null;
+    return { closed: entry.id, active };
   }
 
   /** Disposes the context (or closes our tabs in a shared one). Never throws. */

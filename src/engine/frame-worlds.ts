@@ -8,6 +8,13 @@ import type { CallFunctionResult, ExecutionContextDescription } from './cdp-type
 import { INSTALL_EXPRESSION, RUN_FUNCTION, WORLD_NAME } from './page/install.js';
 import type { CdpSession } from './transport.js';
 
+/** What a page function may use of the page agent (page/agent-state.ts). */
+export interface PageAgent {
+  lookup(id: number): Element | null;
+  idOf(el: Element): number;
+  describe(el: Element): string;
+}
+
 export class FrameWorlds {
   private readonly byFrame = new Map<string, number>();
   private readonly alive = new Set<number>();
@@ -98,6 +105,41 @@ export class FrameWorlds {
       throw new Error(`page command ${command} failed: ${detail}`);
     }
     return response.result.value as T;
+  }
+
+  /**
+   * Runs a self-contained function in a world, given the page agent (`__tabgate`) and `arg`: how the
+   * engine's own modules do DOM work of their own (forms, waits, overlays) without growing the agent.
+   * The function is serialised with `toString`, so it must not close over anything.
+   */
+  async call<T, A = unknown>(
+    contextId: number,
+    fn: (agent: PageAgent, arg: A) => T,
+    arg: A,
+  ): Promise<Awaited<T>> {
+    if (!this.alive.has(contextId)) throw staleError();
+    if (!this.installed.has(contextId)) {
+      await this.evaluateInstall(contextId);
+      this.installed.add(contextId);
+    }
+    let response: CallFunctionResult;
+    try {
+      response = await this.session.send<CallFunctionResult>('Runtime.callFunctionOn', {
+        functionDeclaration: `function (arg) { const __name = (t) => t; return (${fn.toString()})(globalThis.__tabgate, arg); }`,
+        executionContextId: contextId,
+        arguments: [{ value: arg ?? null }],
+        returnByValue: true,
+        awaitPromise: true,
+      });
+    } catch (error) {
+      if (!this.alive.has(contextId) || /context|Cannot find/i.test(String(error))) throw staleError();
+      throw error;
+    }
+    if (response.exceptionDetails) {
+      const detail = response.exceptionDetails.exception?.description ?? response.exceptionDetails.text;
+      throw new Error(`page function failed: ${detail}`);
+    }
+    return response.result.value as Awaited<T>;
   }
 
   /** Runs a page command with `this` bound to a remote object of our world (a node resolved by CDP). */

@@ -17,7 +17,7 @@ export {
   type RefusalCode,
 } from './network-guard.js';
 export { Tab } from './tab.js';
-export type { TabHost, EngineOptions } from './tab-host.js';
+export type { TabHost, EngineOptions, DownloadLedger } from './tab-host.js';
 export type { RefCounter } from './refs.js';
 export { runTool } from './tools.js';
 export { pageSnapshot } from './snapshot-pager.js';

@@ -62,15 +62,22 @@ export async function navigate(
   const before = { refused: tab.refusedNavigations, navigations: tab.navigations };
   tab.redirects.start();
   try {
-    const result = await tab.page.send<{ loaderId?: string; errorText?: string }>('Page.navigate', {
-      url: url.href,
-    });
+    // A beforeunload question holds the navigation until it is answered: the answer goes out with it.
+    const result = await tab.dialogs.unlessDialog(
+      tab.page.send<{ loaderId?: string; errorText?: string }>('Page.navigate', { url: url.href }),
+      null,
+    );
+    if (!result) return { ...(await pageInfo(tab)), status: null };
     if (result.errorText) throw await failure(tab, url, result.errorText, before);
     const loaderId = result.loaderId;
     if (!loaderId) return { ...(await pageInfo(tab)), status: null };
-    const loaded = await tab.waitUntil(() => tab.settled(loaderId), deadline - performance.now());
+    const loaded = await tab.waitUntil(
+      () => tab.settled(loaderId) || tab.dialogs.open !== null,
+      deadline - performance.now(),
+    );
     if (tab.crashed) throw crashedTab();
-    if (!loaded && !tab.reached(loaderId, 'DOMContentLoaded')) throw timedOut(url, timeoutMs);
+    if (!loaded && !tab.reached(loaderId, 'DOMContentLoaded') && !tab.dialogs.open)
+      throw timedOut(url, timeoutMs);
     if (loaded) await followClientRedirects(tab, url, deadline, timeoutMs);
     const redirects = tab.redirects.finish();
     const info = await pageInfo(tab);
@@ -103,7 +110,7 @@ const MAX_CLIENT_HOPS = 10;
  * being torn down. HTTP redirects need no following: they belong to the navigation itself.
  */
 async function followClientRedirects(tab: Tab, url: URL, deadline: number, timeoutMs: number) {
-  for (let hop = 0; hop < MAX_CLIENT_HOPS; hop++) {
+  for (let hop = 0; hop < MAX_CLIENT_HOPS && tab.dialogs.open === null; hop++) {
     const requested = tab.requestedNavigations;
     const navigations = tab.navigations;
     const moving = () => tab.requestedNavigations > requested || tab.navigations > navigations || tab.loading;
@@ -114,7 +121,9 @@ async function followClientRedirects(tab: Tab, url: URL, deadline: number, timeo
       Math.min(START_LOADING_MS, left()),
     );
     const settled = await tab.waitUntil(
-      () => !tab.loading && (tab.navigations === navigations || tab.settled(tab.mainLoaderId)),
+      () =>
+        tab.dialogs.open !== null ||
+        (!tab.loading && (tab.navigations === navigations || tab.settled(tab.mainLoaderId))),
       left(),
     );
     if (tab.crashed) throw crashedTab();
@@ -161,13 +170,19 @@ function refusedError(url: URL, refusal: Refusal, where: string): TabgateError {
   );
 }
 
-export async function goBack(tab: Tab, timeoutMs: number): Promise<PageInfo> {
+/** One step back (-1) or forward (+1) in the tab's history. */
+export async function goInHistory(tab: Tab, step: -1 | 1, timeoutMs: number): Promise<PageInfo> {
   const history = await tab.page.send<NavigationHistory>('Page.getNavigationHistory');
-  const previous = history.entries[history.currentIndex - 1];
-  if (!previous) throw new TabgateError('navigation_failed', 'This tab has no previous page to go back to.');
+  const target = history.entries[history.currentIndex + step];
+  if (!target) {
+    throw new TabgateError(
+      'navigation_failed',
+      `This tab has no ${step < 0 ? 'previous' : 'next'} page to go ${step < 0 ? 'back' : 'forward'} to.`,
+    );
+  }
   // A page restored from the back/forward cache makes no request for the guard to see: judged here.
   if (tab.guard) {
-    const verdict = await tab.guard.check(previous.url, tab.mainFrameId);
+    const verdict = await tab.guard.check(target.url, tab.mainFrameId);
     if (!verdict.allowed)
       throw new TabgateError(
         verdict.code,
@@ -176,16 +191,45 @@ export async function goBack(tab: Tab, timeoutMs: number): Promise<PageInfo> {
   }
   const navigations = tab.navigations;
   const sameDocument = tab.sameDocumentNavigations;
-  await tab.page.send('Page.navigateToHistoryEntry', { entryId: previous.id });
+  await tab.page.send('Page.navigateToHistoryEntry', { entryId: target.id });
   const moved = await tab.waitUntil(
-    () => tab.navigations > navigations || tab.sameDocumentNavigations > sameDocument,
+    () =>
+      tab.navigations > navigations ||
+      tab.sameDocumentNavigations > sameDocument ||
+      tab.dialogs.open !== null,
     timeoutMs,
   );
-  if (!moved) throw new TabgateError('navigation_timeout', 'Going back did not finish in time.');
-  if (tab.navigations > navigations) {
-    const loaderId = tab.mainLoaderId;
-    await tab.waitUntil(() => tab.reached(loaderId, 'load') || !tab.loading, timeoutMs);
-  }
+  if (!moved)
+    throw new TabgateError(
+      'navigation_timeout',
+      `Going ${step < 0 ? 'back' : 'forward'} did not finish in time.`,
+    );
+  if (tab.navigations > navigations) await waitForLoad(tab, timeoutMs);
+  return pageInfo(tab);
+}
+
+export const goBack = (tab: Tab, timeoutMs: number) => goInHistory(tab, -1, timeoutMs);
+
+/** The current main document's load, or a dialog that blocks it. */
+async function waitForLoad(tab: Tab, timeoutMs: number): Promise<void> {
+  const loaderId = tab.mainLoaderId;
+  await tab.waitUntil(
+    () => tab.reached(loaderId, 'load') || !tab.loading || tab.dialogs.open !== null,
+    timeoutMs,
+  );
+}
+
+/** Reloads the page and waits for it to load again (the network guard judges the requests as always). */
+export async function reload(tab: Tab, timeoutMs: number): Promise<PageInfo> {
+  const navigations = tab.navigations;
+  await tab.page.send('Page.reload', {});
+  const moved = await tab.waitUntil(
+    () => tab.navigations > navigations || tab.dialogs.open !== null,
+    timeoutMs,
+  );
+  if (!moved) throw new TabgateError('navigation_timeout', 'The reload did not finish in time.');
+  if (tab.crashed) throw crashedTab();
+  await waitForLoad(tab, timeoutMs);
   return pageInfo(tab);
 }
 

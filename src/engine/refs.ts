@@ -46,6 +46,11 @@ export class RefTable {
     return match ? this.byRef.get(Number(match[1])) : undefined;
   }
 
+  /** Every live ref and its binding. */
+  *entries(): IterableIterator<[string, RefBinding]> {
+    for (const [ref, binding] of this.byRef) yield [`@e${ref}`, binding];
+  }
+
   /** Forgets refs whose document is gone; they would fail as stale anyway. */
   prune(): void {
     for (const [ref, binding] of this.byRef) {

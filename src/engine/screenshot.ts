@@ -1,35 +1,124 @@
 /**
- * Screenshots: PNG of the viewport, or of the whole page scaled down to a pixel budget, and refused
- * when even that would be too large for a response.
+ * Screenshots: PNG or JPEG of the viewport, of the whole page scaled down to a pixel budget, or of one
+ * element; refused when even that would be too large for a response. Password and secret fields are
+ * painted over in every one, and `annotate` labels the interactive elements with their refs
+ * (screenshot-overlays.ts).
  */
 import { TabgateError, type ScreenshotResult } from '../protocol/index.js';
+import { bindingOf } from './actions.js';
+import { staleError } from './frame-worlds.js';
+import { LABEL_COLOUR, pageAddOverlays, pageElementBox, pageRemoveOverlays } from './screenshot-overlays.js';
+import { snapshotTab } from './snapshot.js';
 import type { Tab } from './tab.js';
 
 const MAX_PIXELS = 4_000_000;
 const MAX_SIDE = 16_000;
-/** About 6 MB of PNG, as base64. */
+/** About 6 MB of image, as base64. */
 const MAX_BASE64 = 8_000_000;
 
-export async function screenshot(tab: Tab, fullPage: boolean): Promise<ScreenshotResult> {
-  let params: object = { format: 'png' };
-  if (fullPage) {
-    const metrics = await tab.page.send<{ cssContentSize: { width: number; height: number } }>(
-      'Page.getLayoutMetrics',
-    );
-    const width = Math.max(1, Math.ceil(metrics.cssContentSize.width));
-    const height = Math.max(1, Math.ceil(metrics.cssContentSize.height));
-    const scale = Math.min(1, Math.sqrt(MAX_PIXELS / (width * height)), MAX_SIDE / width, MAX_SIDE / height);
-    params = { format: 'png', captureBeyondViewport: true, clip: { x: 0, y: 0, width, height, scale } };
+export interface ScreenshotOptions {
+  fullPage?: boolean;
+  ref?: string;
+  format?: 'png' | 'jpeg';
+  quality?: number;
+  annotate?: boolean;
+}
+
+type Clip = { x: number; y: number; width: number; height: number; scale: number };
+
+async function clipOf(tab: Tab, options: ScreenshotOptions): Promise<Clip | null> {
+  if (options.ref) {
+    const binding = bindingOf(tab, options.ref);
+    if (binding.ancestors.length > 0) {
+      throw new TabgateError(
+        'element_not_interactable',
+        `${options.ref} is inside a frame; take a screenshot of the frame's element or of the viewport.`,
+      );
+    }
+    const box = await binding.worlds.call(binding.contextId, pageElementBox, binding.localId);
+    if (!box) throw staleError();
+    if (box.width < 1 || box.height < 1)
+      throw new TabgateError('element_not_interactable', `${options.ref} has no visible box.`);
+    const scale = Math.min(1, Math.sqrt(MAX_PIXELS / (box.width * box.height)));
+    return { ...box, scale };
   }
-  const { data } = await tab.page.send<{ data: string }>('Page.captureScreenshot', params);
+  if (!options.fullPage) return null;
+  const metrics = await tab.page.send<{ cssContentSize: { width: number; height: number } }>(
+    'Page.getLayoutMetrics',
+  );
+  const width = Math.max(1, Math.ceil(metrics.cssContentSize.width));
+  const height = Math.max(1, Math.ceil(metrics.cssContentSize.height));
+  const scale = Math.min(1, Math.sqrt(MAX_PIXELS / (width * height)), MAX_SIDE / width, MAX_SIDE / height);
+  return { x: 0, y: 0, width, height, scale };
+}
+
+/** The refs of the main frame's interactive elements, freshly minted. */
+async function labelsOf(tab: Tab): Promise<{ ref: string; id: number }[]> {
+  await snapshotTab(tab, false);
+  const contextId = await tab.pageWorlds.contextFor(tab.mainFrameId);
+  const labels: { ref: string; id: number }[] = [];
+  for (const [ref, binding] of tab.refs.entries()) {
+    if (
+      binding.ancestors.length === 0 &&
+      binding.worlds === tab.pageWorlds &&
+      binding.contextId === contextId
+    )
+      labels.push({ ref, id: binding.localId });
+  }
+  return labels;
+}
+
+export async function screenshot(tab: Tab, options: ScreenshotOptions = {}): Promise<ScreenshotResult> {
+  const format = options.format ?? 'png';
+  if (options.quality !== undefined && format !== 'jpeg')
+    throw new TabgateError('invalid_arguments', 'quality: only valid with format: "jpeg".');
+  if (options.ref && options.fullPage)
+    throw new TabgateError(
+      'invalid_arguments',
+      'ref: a screenshot is of one element or of the full page, not both.',
+    );
+  const clip = await clipOf(tab, options);
+  const labels = options.annotate ? await labelsOf(tab) : [];
+  const contextId = await tab.pageWorlds.contextFor(tab.mainFrameId);
+  const overlays = await tab.pageWorlds.call(contextId, pageAddOverlays, { labels, colour: LABEL_COLOUR });
+  let data: string;
+  try {
+    const params = {
+      format,
+      ...(format === 'jpeg' ? { quality: options.quality ?? 80 } : {}),
+      ...(clip ? { clip, captureBeyondViewport: true } : {}),
+    };
+    ({ data } = await tab.page.send<{ data: string }>('Page.captureScreenshot', params));
+  } finally {
+    await tab.pageWorlds.call(contextId, pageRemoveOverlays, null).catch(() => undefined);
+  }
   if (data.length > MAX_BASE64) {
     throw new TabgateError(
       'screenshot_too_large',
       `The screenshot is ${Math.round((data.length * 3) / 4 / 1e6)} MB, over the limit.`,
     );
   }
-  const { width, height } = pngSize(data);
-  return { mime_type: 'image/png', data, width, height, full_page: fullPage };
+  const { width, height } = format === 'png' ? pngSize(data) : jpegSize(data);
+  const result: ScreenshotResult = {
+    mime_type: format === 'png' ? 'image/png' : 'image/jpeg',
+    data,
+    width,
+    height,
+    full_page: options.fullPage === true,
+  };
+  if (overlays.masked > 0) result.masked = overlays.masked;
+  if (options.annotate) {
+    const scale = clip ? clip.scale : 1;
+    const origin = clip ? { x: clip.x, y: clip.y } : { x: 0, y: 0 };
+    result.labels = overlays.boxes.map((box) => ({
+      ref: box.ref,
+      x: Math.round((box.x - (clip ? origin.x : 0)) * scale),
+      y: Math.round((box.y - (clip ? origin.y : 0)) * scale),
+      width: Math.round(box.width * scale),
+      height: Math.round(box.height * scale),
+    }));
+  }
+  return result;
 }
 
 /** Width and height from the PNG's IHDR chunk (bytes 16–23). */
@@ -37,4 +126,22 @@ export function pngSize(base64: string): { width: number; height: number } {
   const head = Uint8Array.from(atob(base64.slice(0, 32)), (c) => c.charCodeAt(0));
   const view = new DataView(head.buffer);
   return { width: view.getUint32(16), height: view.getUint32(20) };
+}
+
+/** Width and height from the JPEG's first start-of-frame marker. */
+export function jpegSize(base64: string): { width: number; height: number } {
+  const bytes = Uint8Array.from(atob(base64.slice(0, 4096)), (c) => c.charCodeAt(0));
+  for (let i = 2; i + 9 < bytes.length;) {
+    if (bytes[i] !== 0xff) break;
+    const marker = bytes[i + 1] ?? 0;
+    const length = ((bytes[i + 2] ?? 0) << 8) | (bytes[i + 3] ?? 0);
+    if (marker >= 0xc0 && marker <= 0xcf && marker !== 0xc4 && marker !== 0xc8 && marker !== 0xcc) {
+      return {
+        height: ((bytes[i + 5] ?? 0) << 8) | (bytes[i + 6] ?? 0),
+        width: ((bytes[i + 7] ?? 0) << 8) | (bytes[i + 8] ?? 0),
+      };
+    }
+    i += 2 + length;
+  }
+  return { width: 0, height: 0 };
 }

@@ -2,7 +2,7 @@
  * Where the engine finds tabs: a browser context over CDP (`ContextSession`), or, in the extension, the
  * tabs the user leased to a session through `chrome.tabs` + `chrome.debugger`. The tools only need this.
  */
-import type { TabInfo } from '../protocol/index.js';
+import type { DownloadInfo, TabInfo } from '../protocol/index.js';
 import type { Tab } from './tab.js';
 
 export interface TabHost {
@@ -11,11 +11,28 @@ export interface TabHost {
   listTabs(): Promise<TabInfo[]>;
   /** Throws `tab_not_found` for an id `listTabs` does not give. */
   activateTab(id: number): Promise<Tab>;
+  /** The active tab if there is one already; never opens or attaches one. */
+  currentTab(): Tab | null;
+  /** Opens a blank tab and makes it active; returns it with its id. */
+  newTab(): Promise<{ id: number; tab: Tab }>;
+  /** Closes a tab (default: the active one); returns the id of the tab active after it, if any. */
+  closeTab(id?: number): Promise<{ closed: number; active: number | null }>;
   /**
    * Things that happened since the last call (dialogs dismissed, tabs opened or closed). A host whose
    * tab events arrive asynchronously (the extension) may first wait for those already under way.
    */
   drainNotices(): string[] | Promise<string[]>;
+  /** Absent where downloads are not kept (a remote browser's disk, the user's own browser). */
+  readonly downloads?: DownloadLedger;
+}
+
+/** Where a host's downloads are kept (the gateway's, for a browser on this machine). */
+export interface DownloadLedger {
+  list(): DownloadInfo[];
+  /** Downloads finished since the last drain. */
+  drain(): DownloadInfo[];
+  /** Resolves once nothing is downloading (or after `timeoutMs`); `graceMs` after the last call, waits for one to begin. */
+  settle(timeoutMs: number, graceMs?: number): Promise<void>;
 }
 
 export interface EngineOptions {

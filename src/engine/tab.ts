@@ -1,7 +1,7 @@
 /**
  * One tab as the engine sees it: the page's CDP session, the sessions of its out-of-process iframes
  * (auto-attached, flattened), our isolated world per frame, the main frame's loading state, console
- * messages, and dialogs (dismissed at once so nothing ever hangs, then reported as notices). Works on
+ * messages, and dialogs (dialogs.ts: kept open for the agent to answer, or answered by policy). Works on
  * any transport: a browser connection or `chrome.debugger` attached to one tab.
  */
 import type {
@@ -9,12 +9,12 @@ import type {
   FrameInfo,
   FrameRequestedNavigation,
   FrameTree,
-  JavascriptDialogOpening,
   LifecycleEvent,
   RequestWillBeSent,
   ResponseReceived,
 } from './cdp-types.js';
 import { ConsoleLog } from './console-log.js';
+import { DEFAULT_DIALOG_SETTINGS, TabDialogs, type DialogSettings } from './dialogs.js';
 import { FrameWorlds } from './frame-worlds.js';
 import type { NetworkGuard, Refusal } from './network-guard.js';
 import { RedirectLog } from './redirect-log.js';
@@ -33,6 +33,7 @@ export class Tab {
   readonly pageWorlds: FrameWorlds;
   readonly console = new ConsoleLog();
   readonly refs: RefTable;
+  readonly dialogs: TabDialogs;
   mainFrameId = '';
   crashed = false;
   /** Main-frame navigation state, read by the waits of navigation and actions. */
@@ -64,7 +65,9 @@ export class Tab {
     private readonly notice: (text: string) => void,
     /** The browser's network guard, when the engine holds the browser (not inside the extension). */
     readonly guard?: NetworkGuard,
+    dialogSettings: DialogSettings = DEFAULT_DIALOG_SETTINGS,
   ) {
+    this.dialogs = new TabDialogs(dialogSettings, notice, () => this.poke());
     this.pageWorlds = new FrameWorlds(page);
     this.refs = new RefTable(counter);
   }
@@ -154,16 +157,7 @@ export class Tab {
   private async watch(session: CdpSession): Promise<void> {
     this.unsubscribe.push(
       ...this.console.listen(session),
-      session.on<JavascriptDialogOpening>('Page.javascriptDialogOpening', (dialog) => {
-        // beforeunload is accepted so that navigation away never stalls; everything else is dismissed.
-        const accept = dialog.type === 'beforeunload';
-        session.send('Page.handleJavaScriptDialog', { accept }).catch(() => undefined);
-        const text = JSON.stringify(dialog.message.slice(0, 300));
-        const article = /^[aeiou]/.test(dialog.type) ? 'An' : 'A';
-        this.notice(
-          `${article} ${dialog.type} dialog ${text} was ${accept ? 'accepted' : 'dismissed'} automatically.`,
-        );
-      }),
+      ...this.dialogs.listen(session),
       session.on<AttachedToTarget>('Target.attachedToTarget', (event) => void this.adopt(event)),
       session.on<{ sessionId: string }>('Target.detachedFromTarget', ({ sessionId }) => {
         this.children.get(sessionId)?.dispose();
@@ -263,6 +257,7 @@ export class Tab {
 
   dispose(): void {
     for (const off of this.unsubscribe) off();
+    this.dialogs.dispose();
     this.pageWorlds.dispose();
     for (const worlds of this.children.values()) worlds.dispose();
     for (const waiter of [...this.waiters]) waiter();

@@ -4,7 +4,10 @@
  * and (over chrome.debugger) the extension, so the snapshot format, refs and semantics are identical.
  */
 import {
+  parseKeyCombo,
   TabgateError,
+  type DownloadInfo,
+  type KeyModifier,
   type SecretFill,
   type ToolInput,
   type ToolName,
@@ -12,7 +15,12 @@ import {
 } from '../protocol/index.js';
 import { fillSecret } from './secret-fill.js';
 import { click, pressKey, settleAfterInput, typeInto } from './actions.js';
-import { goBack, navigate, pageInfo } from './navigation.js';
+import { describeDialog } from './dialogs.js';
+import { fillForm, selectOptions } from './forms.js';
+import { goBack, goInHistory, navigate, pageInfo, reload } from './navigation.js';
+import { drag, hover } from './pointer.js';
+import { upload } from './upload.js';
+import { waitFor } from './wait.js';
 import { screenshot } from './screenshot.js';
 import { snapshotTab } from './snapshot.js';
 import { answerSnapshot, outlineAnswer, type SnapshotQuery } from './snapshot-answer.js';
@@ -33,6 +41,7 @@ type Handler<N extends ToolName> = (
 const refOf = (ref: string) => (ref.startsWith('@') ? ref : `@${ref}`);
 
 async function readSnapshot(tab: Tab, full: boolean, query: SnapshotQuery, options: EngineOptions) {
+  if (tab.dialogs.open) return dialogSnapshot(tab, options);
   if (query.ref) bindingOf(tab, refOf(query.ref));
   // Finding reads every line: compact mode folds runs of text a match may sit in.
   const walkFull = full || query.find !== undefined;
@@ -65,6 +74,26 @@ function snapshotResult(tab: Tab, full: boolean, query: SnapshotQuery, options: 
   return rereadIfMoved(tab, options, () => readSnapshot(tab, full, query, options));
 }
 
+/**
+ * While a dialog is open the page cannot be read (its renderer waits for the answer): the snapshot is
+ * the dialog itself.
+ */
+async function dialogSnapshot(tab: Tab, options: EngineOptions) {
+  const open = tab.dialogs.open;
+  const text = open
+    ? `dialog: ${describeDialog(open)}${open.type === 'prompt' ? ` default=${JSON.stringify(open.defaultPrompt)}` : ''}\n(the page is blocked until browser_dialog answers it)`
+    : '';
+  return { ...(await pageInfo(tab)), ...pageSnapshot(text, 0, options.snapshotMaxChars, []), ref_count: 0 };
+}
+
+/** `settleAfterInput`, unless the input opened a dialog: the page then waits for the answer. */
+async function settle(tab: Tab, options: EngineOptions): Promise<void> {
+  await tab.dialogs.unlessDialog(settleAfterInput(tab, options.commandTimeoutMs), undefined);
+}
+
+/** How long after an action browser_downloads waits for a download it started to begin. */
+const DOWNLOAD_GRACE_MS = 1_000;
+
 const HANDLERS: { [N in ToolName]: Handler<N> } = {
   async browser_navigate(host, { url, snapshot }, options) {
     const tab = await host.activeTab();
@@ -72,6 +101,7 @@ const HANDLERS: { [N in ToolName]: Handler<N> } = {
     if (snapshot === 'none') return navigated;
     if (snapshot === 'full')
       return { ...navigated, snapshot: await snapshotResult(tab, false, { offset: 0 }, options) };
+    if (tab.dialogs.open) return { ...navigated, snapshot: await dialogSnapshot(tab, options) };
     const outline = await rereadIfMoved(tab, options, async () => {
       const [snap, info] = await Promise.all([snapshotTab(tab, false), pageInfo(tab)]);
       return { ...info, ...outlineAnswer(snap, options.snapshotMaxChars) };
@@ -93,10 +123,10 @@ const HANDLERS: { [N in ToolName]: Handler<N> } = {
     const page = pageSnapshot(read.text, offset ?? 0, options.snapshotMaxChars, read.controls, frame);
     return { ...info, ...page, ref_count: read.refCount };
   },
-  async browser_click(host, { ref }, options) {
+  async browser_click(host, { ref, button, double, modifiers }, options) {
     const tab = await host.activeTab();
-    await click(tab, refOf(ref));
-    await settleAfterInput(tab, options.commandTimeoutMs);
+    await click(tab, refOf(ref), { button, double, modifiers });
+    await settle(tab, options);
     return { clicked: refOf(ref) };
   },
   async browser_type(host, { ref, text, secret, submit }, options, fill) {
@@ -108,17 +138,61 @@ const HANDLERS: { [N in ToolName]: Handler<N> } = {
       await fillSecret(tab, refOf(ref), fill);
     } else await typeInto(tab, refOf(ref), text ?? '');
     if (submit) {
-      await pressKey(tab, 'Enter', []);
-      await settleAfterInput(tab, options.commandTimeoutMs);
+      await tab.dialogs.unlessDialog(pressKey(tab, 'Enter', []), undefined);
+      await settle(tab, options);
     }
     return { typed_into: refOf(ref), submitted: submit === true, ...(secret ? { secret } : {}) };
   },
   async browser_press(host, { key, modifiers }, options) {
     const tab = await host.activeTab();
-    await pressKey(tab, key, modifiers ?? []);
-    if (key === 'Enter') await settleAfterInput(tab, options.commandTimeoutMs);
-    const combo = [...(modifiers ?? []), key].join('+');
-    return { pressed: combo };
+    const combo = parseKeyCombo(key);
+    if (!combo) throw new TabgateError('invalid_arguments', `key: ${JSON.stringify(key)} is no key.`);
+    const held: KeyModifier[] = [...(modifiers ?? [])];
+    for (const modifier of combo.modifiers) if (!held.includes(modifier)) held.push(modifier);
+    await tab.dialogs.unlessDialog(pressKey(tab, combo.key, held), undefined);
+    if (combo.key === 'Enter') await settle(tab, options);
+    return { pressed: [...held, combo.key].join('+') };
+  },
+  async browser_hover(host, { ref }) {
+    await hover(await host.activeTab(), refOf(ref));
+    return { hovered: refOf(ref) };
+  },
+  async browser_select_option(host, { ref, values }) {
+    return { selected: await selectOptions(await host.activeTab(), refOf(ref), values) };
+  },
+  async browser_fill_form(host, { fields }) {
+    const tab = await host.activeTab();
+    const filled = await fillForm(
+      tab,
+      fields.map((field) => ({ ref: refOf(field.ref), value: field.value })),
+    );
+    return { filled };
+  },
+  async browser_drag(host, { from_ref, to_ref }, options) {
+    const tab = await host.activeTab();
+    const kind = await drag(tab, refOf(from_ref), refOf(to_ref));
+    await settle(tab, options);
+    return { dragged: refOf(from_ref), dropped_on: refOf(to_ref), kind };
+  },
+  async browser_wait_for(host, args, options) {
+    const tab = await host.activeTab();
+    const waited = await waitFor(
+      tab,
+      {
+        text: args.text,
+        textGone: args.text_gone,
+        refGone: args.ref_gone && refOf(args.ref_gone),
+        seconds: args.seconds,
+      },
+      options.commandTimeoutMs - 1000,
+    );
+    return { ...(await snapshotResult(tab, false, { offset: 0 }, options)), waited_ms: waited };
+  },
+  async browser_dialog(host, { action, prompt_text }, options) {
+    const tab = await host.activeTab();
+    const dialog = await tab.dialogs.answer(action === 'accept', prompt_text);
+    await settle(tab, options);
+    return { handled: describeDialog(dialog), accepted: action === 'accept' };
   },
   async browser_scroll(host, { direction, amount }) {
     const tab = await host.activeTab();
@@ -132,8 +206,20 @@ const HANDLERS: { [N in ToolName]: Handler<N> } = {
   async browser_back(host, _args, options) {
     return goBack(await host.activeTab(), Math.max(1000, options.commandTimeoutMs - 2000));
   },
-  async browser_screenshot(host, { full_page }) {
-    return screenshot(await host.activeTab(), full_page === true);
+  async browser_forward(host, _args, options) {
+    return goInHistory(await host.activeTab(), 1, Math.max(1000, options.commandTimeoutMs - 2000));
+  },
+  async browser_reload(host, _args, options) {
+    return reload(await host.activeTab(), Math.max(1000, options.commandTimeoutMs - 2000));
+  },
+  async browser_screenshot(host, { full_page, ref, format, quality, annotate }) {
+    return screenshot(await host.activeTab(), {
+      fullPage: full_page === true,
+      ref: ref && refOf(ref),
+      format,
+      quality,
+      annotate,
+    });
   },
   async browser_tabs(host) {
     return { tabs: await host.listTabs() };
@@ -141,6 +227,29 @@ const HANDLERS: { [N in ToolName]: Handler<N> } = {
   async browser_tab_activate(host, { tab_id }) {
     const tab = await host.activateTab(tab_id);
     return { activated: tab_id, ...(await pageInfo(tab)) };
+  },
+  async browser_tab_new(host, { url }, options) {
+    const { id, tab } = await host.newTab();
+    if (url) await navigate(tab, url, options, Math.max(1000, options.commandTimeoutMs - 2000));
+    return { tab_id: id, ...(await pageInfo(tab)) };
+  },
+  async browser_tab_close(host, { tab_id }) {
+    return host.closeTab(tab_id);
+  },
+  async browser_upload(host, { ref, paths }) {
+    return upload(await host.activeTab(), refOf(ref), paths);
+  },
+  async browser_downloads(host, _args, options) {
+    const ledger = host.downloads;
+    if (!ledger) {
+      throw new TabgateError(
+        'unsupported_on_backend',
+        "This session's browser keeps no downloads: it is not on the gateway's machine (a provider's or the user's own), so tabgate cannot read its disk.",
+      );
+    }
+    await ledger.settle(Math.min(10_000, options.commandTimeoutMs / 2), DOWNLOAD_GRACE_MS);
+    ledger.drain();
+    return { downloads: ledger.list() };
   },
   async browser_console(host, { clear }) {
     const tab = await host.activeTab();
@@ -157,7 +266,25 @@ const HANDLERS: { [N in ToolName]: Handler<N> } = {
   },
 };
 
-/** Runs one validated tool call; notices of what happened meanwhile ride along on object results. */
+/**
+ * What may run while a dialog blocks the active tab: reading it, answering it, and leaving it. Not a
+ * screenshot: the blocked renderer draws no frame until the dialog is answered.
+ */
+const WHILE_DIALOG: ReadonlySet<ToolName> = new Set([
+  'browser_dialog',
+  'browser_snapshot',
+  'browser_tabs',
+  'browser_tab_activate',
+  'browser_tab_new',
+  'browser_tab_close',
+  'browser_console',
+]);
+
+/**
+ * Runs one validated tool call. A dialog open in the active tab refuses what would wait on the blocked
+ * page (`dialog_open`); notices of what happened meanwhile, and a dialog still open, ride along on
+ * object results.
+ */
 export async function runTool<N extends ToolName>(
   host: TabHost,
   tool: N,
@@ -165,9 +292,28 @@ export async function runTool<N extends ToolName>(
   options: EngineOptions,
   /** The vault secret of a `browser_type {secret}`, for that one fill. */
   fill?: SecretFill,
-): Promise<ToolResults[N] & { notices?: string[] }> {
+): Promise<ToolResults[N] & { notices?: string[]; dialog?: string; downloads?: DownloadInfo[] }> {
+  if (!WHILE_DIALOG.has(tool)) {
+    const open = host.currentTab()?.dialogs.open;
+    if (open) {
+      throw new TabgateError(
+        'dialog_open',
+        `A dialog is open: ${describeDialog(open)}. Answer it with browser_dialog (accept or dismiss) before ${tool}.`,
+      );
+    }
+  }
   const handler = HANDLERS[tool] as Handler<N>;
   const result = await handler(host, args, options, fill);
   const notices = await host.drainNotices();
-  return notices.length > 0 ? { ...result, notices } : result;
+  const extra: { notices?: string[]; dialog?: string; downloads?: DownloadInfo[] } = {};
+  if (notices.length > 0) extra.notices = notices;
+  if (host.downloads && tool !== 'browser_downloads') {
+    // A download the call started is reported with it once it is written (or stopped).
+    await host.downloads.settle(Math.min(10_000, options.commandTimeoutMs / 2));
+    const finished = host.downloads.drain();
+    if (finished.length > 0) extra.downloads = finished;
+  }
+  const open = host.currentTab()?.dialogs.open;
+  if (open) extra.dialog = describeDialog(open);
+  return Object.keys(extra).length > 0 ? { ...result, ...extra } : result;
 }

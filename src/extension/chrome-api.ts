@@ -67,6 +67,7 @@ export interface ChromeApi {
     }): Promise<Tab[]>;
     create(props: { url?: string; active?: boolean; windowId?: number; openerTabId?: number }): Promise<Tab>;
     update(tabId: number, props: { active?: boolean; url?: string }): Promise<Tab>;
+    remove(tabId: number): Promise<void>;
     group(options: {
       tabIds: number | number[];
       groupId?: number;

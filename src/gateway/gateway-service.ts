@@ -5,8 +5,10 @@
  */
 import {
   getTool,
+  isControllerCapability,
   parseToolArguments,
   TabgateError,
+  TOOLS,
   type SecretFill,
   type ToolName,
 } from '../protocol/index.js';
@@ -98,6 +100,45 @@ export class DefaultGatewayService implements GatewayService {
     );
   }
 
+  toolsFor(caller: Caller, sessionId: string): ToolName[] {
+    const session = this.d.sessions.require(caller, sessionId);
+    const decisions = TOOLS.map((tool) => ({
+      name: tool.name,
+      kind: this.decide(caller, sessionId, session.binding, tool.name).kind,
+    }));
+    // Served by the user's browser: exactly what it was granted.
+    if (decisions.some((decision) => decision.kind === 'controller'))
+      return decisions.filter((decision) => decision.kind === 'controller').map(({ name }) => name);
+    return decisions
+      .filter(({ name, kind }) =>
+        // Its browser is away: what such a browser runs, so the list holds still while it reconnects.
+        kind === 'unavailable' ? isControllerCapability(name) : (this.d.backend.supports?.(name) ?? true),
+      )
+      .map(({ name }) => name);
+  }
+
+  private decide(
+    caller: Caller,
+    sessionId: string,
+    binding: SessionRecord['binding'],
+    tool: ToolName,
+  ): RouteDecision {
+    return decideRoute({
+      tool,
+      featureEnabled: this.d.extensionControl.enabled(),
+      principalId: caller.principalId,
+      transportFamily: caller.transportFamily,
+      binding,
+      lane: () =>
+        this.d.broker.laneState({
+          principalId: caller.principalId,
+          profileId: caller.profileId,
+          sessionId,
+          transportFamily: caller.transportFamily,
+        }),
+    });
+  }
+
   /**
    * Not `async`: the answer's promise (the audit's, or the dispatch's) goes back as it is, so no
    * microtask of this method's own lies between the controller's result and the reply; a refusal
@@ -139,20 +180,7 @@ export class DefaultGatewayService implements GatewayService {
     const name = tool as ToolName;
     const session = this.d.sessions.require(caller, sessionId);
     const toolCallId = options.toolCallId ?? null;
-    const decision = decideRoute({
-      tool: name,
-      featureEnabled: this.d.extensionControl.enabled(),
-      principalId: caller.principalId,
-      transportFamily: caller.transportFamily,
-      binding: session.binding,
-      lane: () =>
-        this.d.broker.laneState({
-          principalId: caller.principalId,
-          profileId: caller.profileId,
-          sessionId,
-          transportFamily: caller.transportFamily,
-        }),
-    });
+    const decision = this.decide(caller, sessionId, session.binding, name);
     const run = () => this.run(decision, caller, sessionId, name, rawArguments, toolCallId, options.signal);
     const audit = this.d.audit;
     if (!audit || (decision.kind === 'backend' && !audit.allBackends)) return run();

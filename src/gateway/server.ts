@@ -2,6 +2,7 @@
  * The composition root: config → key → store → broker → service → HTTP app and controller socket on one
  * `node:http` server. Used in-process by tests, by `tabgate serve`, and by `tabgate mcp`.
  */
+import { join } from 'node:path';
 import http from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { AuditLog, AuditStore, auditRoutes } from './audit/index.js';
@@ -30,6 +31,7 @@ import { RouteTable, type Route } from './http/route-table.js';
 import { browserControlRoutes } from './http/routes/browser-control.js';
 import { sessionRoutes } from './http/routes/sessions.js';
 import { toolRoutes } from './http/routes/tools.js';
+import { downloadRoutes } from './http/routes/downloads.js';
 import { createLogger, type Logger } from '../log/logger.js';
 import { SecretGuard, Vault } from './secrets/index.js';
 import { McpHttpEndpoint } from './mcp/http-endpoint.js';
@@ -187,6 +189,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
     ...sessionRoutes(service, sessions, sitePolicies, siteBrowserOf),
     ...siteGrantRoutes(sessions, sitePolicies, siteBrowserOf),
     ...toolRoutes(service),
+    ...downloadRoutes(service, join(config.home, 'downloads')),
     ...mcpRoutes(mcp),
     ...(options.routes ?? []),
   );

@@ -1,3 +1,4 @@
+import type { ToolName } from '../protocol/index.js';
 /**
  * What agents can do, independent of how they reach tabgate. The HTTP routes and the MCP transports are
  * thin renderers over this one interface; neither validates, routes or stores anything itself.
@@ -70,6 +71,11 @@ export interface GatewayService {
    * so its calls may use the default backend again. Throws `session_not_found`, `session_not_bound`.
    */
   releaseSession(caller: Caller, sessionId: string): Promise<SessionRecord>;
+  /**
+   * The tools this session can run where its calls go now: the negotiated capabilities of the user's
+   * browser that serves it, or what its backend supports. Throws `session_not_found`.
+   */
+  toolsFor(caller: Caller, sessionId: string): ToolName[];
   /**
    * Validates and routes one tool call (fail-closed), returning the tool's result or throwing a
    * TabgateError (`unknown_tool`, `session_not_found`, `invalid_arguments`, `controller_*`, …).

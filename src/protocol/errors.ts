@@ -162,6 +162,24 @@ export const ERROR_TABLE = {
     hint: 'The element cannot take this action (hidden, disabled or not editable); pick another ref.',
   },
   tab_not_found: { status: 404, hint: 'browser_tabs lists the tab ids.' },
+  dialog_open: {
+    status: 409,
+    hint: 'A dialog is open in this tab and blocks the page; answer it with browser_dialog first.',
+  },
+  no_dialog: { status: 409, hint: 'No dialog is open; take a browser_snapshot to see the page.' },
+  wait_timeout: {
+    status: 408,
+    hint: 'The condition did not hold in time; take a browser_snapshot to see the page, then wait again or act.',
+  },
+  upload_not_allowed: {
+    status: 403,
+    hint: 'Only files under a folder listed in browser.upload_roots may be uploaded; the owner adds folders there.',
+  },
+  download_not_found: { status: 404, hint: 'browser_downloads lists the files of this session.' },
+  unsupported_on_backend: {
+    status: 501,
+    hint: "This session's browser cannot do this (the message says why); GET /v1/tools lists what it can.",
+  },
   no_page: { status: 409, hint: 'No tab is open; navigate first.' },
   screenshot_too_large: { status: 413, hint: 'Take a viewport screenshot instead of the full page.' },
   unsupported_action: { status: 400, hint: 'This browser cannot run that action.' },

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { ConsoleResult, ImagesResult, ScreenshotResult } from '../../src/protocol/index.js';
 import { errorCode } from './harness.js';
-import { fullText, refOf, rejectsWith } from './helpers.js';
+import { rejectsWith } from './helpers.js';
 import { assertedRefusal, withSession } from './session-fixture.js';
 import type { HarnessRef } from './suite.js';
 
@@ -51,22 +51,6 @@ export function pageCases(get: HarnessRef): void {
         assert.equal(view.full_page, false);
         const full = (await s.call('browser_screenshot', { full_page: true })) as ScreenshotResult;
         assert.ok(full.height > view.height * 2, `${full.height} vs ${view.height}`);
-      }),
-    );
-
-    it(
-      'alert, confirm and prompt never hang: dismissed and reported',
-      withSession(get, async (s) => {
-        await s.call('browser_navigate', { url: get().url('/dialogs') });
-        const alerted = (await s.call('browser_click', { ref: await refOf(s, 'button "Alert"') })) as {
-          notices?: string[];
-        };
-        assert.match((alerted.notices ?? []).join(' '), /alert dialog "Hello from alert" was dismissed/);
-        assert.match(await fullText(s), /after alert/);
-        await s.call('browser_click', { ref: await refOf(s, 'button "Confirm"') });
-        assert.match(await fullText(s), /confirm=false/);
-        await s.call('browser_click', { ref: await refOf(s, 'button "Prompt"') });
-        assert.match(await fullText(s), /prompt=null/);
       }),
     );
 

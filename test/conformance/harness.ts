@@ -29,6 +29,11 @@ export interface ConformanceHarness {
   url(path: string): string;
   /** The same site on a second, cross-site origin. */
   otherUrl(path: string): string;
+  /**
+   * A folder listed in the backend's `browser.upload_roots` where cases may write files to upload, and
+   * the backend's `browser.download_max_mb` in bytes; absent where the backend refuses files by design.
+   */
+  files?: { uploadRoot: string; downloadMaxBytes: number };
   /** The snapshot budget the backend was configured with. */
   snapshotMaxChars: number;
   /** Kills the browser the way a crash would; absent when the harness cannot (the case is skipped). */

@@ -4,6 +4,9 @@
  * origins are two different sites (the cross-origin iframe is out-of-process).
  */
 import { randomUUID } from 'node:crypto';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { createLocalChromiumBackend } from '../../src/gateway/backends/cdp/index.js';
 import { DEFAULT_BROWSER_SETTINGS } from '../../src/gateway/backends/settings.js';
 import { silentLogger } from '../../src/log/logger.js';
@@ -15,10 +18,16 @@ import { runConformanceSuite } from './suite.js';
 runConformanceSuite('local Chromium', async () => {
   const site = await startTestSite({ hosts: ['site-a.tabgate.test', 'site-b.tabgate.test'] });
   const marker = `--tabgate-test-marker=${randomUUID()}`;
+  const home = await mkdtemp(join(tmpdir(), 'tabgate-conformance-'));
+  const uploadRoot = join(home, 'uploads');
+  await mkdir(uploadRoot);
   const settings = {
     ...DEFAULT_BROWSER_SETTINGS,
     chromiumArgs: ['--host-resolver-rules=MAP *.tabgate.test 127.0.0.1', marker],
     snapshotMaxChars: 4000,
+    downloadsDir: join(home, 'downloads'),
+    downloadMaxBytes: 1024 * 1024,
+    uploadRoots: [uploadRoot],
   };
   const backend = createLocalChromiumBackend(settings, silentLogger);
   let sessions = 0;
@@ -26,6 +35,7 @@ runConformanceSuite('local Chromium', async () => {
     url: (path) => site.url(path),
     otherUrl: (path) => site.otherUrl(path),
     snapshotMaxChars: settings.snapshotMaxChars,
+    files: { uploadRoot, downloadMaxBytes: settings.downloadMaxBytes },
     async newSession() {
       const sessionId = `conformance-${++sessions}`;
       return {
@@ -44,6 +54,7 @@ runConformanceSuite('local Chromium', async () => {
     async close() {
       await backend.close();
       await site.close();
+      await rm(home, { recursive: true, force: true });
     },
   };
 });

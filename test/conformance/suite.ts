@@ -11,6 +11,10 @@ import { navigationCases } from './cases-navigation.js';
 import { pageCases } from './cases-page.js';
 import { snapshotCases } from './cases-snapshot.js';
 import { tabCases } from './cases-tabs.js';
+import { taskCases } from './cases-tasks.js';
+import { dialogCases } from './cases-dialogs.js';
+import { fileCases } from './cases-files.js';
+import { screenshotCases } from './cases-screenshots.js';
 
 export type HarnessRef = () => ConformanceHarness;
 
@@ -33,5 +37,9 @@ export function runConformanceSuite(name: string, makeHarness: () => Promise<Con
     frameCases(get);
     tabCases(get);
     pageCases(get);
+    taskCases(get);
+    dialogCases(get);
+    fileCases(get);
+    screenshotCases(get);
   });
 }

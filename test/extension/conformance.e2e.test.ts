@@ -106,7 +106,7 @@ runConformanceSuite('extension (the user tab, through the gateway)', async () =>
       sharedCookies:
         "the user's own browser profile has one cookie jar; a share lends a tab of it, not a new profile",
       refusedTools: {
-        tools: ['browser_console', 'browser_get_images'],
+        tools: ['browser_console', 'browser_get_images', 'browser_upload', 'browser_downloads'],
         code: 'controller_unavailable',
         reason: 'outside the browser-control allowlist, so the gateway never sends them to a controller',
       },

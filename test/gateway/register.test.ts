@@ -1,7 +1,11 @@
 /* eslint-disable @typescript-eslint/no-unsafe-member-access, @typescript-eslint/no-unsafe-assignment, @typescript-eslint/no-unsafe-argument -- tests read JSON bodies */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { CONTROLLER_CAPABILITIES, REGISTER_PATH } from '../../src/protocol/index.js';
+import {
+  CONTROLLER_CAPABILITIES,
+  EXTENDED_CONTROLLER_CAPABILITIES,
+  REGISTER_PATH,
+} from '../../src/protocol/index.js';
 import { registrationBody } from './fixtures/controller.js';
 import { startTestGateway, type TestGateway } from './fixtures/gateway.js';
 
@@ -102,6 +106,32 @@ describe('POST /v1/browser-control/register', () => {
       transport_family: 'local-api',
       capabilities: ['browser_click'],
     });
+  });
+
+  it("grants a reference client exactly the reference protocol's capabilities it asked for", async () => {
+    const result = await post({ ...body(), capabilities: [...CONTROLLER_CAPABILITIES] });
+    assert.equal(result.status, 201);
+    assert.deepEqual(result.body.scope.capabilities, [...CONTROLLER_CAPABILITIES].sort());
+  });
+
+  it("grants tabgate's extra capabilities only by name, and never raw CDP, scripts, console or files", async () => {
+    const result = await post({
+      ...body(),
+      capabilities: [
+        'browser_click',
+        ...EXTENDED_CONTROLLER_CAPABILITIES,
+        'browser_cdp',
+        'browser_evaluate',
+        'browser_console',
+        'browser_upload',
+        'browser_downloads',
+      ],
+    });
+    assert.equal(result.status, 201);
+    assert.deepEqual(
+      result.body.scope.capabilities,
+      ['browser_click', ...EXTENDED_CONTROLLER_CAPABILITIES].sort(),
+    );
   });
 
   it('never writes the ticket or the key into the log', async () => {

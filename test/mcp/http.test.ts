@@ -61,12 +61,13 @@ describe('MCP over streamable HTTP at /mcp', () => {
     await client.close();
   });
 
-  it('tells the agent about a dialog the page opened and tabgate dismissed', async () => {
+  it('tells the agent about a dialog the page opened and how to answer it', async () => {
     const { client } = await connect(gw);
     const nav = await callTool(client, 'browser_navigate', { url: site.url('/dialogs') });
     const clicked = await callTool(client, 'browser_click', { ref: refOf(nav.text, 'Alert') });
-    const next = await callTool(client, 'browser_snapshot');
-    assert.match(clicked.text + next.text, /Notice: .*Hello from alert/);
+    assert.match(clicked.text, /Dialog open: alert "Hello from alert"\. Answer it with browser_dialog/);
+    const answered = await callTool(client, 'browser_dialog', { action: 'accept' });
+    assert.equal(answered.isError, false, answered.text);
     await client.close();
   });
 

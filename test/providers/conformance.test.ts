@@ -43,6 +43,14 @@ runConformanceSuite('provider session (remote-cdp)', async () => {
     url: (path) => site.url(path),
     otherUrl: (path) => site.otherUrl(path),
     snapshotMaxChars: settings.snapshotMaxChars,
+    limits: {
+      refusedTools: {
+        tools: ['browser_upload', 'browser_downloads'],
+        code: 'unsupported_on_backend',
+        reason:
+          "the provider's browser runs on the provider's machine: CDP sets upload files by their path there, and downloads land on its disk",
+      },
+    },
     async newSession() {
       const sessionId = `provider-conformance-${++sessions}`;
       return {

@@ -9,6 +9,8 @@ const TRUSTED_LOG = `<script>
   const log = (text) => { document.getElementById('out').textContent = text; };
 </script>`;
 
+import { TASK_PAGES } from './task-pages.js';
+
 export function pages(other: string): Record<string, string> {
   const rows = Array.from(
     { length: 1000 },
@@ -21,6 +23,7 @@ export function pages(other: string): Record<string, string> {
       `<p>Paragraph ${i + 1} of the article talks about browsers, agents and the web at some length, so that the text is long enough to matter when a snapshot is measured and clipped for the reader.</p>`,
   ).join('');
   return {
+    ...TASK_PAGES,
     '/form': page(
       'Test form',
       `<h1>Test form</h1>

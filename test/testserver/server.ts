@@ -4,7 +4,9 @@
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { createHash } from 'node:crypto';
 import { IMAGES, pages } from './pages.js';
+import { downloadBytes } from './task-pages.js';
 
 export interface TestSite {
   /** Absolute URL of a path on the main origin. */
@@ -34,6 +36,23 @@ function handler(
     };
     if (url.pathname === '/redirect')
       return send(302, 'text/plain', '', { location: url.searchParams.get('to') ?? '/' });
+    if (url.pathname === '/echo-sha256') {
+      const hash = createHash('sha256');
+      request.on('data', (chunk: Buffer) => hash.update(chunk));
+      request.on('end', () => send(200, 'text/plain', hash.digest('hex')));
+      return;
+    }
+    if (url.pathname === '/download') {
+      const name = (url.searchParams.get('name') ?? 'file.bin').replace(/[^\w.-]/g, '_');
+      const bytes = downloadBytes(Number(url.searchParams.get('size') ?? '100'));
+      response.writeHead(200, {
+        'content-type': name.endsWith('.csv') ? 'text/csv' : 'application/octet-stream',
+        'content-length': String(bytes.length),
+        'content-disposition': `attachment; filename="${name}"`,
+      });
+      response.end(bytes);
+      return;
+    }
     if (url.pathname === '/missing') return send(404, 'text/html', '<title>Missing</title><h1>Not here</h1>');
     if (url.pathname === '/set-cookie') {
       const value = url.searchParams.get('v') ?? 'x';

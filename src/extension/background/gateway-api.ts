@@ -5,6 +5,7 @@
 import {
   CAPABILITIES_PATH,
   CONTROLLER_CAPABILITIES,
+  EXTENDED_CONTROLLER_CAPABILITIES,
   PROTOCOL_VERSION,
   REGISTER_PATH,
   type ControllerCapability,
@@ -131,7 +132,13 @@ export async function register(
   token: string,
   ids: { session_id: string; controller_id: string; browser_profile_id: string; version: string },
 ): Promise<Registration> {
-  const capabilities = ['controller.noop', ...CONTROLLER_CAPABILITIES.filter((c) => c !== 'controller.noop')];
+  // The reference protocol's set, then tabgate's additions by name: a gateway that does not know them
+  // drops them, and this extension then simply is not asked to run them.
+  const capabilities = [
+    'controller.noop',
+    ...CONTROLLER_CAPABILITIES.filter((c) => c !== 'controller.noop'),
+    ...EXTENDED_CONTROLLER_CAPABILITIES,
+  ];
   const { body } = await call(
     base + REGISTER_PATH,
     json(

@@ -10,7 +10,7 @@ import { TabgateError, type TabInfo } from '../../protocol/index.js';
 import { chrome } from '../chrome-api.js';
 import { DebuggerTransport } from './debugger-transport.js';
 import { readLocal } from './durable-state.js';
-import { adoptTab, agentIdOf, setActiveTab, shareSettled, tabIdOfAgentId } from './share.js';
+import { adoptTab, agentIdOf, forgetTab, setActiveTab, shareSettled, tabIdOfAgentId } from './share.js';
 
 /** How long a shared tab's pending navigation may hold our first attach before it is stopped. */
 const TAKE_OVER_AFTER_MS = 2_000;
@@ -25,6 +25,8 @@ export class SharedTabs implements TabHost {
   private readonly attached = new Map<number, Attached>();
   private readonly counter = { next: 1 };
   private notices: string[] = [];
+  /** The tab the last call acted on, for reading its dialog state without attaching. */
+  private current: Tab | null = null;
 
   async activeTab(): Promise<Tab> {
     const share = await readLocal('share');
@@ -43,7 +45,8 @@ export class SharedTabs implements TabHost {
       }
       await setActiveTab(tabId);
     }
-    return this.tabFor(tabId);
+    this.current = await this.tabFor(tabId);
+    return this.current;
   }
 
   /** The shared tabs, under the small ids the agent knows them by (never chrome's own tab ids). */
@@ -73,7 +76,61 @@ export class SharedTabs implements TabHost {
       throw new TabgateError('tab_not_found', `Tab ${agentId} is not shared with this session.`);
     await setActiveTab(id);
     await chrome.tabs.update(id, { active: true }).catch(() => undefined);
-    return this.tabFor(id);
+    this.current = await this.tabFor(id);
+    return this.current;
+  }
+
+  /** A new tab joins the share, opened next to the active one (so it lands in the share's group). */
+  async newTab(): Promise<{ id: number; tab: Tab }> {
+    const share = await readLocal('share');
+    if (!share) throw new TabgateError('no_page', 'No tab is shared with this session any more.');
+    const created = await chrome.tabs.create({
+      url: 'about:blank',
+      active: true,
+      openerTabId: share.active_tab_id,
+    });
+    const tabId = created.id ?? -1;
+    const id = await adoptTab(tabId, share.active_tab_id);
+    if (id === null) {
+      await chrome.tabs.remove(tabId).catch(() => undefined);
+      throw new TabgateError('no_page', 'The new tab could not join the share; share a tab again.');
+    }
+    await setActiveTab(tabId);
+    return { id, tab: await this.tabFor(tabId) };
+  }
+
+  /**
+   * Closes a tab of the share. The tab the user shared themselves is theirs and stays open: only tabs
+   * opened during the share (by the agent or the page) may be closed.
+   */
+  async closeTab(agentId?: number): Promise<{ closed: number; active: number | null }> {
+    await shareSettled();
+    const share = await readLocal('share');
+    const tabId = !share
+      ? null
+      : agentId === undefined
+        ? share.active_tab_id
+        : tabIdOfAgentId(share, agentId);
+    if (!share || tabId === null || !share.tab_ids.includes(tabId))
+      throw new TabgateError('tab_not_found', `Tab ${agentId ?? ''} is not shared with this session.`);
+    const closed = agentIdOf(share, tabId);
+    if (closed === 1) {
+      throw new TabgateError(
+        'unsupported_on_backend',
+        'The tab the user shared is theirs and stays open; only tabs opened during the share can be closed.',
+      );
+    }
+    await this.release(tabId);
+    await chrome.tabs.remove(tabId);
+    const left = await forgetTab(tabId);
+    const active =
+      left && left.tab_ids.includes(left.active_tab_id) ? agentIdOf(left, left.active_tab_id) : null;
+    return { closed, active };
+  }
+
+  /** The active tab if it is attached already (never attaches or opens one). */
+  currentTab(): Tab | null {
+    return this.current;
   }
 
   /** Waits for tab adoptions under way, so a tab the action opened is reported with it. */
@@ -95,6 +152,7 @@ export class SharedTabs implements TabHost {
     this.attached.delete(tabId);
     if (!entry) return;
     const tab = await entry.tab.catch(() => null);
+    if (tab && tab === this.current) this.current = null;
     tab?.dispose();
     await entry.transport?.detach();
   }

@@ -7,10 +7,20 @@
  * segment that looks like one, because agents open links such as `?access_token=…` or `/login/<token>`
  * (magic links, webhooks) and the log outlives them.
  */
-import { KEY_MODIFIERS, NAMED_KEYS } from '../../protocol/index.js';
+import { KEY_MODIFIERS, parseKeyCombo } from '../../protocol/index.js';
 
-const NAMED_KEY_SET: ReadonlySet<string> = new Set(NAMED_KEYS);
 const MODIFIER_SET: ReadonlySet<string> = new Set(KEY_MODIFIERS);
+
+/**
+ * A named key (`Enter`, `Control+F2`) is kept; a character is not, nor a combination ending in one,
+ * written as it is (`a`, `Control+a`) or under an alias (` ` is the space key).
+ */
+function pressedKey(value: unknown): string {
+  if (typeof value !== 'string') return REDACTED;
+  const combo = parseKeyCombo(value);
+  const last = value.endsWith('++') ? '+' : (value.split('+').at(-1) ?? '');
+  return combo && [...combo.key].length > 1 && [...last].length > 1 ? value : REDACTED;
+}
 
 /** Replaces every secret value. Fixed text, so the log reveals neither content nor length. */
 export const REDACTED = '[redacted]';
@@ -42,7 +52,7 @@ function isSecretName(name: string): boolean {
 }
 
 /** Argument keys whose string values are secret whatever the tool (defence in depth). */
-const SECRET_ARGUMENT = /^(text|password|token|secret|api_?key|authorization|cookie)$/i;
+const SECRET_ARGUMENT = /^(text|prompt_text|password|token|secret|api_?key|authorization|cookie)$/i;
 
 /**
  * A value that looks machine-made rather than human: long, with no spaces, mixing letters and digits
@@ -115,8 +125,7 @@ export function redactArguments(tool: string, args: unknown): Record<string, unk
   const out: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(args as Record<string, unknown>)) {
     if (tool === 'browser_type' && key === 'text') out[key] = REDACTED;
-    else if (tool === 'browser_press' && key === 'key')
-      out[key] = typeof value === 'string' && NAMED_KEY_SET.has(value) ? value : REDACTED;
+    else if (tool === 'browser_press' && key === 'key') out[key] = pressedKey(value);
     else if (tool === 'browser_press' && key === 'modifiers' && Array.isArray(value))
       out[key] = value.filter((item) => MODIFIER_SET.has(String(item)));
     else if (SECRET_ARGUMENT.test(key)) out[key] = REDACTED;

@@ -36,6 +36,8 @@ export interface SessionBrowserInfo {
 export interface BrowserBackend {
   /** `local`, a provider name, or `cdp-url`: shown in logs and errors. */
   readonly name: string;
+  /** Whether this backend can run the tool at all (absent: every tool of the catalog). */
+  supports?(tool: ToolName): boolean;
   /** Runs one tool call in the session's browser, opening it lazily on first use. */
   call(call: ToolCall): Promise<unknown>;
   /** Closes the session's browser (context or provider session) if open. Never throws. */

@@ -1,3 +1,5 @@
+import type { DialogPolicy } from '../../engine/dialogs.js';
+
 /**
  * What the CDP backends need from configuration, resolved once at start (config → this object), so a
  * backend never reads files or the environment itself.
@@ -33,6 +35,18 @@ export interface BrowserSettings {
   allowPrivateUrls: boolean;
   /** `browser.allowed_private_hosts`: private hosts a remote backend may open all the same. */
   allowedPrivateHosts: string[];
+  /** `browser.dialog_policy`: `ask` (browser_dialog answers), `accept` or `dismiss`. */
+  dialogPolicy: DialogPolicy;
+  /** `browser.dialog_timeout_s`: an unanswered dialog is dismissed after this. */
+  dialogTimeoutSeconds: number;
+  /** `$TABGATE_HOME/downloads`: each session's downloads go in a folder of its own under it; none: refused. */
+  downloadsDir: string | undefined;
+  /** `browser.download_max_mb`. */
+  downloadMaxBytes: number;
+  /** `browser.upload_roots`: the only folders browser_upload reads from. */
+  uploadRoots: string[];
+  /** `browser.upload_max_mb`. */
+  uploadMaxBytes: number;
 }
 
 export const DEFAULT_BROWSER_SETTINGS: BrowserSettings = {
@@ -46,4 +60,10 @@ export const DEFAULT_BROWSER_SETTINGS: BrowserSettings = {
   maxConcurrentActions: DEFAULT_MAX_CONCURRENT_ACTIONS,
   allowPrivateUrls: false,
   allowedPrivateHosts: [],
+  dialogPolicy: 'ask',
+  dialogTimeoutSeconds: 60,
+  downloadsDir: undefined,
+  downloadMaxBytes: 100 * 1024 * 1024,
+  uploadRoots: [],
+  uploadMaxBytes: 50 * 1024 * 1024,
 };

@@ -37,6 +37,14 @@ export class GatewayClient implements AgentPort {
     await this.request('DELETE', `/v1/sessions/${encodeURIComponent(sessionId)}`);
   }
 
+  async toolsFor(sessionId: string): Promise<string[]> {
+    const body = await this.request<{ tools: { name: string }[] }>(
+      'GET',
+      `/v1/tools?session=${encodeURIComponent(sessionId)}`,
+    );
+    return body.tools.map((tool) => tool.name);
+  }
+
   async callTool(
     sessionId: string,
     tool: string,

@@ -2,7 +2,9 @@
  * Every configuration key tabgate knows, with its default, as one zod schema. The file, the environment
  * and the flags are merged into one plain object and validated here once; the result is frozen.
  */
+import { isAbsolute } from 'node:path';
 import { z } from 'zod';
+import { DIALOG_POLICIES } from '../../engine/dialogs.js';
 import {
   DEFAULT_COMMAND_TIMEOUT_SECONDS,
   DEFAULT_HOST,
@@ -116,6 +118,15 @@ export const configSchema = z.object({
       remote_cdp: z.object({ url: z.string().min(1).optional() }).default({}),
       /** How long a provider's createSession may take before it is cut off with `provider_timeout`. */
       provider_timeout_s: seconds.default(60),
+      /** `ask` keeps a page's dialog open for browser_dialog; `accept`/`dismiss` answer it at once. */
+      dialog_policy: z.enum(DIALOG_POLICIES).default('ask'),
+      /** An unanswered dialog is dismissed after this long, so a tab never stays blocked for ever. */
+      dialog_timeout_s: seconds.default(60),
+      /** A download bigger than this is stopped and its part file removed. */
+      download_max_mb: z.number().positive().max(100_000).default(100),
+      /** Folders browser_upload may read from; none by default, so uploads are off. */
+      upload_roots: z.array(z.string().refine(isAbsolute, 'expected an absolute folder path')).default([]),
+      upload_max_mb: z.number().positive().max(10_000).default(50),
     })
     .default({
       extension_control: {
@@ -134,6 +145,11 @@ export const configSchema = z.object({
       allowed_private_hosts: [],
       remote_cdp: {},
       provider_timeout_s: 60,
+      dialog_policy: 'ask',
+      dialog_timeout_s: 60,
+      download_max_mb: 100,
+      upload_roots: [],
+      upload_max_mb: 50,
     }),
   plugins: z
     .object({

@@ -1,3 +1,4 @@
+import { join } from 'node:path';
 import type { BrowserSettings } from '../backends/settings.js';
 import type { GatewayConfig } from './schema.js';
 
@@ -15,5 +16,11 @@ export function browserSettingsOf(config: GatewayConfig): BrowserSettings {
     maxConcurrentActions: browser.max_concurrent_actions,
     allowPrivateUrls: browser.allow_private_urls,
     allowedPrivateHosts: [...browser.allowed_private_hosts],
+    dialogPolicy: browser.dialog_policy,
+    dialogTimeoutSeconds: browser.dialog_timeout_s,
+    downloadsDir: join(config.home, 'downloads'),
+    downloadMaxBytes: Math.round(browser.download_max_mb * 1024 * 1024),
+    uploadRoots: [...browser.upload_roots],
+    uploadMaxBytes: Math.round(browser.upload_max_mb * 1024 * 1024),
   };
 }

@@ -14,6 +14,8 @@ export interface AgentPort {
   getSession(sessionId: string): Promise<SessionRecord>;
   deleteSession(sessionId: string): Promise<void>;
   callTool(sessionId: string, tool: string, args: unknown, options?: AgentCallOptions): Promise<unknown>;
+  /** The tools the session can run where its calls go now (GET /v1/tools?session=). */
+  toolsFor(sessionId: string): Promise<string[]>;
 }
 
 /** The port over the in-process service, acting as one authenticated caller. */
@@ -23,5 +25,6 @@ export function inProcessAgentPort(service: GatewayService, caller: Caller): Age
     getSession: async (sessionId) => service.getSession(caller, sessionId),
     deleteSession: (sessionId) => service.deleteSession(caller, sessionId),
     callTool: (sessionId, tool, args, options) => service.callTool(caller, sessionId, tool, args, options),
+    toolsFor: async (sessionId) => service.toolsFor(caller, sessionId),
   };
 }

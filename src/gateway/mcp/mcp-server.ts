@@ -27,7 +27,8 @@ export const MCP_TOOLS: Tool[] = describeTools().map((tool) => ({
   title: tool.title,
   description: tool.description,
   inputSchema: tool.inputSchema as Tool['inputSchema'],
-  annotations: { title: tool.title, ...tool.annotations },
+  // The title is the tool's own (above); repeating it in the annotations costs every tool list.
+  annotations: tool.annotations,
 }));
 
 export interface McpSessionBinding {
@@ -38,9 +39,33 @@ export interface McpSessionBinding {
 export function createMcpServer(port: AgentPort, binding: McpSessionBinding): Server {
   const server = new Server(
     { name: MCP_SERVER_NAME, version: MCP_SERVER_VERSION },
-    { capabilities: { tools: { listChanged: false } }, instructions: INSTRUCTIONS },
+    { capabilities: { tools: { listChanged: true } }, instructions: INSTRUCTIONS },
   );
-  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: MCP_TOOLS }));
+  // What the client was last told; a call after which the session runs other tools (a tab of the
+  // user's was shared with it, or it was released) tells the client to list them again.
+  let listed: string | null = null;
+  const runnable = async (): Promise<Tool[]> => {
+    try {
+      const names = new Set(await port.toolsFor(await binding.sessionId()));
+      return MCP_TOOLS.filter((tool) => names.has(tool.name));
+    } catch {
+      // No session yet (or it is gone): the whole catalog, as before a session existed.
+      return MCP_TOOLS;
+    }
+  };
+  const key = (tools: Tool[]) => tools.map((tool) => tool.name).join(',');
+  server.setRequestHandler(ListToolsRequestSchema, async () => {
+    const tools = await runnable();
+    listed = key(tools);
+    return { tools };
+  });
+  const noticeChange = async () => {
+    if (listed === null) return;
+    const now = key(await runnable());
+    if (now === listed) return;
+    listed = now;
+    await server.sendToolListChanged().catch(() => undefined);
+  };
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     const { name, arguments: args } = request.params;
     // An unknown tool is the client's protocol mistake, not a tool failure the model should read.
@@ -51,8 +76,10 @@ export function createMcpServer(port: AgentPort, binding: McpSessionBinding): Se
         toolCallId: String(extra.requestId),
         signal: extra.signal,
       });
+      void noticeChange();
       return renderToolResult(name, result);
     } catch (error) {
+      void noticeChange();
       return renderToolError(error);
     }
   });

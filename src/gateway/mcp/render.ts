@@ -63,6 +63,13 @@ export function renderToolResult(tool: string, result: unknown): CallToolResult 
   if (notices.length > 0) {
     rendered.content.push({ type: 'text', text: notices.map((notice) => `Notice: ${notice}`).join('\n') });
   }
+  // Said last, where a model reads what to do next: nothing but browser_dialog moves the page on.
+  if (isRecord(result) && typeof result.dialog === 'string') {
+    rendered.content.push({
+      type: 'text',
+      text: `Dialog open: ${result.dialog}. Answer it with browser_dialog (accept or dismiss).`,
+    });
+  }
   return rendered;
 }
 
@@ -83,7 +90,7 @@ function renderContent(tool: string, result: unknown): CallToolResult {
     }
     const image = imageFrom(result);
     if (image) {
-      const rest = withoutKeys(result, ['data', 'dataUrl', 'data_url', 'mime_type', 'notices']);
+      const rest = withoutKeys(result, ['data', 'dataUrl', 'data_url', 'mime_type', 'notices', 'dialog']);
       return { content: [image, { type: 'text', text: JSON.stringify(rest) }] };
     }
     // A reference controller's snapshot carries its outline as `text`.
@@ -91,7 +98,7 @@ function renderContent(tool: string, result: unknown): CallToolResult {
       return { content: [{ type: 'text', text: result.text }] };
     }
   }
-  const plain = isRecord(result) ? withoutKeys(result, ['notices']) : result;
+  const plain = isRecord(result) ? withoutKeys(result, ['notices', 'dialog']) : result;
   return { content: [{ type: 'text', text: JSON.stringify(plain ?? null) }] };
 }
 

@@ -93,7 +93,7 @@ export function unsafeControllerArguments(tool: string, raw: unknown): string | 
   const args = raw as Record<string, unknown>;
   const steering = UNSAFE_ROUTING_ARGUMENT_KEYS.some((key) => Object.hasOwn(args, key));
   const metadata =
-    tool === 'browser_navigate' &&
+    (tool === 'browser_navigate' || tool === 'browser_tab_new') &&
     typeof args.url === 'string' &&
     checkNavigationUrl(args.url).kind === 'metadata';
   return steering || metadata ? `unsafe ${tool} arguments` : null;

@@ -6,9 +6,13 @@ import { z } from 'zod';
 import { TabgateError } from '../errors.js';
 import type { ToolDefinition } from './define.js';
 import { browserClick, browserPress, browserScroll, browserType } from './input.js';
-import { browserBack, browserNavigate } from './navigation.js';
+import { browserBack, browserForward, browserNavigate, browserReload } from './navigation.js';
 import { browserConsole, browserGetImages, browserScreenshot, browserSnapshot } from './page.js';
-import { browserTabActivate, browserTabs } from './tabs.js';
+import { browserTabActivate, browserTabClose, browserTabNew, browserTabs } from './tabs.js';
+import { browserDrag, browserHover } from './pointer.js';
+import { browserFillForm, browserSelectOption, browserUpload } from './forms.js';
+import { browserWaitFor } from './wait.js';
+import { browserDialog, browserDownloads } from './dialogs.js';
 import { browserRead } from './read.js';
 
 export const TOOLS = [
@@ -17,11 +21,23 @@ export const TOOLS = [
   browserClick,
   browserType,
   browserPress,
+  browserHover,
+  browserSelectOption,
+  browserFillForm,
+  browserDrag,
+  browserUpload,
   browserScroll,
+  browserWaitFor,
+  browserDialog,
   browserBack,
+  browserForward,
+  browserReload,
   browserScreenshot,
   browserTabs,
   browserTabActivate,
+  browserTabNew,
+  browserTabClose,
+  browserDownloads,
   browserConsole,
   browserGetImages,
   browserRead,

@@ -1,41 +1,40 @@
 import { z } from 'zod';
 import { SECRET_NAME_PATTERN } from '../secret-fill.js';
 import { defineTool } from './define.js';
+import { KEY_MODIFIERS, parseKeyCombo } from './keys.js';
 
-/** A ref as written in snapshots (`@e12`); the leading `@` is optional. */
+/**
+ * A ref as written in snapshots (`@e12`); the leading `@` is optional. Checked by a refinement, not a
+ * JSON Schema pattern: the ref appears in a dozen tools and the pattern would cost every tool list.
+ */
+const REF_PATTERN = /^@?[A-Za-z][A-Za-z0-9_-]{0,63}$/;
 export const refSchema = z
   .string()
-  .regex(/^@?[A-Za-z][A-Za-z0-9_-]{0,63}$/, 'expected a ref from browser_snapshot, like @e12')
-  .describe('Ref from the latest snapshot, e.g. @e12');
+  .refine((value) => REF_PATTERN.test(value), 'expected a ref from browser_snapshot, like @e12')
+  .describe('Ref like @e12');
 
-export const NAMED_KEYS = [
-  'Enter',
-  'Tab',
-  'Escape',
-  'Backspace',
-  'Delete',
-  'ArrowUp',
-  'ArrowDown',
-  'ArrowLeft',
-  'ArrowRight',
-  'Home',
-  'End',
-  'PageUp',
-  'PageDown',
-  'Space',
-] as const;
+export const MOUSE_BUTTONS = ['left', 'right', 'middle'] as const;
 
-export const KEY_MODIFIERS = ['Alt', 'Control', 'Meta', 'Shift'] as const;
+export const keyModifiersSchema = z.array(z.enum(KEY_MODIFIERS)).max(4);
 
-const singleCharacter = z
+/** One key, or a combination as people write it; what is valid is named in the message. */
+const keyComboSchema = z
   .string()
-  .refine((value) => [...value].length === 1, 'expected a named key or a single character');
+  .refine(
+    (value) => parseKeyCombo(value) !== null,
+    'expected a KeyboardEvent.key name (Enter, F2, PageDown, ContextMenu, …), one character, or a combination like Control+A or Shift+Tab',
+  );
 
 export const browserClick = defineTool({
   name: 'browser_click',
   title: 'Click',
   description: 'Click the element with this ref (a real, trusted mouse click; scrolls it into view first).',
-  input: z.strictObject({ ref: refSchema }),
+  input: z.strictObject({
+    ref: refSchema,
+    button: z.enum(MOUSE_BUTTONS).optional(),
+    double: z.boolean().optional(),
+    modifiers: keyModifiersSchema.optional(),
+  }),
   annotations: { readOnlyHint: false, destructiveHint: true, openWorldHint: true },
 });
 
@@ -64,10 +63,11 @@ export const browserType = defineTool({
 export const browserPress = defineTool({
   name: 'browser_press',
   title: 'Press a key',
-  description: `Press a key in the focused element: ${NAMED_KEYS.join(', ')}, or one character; modifiers hold keys down.`,
+  description:
+    'Press a key in the focused element: any KeyboardEvent.key name (Enter, F2, PageDown…), one character, or a combo like Control+A.',
   input: z.strictObject({
-    key: z.union([z.enum(NAMED_KEYS), singleCharacter]),
-    modifiers: z.array(z.enum(KEY_MODIFIERS)).max(4).optional(),
+    key: keyComboSchema,
+    modifiers: keyModifiersSchema.optional(),
   }),
   annotations: { readOnlyHint: false, destructiveHint: true, openWorldHint: true },
 });

@@ -23,3 +23,19 @@ export const browserBack = defineTool({
   input: z.strictObject({}),
   annotations: { readOnlyHint: false, destructiveHint: false, openWorldHint: true },
 });
+
+export const browserForward = defineTool({
+  name: 'browser_forward',
+  title: 'Go forward',
+  description: 'Go forward one entry in the tab history.',
+  input: z.strictObject({}),
+  annotations: { readOnlyHint: false, destructiveHint: false, openWorldHint: true },
+});
+
+export const browserReload = defineTool({
+  name: 'browser_reload',
+  title: 'Reload',
+  description: 'Reload the current page.',
+  input: z.strictObject({}),
+  annotations: { readOnlyHint: false, destructiveHint: false, openWorldHint: true },
+});

@@ -24,9 +24,14 @@ export const browserSnapshot = defineTool({
 export const browserScreenshot = defineTool({
   name: 'browser_screenshot',
   title: 'Screenshot',
-  description:
-    'PNG of the viewport, or the whole page with full_page. Use to check layout or visuals; use browser_snapshot to find refs.',
-  input: z.strictObject({ full_page: z.boolean().optional() }),
+  description: 'PNG or JPEG of the viewport, the full page or one ref; annotate draws the refs on it.',
+  input: z.strictObject({
+    full_page: z.boolean().optional(),
+    ref: refSchema.optional(),
+    format: z.enum(['png', 'jpeg']).optional(),
+    quality: z.number().int().min(1).max(100).optional().describe('jpeg only'),
+    annotate: z.boolean().optional(),
+  }),
   annotations: { readOnlyHint: true, openWorldHint: false },
 });
 

@@ -64,12 +64,74 @@ export interface ScrollResult {
 export type BackResult = PageInfo;
 
 export interface ScreenshotResult {
-  mime_type: 'image/png';
-  /** Base64 of the PNG. */
+  mime_type: 'image/png' | 'image/jpeg';
+  /** Base64 of the image. */
   data: string;
   width: number;
   height: number;
   full_page: boolean;
+  /** With `annotate`: each labelled element's ref and box, in image pixels. */
+  labels?: { ref: string; x: number; y: number; width: number; height: number }[];
+  /** Password and secret fields painted over before the capture. */
+  masked?: number;
+}
+
+export interface HoverResult {
+  hovered: string;
+}
+
+export interface SelectOptionResult {
+  selected: string[];
+}
+
+export interface FillFormResult {
+  filled: string[];
+}
+
+export interface DragResult {
+  dragged: string;
+  dropped_on: string;
+  /** `html5`: the page's drag-and-drop events; `pointer`: mouse moves only. */
+  kind: 'html5' | 'pointer';
+}
+
+export interface UploadResult {
+  uploaded: { name: string; size: number }[];
+}
+
+export interface WaitResult extends SnapshotResult {
+  waited_ms: number;
+}
+
+export interface DialogResult {
+  /** The dialog answered, as `confirm "Sure?"`. */
+  handled: string;
+  accepted: boolean;
+}
+
+export interface DownloadInfo {
+  name: string;
+  size: number;
+  mime: string;
+  sha256: string;
+  path: string;
+  /** `complete`, or `stopped` with why (over the size cap, cancelled by the page). */
+  state: 'complete' | 'stopped';
+  reason?: string;
+}
+
+export interface DownloadsResult {
+  downloads: DownloadInfo[];
+}
+
+export interface TabNewResult extends PageInfo {
+  tab_id: number;
+}
+
+export interface TabCloseResult {
+  closed: number;
+  /** The tab now active; null when none is left (the next call opens one). */
+  active: number | null;
 }
 
 export interface TabInfo extends PageInfo {
@@ -115,6 +177,10 @@ export interface ImagesResult {
  */
 export interface ResultNotices {
   notices?: string[];
+  /** A dialog open in the active tab (`confirm "Delete 3 files?"`): answer it with browser_dialog. */
+  dialog?: string;
+  /** Files that finished downloading during this call. */
+  downloads?: DownloadInfo[];
 }
 
 export interface ToolResults {
@@ -132,4 +198,16 @@ export interface ToolResults {
   browser_get_images: ImagesResult;
   /** The page's readable text, in the snapshot's shape (`snapshot` holds the text). */
   browser_read: SnapshotResult;
+  browser_hover: HoverResult;
+  browser_select_option: SelectOptionResult;
+  browser_fill_form: FillFormResult;
+  browser_drag: DragResult;
+  browser_upload: UploadResult;
+  browser_wait_for: WaitResult;
+  browser_dialog: DialogResult;
+  browser_forward: PageInfo;
+  browser_reload: PageInfo;
+  browser_tab_new: TabNewResult;
+  browser_tab_close: TabCloseResult;
+  browser_downloads: DownloadsResult;
 }

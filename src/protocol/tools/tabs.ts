@@ -16,3 +16,19 @@ export const browserTabActivate = defineTool({
   input: z.strictObject({ tab_id: z.number().int().min(0) }),
   annotations: { readOnlyHint: false, destructiveHint: false, openWorldHint: false },
 });
+
+export const browserTabNew = defineTool({
+  name: 'browser_tab_new',
+  title: 'New tab',
+  description: 'Open a new tab (at url if given) and make it active.',
+  input: z.strictObject({ url: z.string().min(1).max(8192).optional() }),
+  annotations: { readOnlyHint: false, destructiveHint: false, openWorldHint: true },
+});
+
+export const browserTabClose = defineTool({
+  name: 'browser_tab_close',
+  title: 'Close tab',
+  description: 'Close a tab (default: the active one).',
+  input: z.strictObject({ tab_id: z.number().int().min(0).optional() }),
+  annotations: { readOnlyHint: false, destructiveHint: true, openWorldHint: false },
+});

@@ -1,6 +1,6 @@
 /**
- * The controller capability allowlist: the only actions a controller can ever be asked to run.
- * No raw CDP, no script evaluation, no console, no uploads, no vision (docs/protocol.md "Capabilities").
+ * The reference protocol's capability allowlist, exactly as it is: what `GET /v1/capabilities`
+ * advertises and what a controller of the reference protocol asks for (docs/protocol.md "Capabilities").
  */
 export const CONTROLLER_CAPABILITIES = [
   'controller.noop',
@@ -16,9 +16,32 @@ export const CONTROLLER_CAPABILITIES = [
   'browser_type',
 ] as const;
 
-export type ControllerCapability = (typeof CONTROLLER_CAPABILITIES)[number];
+/**
+ * What tabgate adds, granted only to a controller that asks for each by name (tabgate's extension does):
+ * actions that are safe on a user's own tab. Still no raw CDP, no script evaluation, no console, no
+ * uploads or downloads of the gateway's files, no vision.
+ */
+export const EXTENDED_CONTROLLER_CAPABILITIES = [
+  'browser_dialog',
+  'browser_drag',
+  'browser_fill_form',
+  'browser_forward',
+  'browser_hover',
+  'browser_reload',
+  'browser_select_option',
+  'browser_tab_close',
+  'browser_tab_new',
+  'browser_wait_for',
+] as const;
 
-const ALLOWED: ReadonlySet<string> = new Set(CONTROLLER_CAPABILITIES);
+export type ControllerCapability =
+  (typeof CONTROLLER_CAPABILITIES)[number] | (typeof EXTENDED_CONTROLLER_CAPABILITIES)[number];
+
+/** The gateway's allowlist: the only actions a controller can ever be asked to run. */
+const ALLOWED: ReadonlySet<string> = new Set([
+  ...CONTROLLER_CAPABILITIES,
+  ...EXTENDED_CONTROLLER_CAPABILITIES,
+]);
 
 export function isControllerCapability(value: unknown): value is ControllerCapability {
   return typeof value === 'string' && ALLOWED.has(value);

@@ -6,7 +6,7 @@
  * once per affected session as `browser_crashed`, and admission: at most `max_sessions` contexts and
  * `max_concurrent_actions` calls at once, the rest queued briefly, then refused with `browser_busy`.
  */
-import { TabgateError } from '../../../protocol/index.js';
+import { TabgateError, type ToolInput, type ToolName } from '../../../protocol/index.js';
 import { BrowserEngine, runTool, type ContextSession, type EngineOptions } from '../../../engine/index.js';
 import type { Logger } from '../../../log/logger.js';
 import { Admission, type Release } from '../admission.js';
@@ -16,6 +16,8 @@ import { NetworkPolicy, type Resolver } from '../network-policy.js';
 import type { BrowserSettings } from '../settings.js';
 import type { SiteRulesSource } from '../site-rules-source.js';
 import { CdpConnection } from './cdp-connection.js';
+import { SessionDownloads, sessionFolder } from './downloads.js';
+import { checkUploadPaths } from './upload-paths.js';
 
 /** A connected browser and how to let go of it. */
 export interface OpenBrowser {
@@ -94,6 +96,13 @@ export class EngineBackend implements BrowserBackend {
     };
   }
 
+  /** Files move only where tabgate can reach the browser's disk: a browser on this machine. */
+  supports(tool: ToolName): boolean {
+    if (tool === 'browser_upload') return !this.source.remote;
+    if (tool === 'browser_downloads') return !this.source.remote && this.settings.downloadsDir !== undefined;
+    return true;
+  }
+
   async call(call: ToolCall): Promise<unknown> {
     if (this.closing) throw new TabgateError('backend_unavailable', 'The browser backend is shutting down.');
     if (this.crashed.delete(call.sessionId)) {
@@ -152,17 +161,53 @@ export class EngineBackend implements BrowserBackend {
       );
     const { sites } = this;
     const remote = this.source.remote;
-    const context = this.connect().then(({ engine }) =>
-      engine.openSession({
+    const context = this.connect().then(async ({ engine }) => {
+      const opened = await engine.openSession({
         isolated: this.source.isolated,
         sites: sites ? () => sites.rulesFor(sessionId, remote) : undefined,
-      }),
-    );
+        dialogs: {
+          policy: this.settings.dialogPolicy,
+          timeoutMs: this.settings.dialogTimeoutSeconds * 1000,
+        },
+      });
+      await this.keepDownloads(engine, opened, sessionId);
+      return opened;
+    });
     context.catch(() => {
       if (this.sessions.get(sessionId) === state) this.forget(sessionId);
     });
     state.context = context;
     return context;
+  }
+
+  /**
+   * Downloads are kept only where tabgate can read them: a browser on this machine, in a context of the
+   * session's own. A remote browser's disk is the provider's, so it downloads nothing there.
+   */
+  private async keepDownloads(
+    engine: BrowserEngine,
+    context: ContextSession,
+    sessionId: string,
+  ): Promise<void> {
+    const root = this.settings.downloadsDir;
+    if (this.source.remote || !root || !context.contextId) {
+      await engine.root
+        .send('Browser.setDownloadBehavior', {
+          behavior: 'deny',
+          ...(context.contextId ? { browserContextId: context.contextId } : {}),
+        })
+        .catch(() => undefined);
+      return;
+    }
+    const ledger = new SessionDownloads(
+      engine.root,
+      context.contextId,
+      sessionFolder(root, sessionId),
+      this.settings.downloadMaxBytes,
+      (frameId) => context.ownsFrame(frameId),
+    );
+    await ledger.enable();
+    context.downloads = ledger;
   }
 
   /** Runs `work` in one of the browser's `max_concurrent_actions` slots. */
@@ -206,7 +251,7 @@ export class EngineBackend implements BrowserBackend {
         this.inActionSlot(call, admitBy, async () => {
           const context = await this.contextOf(call.sessionId, state);
           ranOn = (await this.connected)?.browser.connection;
-          return runTool(context, call.tool, call.args, this.options, call.secret);
+          return runTool(context, call.tool, await this.checkedArgs(call), this.options, call.secret);
         }),
       );
       return await Promise.race([work, deadline, aborted]);
@@ -221,6 +266,20 @@ export class EngineBackend implements BrowserBackend {
       state.busy--;
       state.lastUsed = Date.now();
     }
+  }
+
+  /** Upload paths are judged here, on the gateway's machine, before the browser sees one. */
+  private async checkedArgs(call: ToolCall): Promise<ToolCall['args']> {
+    if (call.tool !== 'browser_upload') return call.args;
+    if (this.source.remote) {
+      throw new TabgateError(
+        'unsupported_on_backend',
+        `${this.name}: the browser runs on another machine and CDP sets files by their path on that machine; tabgate does not copy files there.`,
+      );
+    }
+    const args = call.args as ToolInput<'browser_upload'>;
+    const paths = await checkUploadPaths(args.paths, this.settings.uploadRoots, this.settings.uploadMaxBytes);
+    return { ...args, paths };
   }
 
   /** Anything that is not already a TabgateError is a broken browser connection or a bug. */
@@ -314,6 +373,7 @@ export class EngineBackend implements BrowserBackend {
     try {
       const context = await state.context;
       const { engine } = await this.connect();
+      (context.downloads as SessionDownloads | undefined)?.dispose();
       await engine.closeSession(context);
     } catch {
       // Closing never throws: a session whose browser is gone is closed already.

@@ -8,7 +8,7 @@
  * Provider failures reach the agent as `provider_not_configured` or
  * `provider_error`: there is never a silent switch to another browser.
  */
-import { TabgateError } from '../../../protocol/index.js';
+import { TabgateError, type ToolName } from '../../../protocol/index.js';
 import type { BrowserProvider, ProviderSessionMetadata } from '../../../providers/api.js';
 import type { Logger } from '../../../log/logger.js';
 import { Admission, type Release } from '../admission.js';
@@ -68,6 +68,11 @@ export class ProviderBackend implements BrowserBackend {
     const idleMs = options.settings.inactivityTimeoutSeconds * 1000;
     this.sweeper = setInterval(() => void this.sweep(), Math.min(30_000, Math.max(100, idleMs / 4)));
     this.sweeper.unref();
+  }
+
+  /** A provider's browser is on its machine: no files reach it or come back from it. */
+  supports(tool: ToolName): boolean {
+    return tool !== 'browser_upload' && tool !== 'browser_downloads';
   }
 
   async call(call: ToolCall): Promise<unknown> {

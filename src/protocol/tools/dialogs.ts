@@ -1,0 +1,21 @@
+import { z } from 'zod';
+import { defineTool } from './define.js';
+
+export const browserDialog = defineTool({
+  name: 'browser_dialog',
+  title: 'Answer a dialog',
+  description: 'Accept or dismiss the open alert/confirm/prompt/beforeunload dialog.',
+  input: z.strictObject({
+    action: z.enum(['accept', 'dismiss']),
+    prompt_text: z.string().max(10_000).optional(),
+  }),
+  annotations: { readOnlyHint: false, destructiveHint: true, openWorldHint: true },
+});
+
+export const browserDownloads = defineTool({
+  name: 'browser_downloads',
+  title: 'List downloads',
+  description: 'Files this session downloaded: name, size, mime, sha256, path.',
+  input: z.strictObject({}),
+  annotations: { readOnlyHint: true, openWorldHint: false },
+});

@@ -1,0 +1,19 @@
+import { z } from 'zod';
+import { defineTool } from './define.js';
+import { refSchema } from './input.js';
+
+export const browserHover = defineTool({
+  name: 'browser_hover',
+  title: 'Hover',
+  description: 'Move the mouse onto the element (opens hover menus and tooltips).',
+  input: z.strictObject({ ref: refSchema }),
+  annotations: { readOnlyHint: false, destructiveHint: false, openWorldHint: false },
+});
+
+export const browserDrag = defineTool({
+  name: 'browser_drag',
+  title: 'Drag and drop',
+  description: 'Drag one element onto another.',
+  input: z.strictObject({ from_ref: refSchema, to_ref: refSchema }),
+  annotations: { readOnlyHint: false, destructiveHint: true, openWorldHint: true },
+});
