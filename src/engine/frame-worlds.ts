@@ -6,7 +6,7 @@
 import { TabgateError } from '../protocol/index.js';
 import type { CallFunctionResult, ExecutionContextDescription } from './cdp-types.js';
 import { INSTALL_EXPRESSION, RUN_FUNCTION, WORLD_NAME } from './page/install.js';
-import type { CdpSession } from './transport.js';
+import { isCdpFailure, type CdpSession } from './transport.js';
 
 export class FrameWorlds {
   private readonly byFrame = new Map<string, number>();
@@ -82,7 +82,7 @@ export class FrameWorlds {
         awaitPromise: false,
       });
     } catch (error) {
-      if (!this.alive.has(contextId) || /context|Cannot find/i.test(String(error))) throw staleError();
+      if (!this.alive.has(contextId) || isCdpFailure(error, 'stale_context')) throw staleError();
       throw error;
     }
     if (response.exceptionDetails) {
