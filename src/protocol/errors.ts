@@ -20,11 +20,7 @@ export const ERROR_TABLE = {
   browser_control_session_forbidden: { status: 403, hint: 'Register for an existing session.' },
   invalid_ticket: {
     status: 401,
-    hint: 'Register again for a fresh ticket; a ticket works once, for 30 seconds.',
-  },
-  invalid_subprotocol: {
-    status: 401,
-    hint: 'Offer hermes-browser-control-v1 and exactly one ticket subprotocol; never put the ticket in the URL.',
+    hint: 'Register again for a fresh ticket; a ticket works once, for 30 seconds. Offer hermes-browser-control-v1 and exactly one ticket subprotocol; never put the ticket in the URL.',
   },
 
   // Authentication and request shape
