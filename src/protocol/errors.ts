@@ -74,6 +74,10 @@ export const ERROR_TABLE = {
   },
   unknown_tool: { status: 404, hint: 'GET /v1/tools lists the tools.' },
   invalid_arguments: { status: 400, hint: 'Fix the named argument; the tool list gives each schema.' },
+  call_cancelled: {
+    status: 409,
+    hint: 'The caller cancelled this call (or went away) before it finished; call again if it is still wanted.',
+  },
 
   // Routing to a user's browser (fail-closed)
   controller_unavailable: {

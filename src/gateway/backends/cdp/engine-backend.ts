@@ -193,7 +193,7 @@ export class EngineBackend implements BrowserBackend {
     const aborted = new Promise<never>((_resolve, reject) => {
       call.signal?.addEventListener(
         'abort',
-        () => reject(new TabgateError('controller_cancelled', 'The call was cancelled.')),
+        () => reject(new TabgateError('call_cancelled', 'The call was cancelled.')),
         { once: true },
       );
     });
