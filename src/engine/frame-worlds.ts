@@ -6,7 +6,7 @@
 import { TabgateError } from '../protocol/index.js';
 import type { CallFunctionResult, ExecutionContextDescription } from './cdp-types.js';
 import { INSTALL_EXPRESSION, RUN_FUNCTION, WORLD_NAME } from './page/install.js';
-import type { CdpSession } from './transport.js';
+import { isCdpFailure, type CdpSession } from './transport.js';
 
 /** What a page function may use of the page agent (page/agent-state.ts). */
 export interface PageAgent {
@@ -97,7 +97,7 @@ export class FrameWorlds {
         awaitPromise: false,
       });
     } catch (error) {
-      if (!this.alive.has(contextId) || /context|Cannot find/i.test(String(error))) throw staleError();
+      if (!this.alive.has(contextId) || isCdpFailure(error, 'stale_context')) throw staleError();
       throw error;
     }
     if (response.exceptionDetails) {

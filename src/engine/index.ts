@@ -4,7 +4,16 @@
  * only protocol. Start at `BrowserEngine` (browser connection) or `Tab` + your own `TabHost`, then
  * `runTool`.
  */
-export { type CdpTransport, type CdpEventListener, CdpEventHub, CdpSession } from './transport.js';
+export {
+  type CdpTransport,
+  type CdpEventListener,
+  type CdpFailure,
+  CdpError,
+  CdpEventHub,
+  CdpSession,
+  cdpErrorFromResponse,
+  isCdpFailure,
+} from './transport.js';
 export { BrowserEngine } from './browser-engine.js';
 export { ContextSession } from './context-session.js';
 export type { BrowserEngineOptions } from './browser-engine.js';

@@ -3,6 +3,45 @@
  * child sessions. A Node WebSocket to a browser endpoint implements it (local Chromium, a provider's CDP
  * URL), and so can `chrome.debugger` inside the extension, which also speaks flattened `sessionId`s.
  */
+/**
+ * How a CDP command failed, told apart once, where the failure is seen (the transport), so nothing
+ * above matches error text: `closed`, the connection or the target is gone (a crashed or closed
+ * browser, a detached debugger); `stale_context`, the execution context the command named is gone (its
+ * document navigated away); `protocol`, the browser refused the command itself (with its CDP code).
+ */
+export type CdpFailure = 'closed' | 'stale_context' | 'protocol';
+
+export class CdpError extends Error {
+  constructor(
+    readonly failure: CdpFailure,
+    /** The CDP method that failed. */
+    readonly method: string,
+    detail: string,
+    /** The browser's JSON-RPC error code, for a `protocol` or `stale_context` failure. */
+    readonly code?: number,
+  ) {
+    super(`CDP ${method}: ${detail}`);
+    this.name = 'CdpError';
+  }
+}
+
+// The browser's words for a gone context or target: CDP answers both with the generic -32000, so the
+// message is all there is to tell them apart. Read here only, once per failed command.
+const STALE_CONTEXT =
+  /Cannot find context with specified id|Execution context was destroyed|Cannot find default execution context|Inspected target navigated or closed/i;
+const TARGET_GONE = /Target closed|Session closed|No session with given id|No target with given id/i;
+
+/** A CDP error response (`{code, message}`) as the CdpError it means. */
+export function cdpErrorFromResponse(method: string, error: { code?: number; message?: string }): CdpError {
+  const message = String(error.message ?? 'unknown error');
+  if (STALE_CONTEXT.test(message)) return new CdpError('stale_context', method, message, error.code);
+  if (TARGET_GONE.test(message)) return new CdpError('closed', method, message, error.code);
+  return new CdpError('protocol', method, message, error.code);
+}
+
+export const isCdpFailure = (error: unknown, failure: CdpFailure): error is CdpError =>
+  error instanceof CdpError && error.failure === failure;
+
 export type CdpEventListener = (params: unknown, sessionId: string | undefined) => void;
 
 export interface CdpTransport {

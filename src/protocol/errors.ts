@@ -20,11 +20,7 @@ export const ERROR_TABLE = {
   browser_control_session_forbidden: { status: 403, hint: 'Register for an existing session.' },
   invalid_ticket: {
     status: 401,
-    hint: 'Register again for a fresh ticket; a ticket works once, for 30 seconds.',
-  },
-  invalid_subprotocol: {
-    status: 401,
-    hint: 'Offer hermes-browser-control-v1 and exactly one ticket subprotocol; never put the ticket in the URL.',
+    hint: 'Register again for a fresh ticket; a ticket works once, for 30 seconds. Offer hermes-browser-control-v1 and exactly one ticket subprotocol; never put the ticket in the URL.',
   },
 
   // Authentication and request shape
@@ -78,6 +74,10 @@ export const ERROR_TABLE = {
   },
   unknown_tool: { status: 404, hint: 'GET /v1/tools lists the tools.' },
   invalid_arguments: { status: 400, hint: 'Fix the named argument; the tool list gives each schema.' },
+  call_cancelled: {
+    status: 409,
+    hint: 'The caller cancelled this call (or went away) before it finished; call again if it is still wanted.',
+  },
 
   // Routing to a user's browser (fail-closed)
   controller_unavailable: {

@@ -9,9 +9,10 @@ import { after, before, describe, it } from 'node:test';
 import { createLocalChromiumBackend } from '../../src/gateway/backends/cdp/index.js';
 import type { ToolCall } from '../../src/gateway/backends/backend.js';
 import { DEFAULT_BROWSER_SETTINGS } from '../../src/gateway/backends/settings.js';
-import { silentLogger } from '../../src/log/logger.js';
+import { createLogger, silentLogger } from '../../src/log/logger.js';
 import type { ResultNotices, SnapshotResult, ToolName } from '../../src/protocol/index.js';
 import { startTestSite, type TestSite } from '../testserver/server.js';
+import { waitFor } from '../helpers/wait-for.js';
 import { chromiumPidsWith } from './chromium-processes.js';
 
 const call = (
@@ -51,13 +52,17 @@ describe('local Chromium backend', () => {
 
   it('closes an idle session: its pages are gone, and the next call says so once with session_reset', async () => {
     const marker = `--tabgate-test-marker=${randomUUID()}`;
+    const logged: string[] = [];
     const backend = createLocalChromiumBackend(
       { ...DEFAULT_BROWSER_SETTINGS, inactivityTimeoutSeconds: 0.3, chromiumArgs: [marker] },
-      silentLogger,
+      createLogger({ write: (line) => logged.push(line) }),
     );
     try {
       await call(backend, 'idle', 'browser_navigate', { url: site.url('/page2') });
-      await new Promise((resolve) => setTimeout(resolve, 1200));
+      // The sweep logs, forgets the session and marks its notice in one synchronous step.
+      await waitFor(() => logged.some((line) => line.includes('closing idle browser session')), {
+        what: 'the idle sweep to close the session',
+      });
       const after = (await call(backend, 'idle', 'browser_snapshot', {})) as SnapshotResult & ResultNotices;
       assert.equal(after.url, 'about:blank');
       assert.match(after.notices?.[0] ?? '', /^session_reset: .*idle.*about:blank/);
@@ -89,11 +94,11 @@ describe('local Chromium backend', () => {
     });
     assert.ok(chromiumPidsWith(marker).length > 0, 'the child should have a Chromium running');
     child.kill('SIGKILL'); // no handler runs: only the closed CDP pipe tells Chromium to quit
-    const deadline = Date.now() + 15_000;
-    while (chromiumPidsWith(marker).length > 0 && Date.now() < deadline) {
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-    assert.deepEqual(chromiumPidsWith(marker), []);
+    await waitFor(() => chromiumPidsWith(marker).length === 0, {
+      what: 'Chromium to quit after its gateway was killed',
+      within: 15_000,
+      every: 100,
+    });
   });
 
   for (const mode of ['SIGTERM', 'SIGINT', 'exit'] as const) {

@@ -60,10 +60,7 @@ describe('admission slots', () => {
     const controller = new AbortController();
     const waiting = s.acquire(Date.now() + 1000, controller.signal);
     controller.abort();
-    await assert.rejects(
-      waiting,
-      (error: unknown) => (error as TabgateError).code === 'controller_cancelled',
-    );
+    await assert.rejects(waiting, (error: unknown) => (error as TabgateError).code === 'call_cancelled');
     assert.equal(s.queued, 0);
   });
 });

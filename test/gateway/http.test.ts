@@ -118,6 +118,15 @@ describe('HTTP API guards', () => {
     assert.equal(list.body.error.code, 'invalid_json');
   });
 
+  it('answers 415 unsupported_media_type for a body that is not sent as JSON', async () => {
+    const form = await gw.request('POST', '/v1/sessions', {
+      raw: 'title=x',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    });
+    assert.equal(form.status, 415);
+    assert.equal(form.body.error.code, 'unsupported_media_type');
+  });
+
   it('answers 404 not_found for unknown paths and 405 for a wrong method', async () => {
     assert.equal((await gw.request('GET', '/v1/nope')).body.error.code, 'not_found');
     const wrongMethod = await gw.request('PUT', '/v1/sessions');

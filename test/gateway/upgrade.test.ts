@@ -2,7 +2,13 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Clock } from '../../src/gateway/clock.js';
 import { CONTROLLER_SUBPROTOCOL, TICKET_SUBPROTOCOL_PREFIX } from '../../src/protocol/index.js';
-import { rawUpgrade, register, TestController, ticketProtocols } from './fixtures/controller.js';
+import {
+  rawUpgrade,
+  register,
+  TestController,
+  ticketProtocols,
+  upgradeAnswer,
+} from './fixtures/controller.js';
 import { ENABLED_CONFIG, startTestGateway, type TestGateway } from './fixtures/gateway.js';
 
 describe('GET /v1/browser-control/ws guards', () => {
@@ -25,7 +31,10 @@ describe('GET /v1/browser-control/ws guards', () => {
     const ticket = await register(gw, { sessionId });
     gw.writeConfig({ browser: { extension_control: { enabled: false } } });
     try {
-      assert.equal(await rawUpgrade(gw, { protocols: ticketProtocols(ticket) }), 404);
+      assert.deepEqual(await upgradeAnswer(gw, { protocols: ticketProtocols(ticket) }), {
+        status: 404,
+        code: 'browser_control_disabled',
+      });
     } finally {
       gw.writeConfig(ENABLED_CONFIG);
     }
@@ -34,44 +43,65 @@ describe('GET /v1/browser-control/ws guards', () => {
 
   it('answers 401 when the protocol subprotocol is missing, without consuming the ticket', async () => {
     const ticket = await register(gw, { sessionId });
-    assert.equal(await rawUpgrade(gw, { protocols: [TICKET_SUBPROTOCOL_PREFIX + ticket] }), 401);
+    assert.deepEqual(await upgradeAnswer(gw, { protocols: [TICKET_SUBPROTOCOL_PREFIX + ticket] }), {
+      status: 401,
+      code: 'invalid_ticket',
+    });
     await assertStillUsable(ticket);
   });
 
   it('answers 401 for zero or two ticket subprotocols, without consuming the ticket', async () => {
     const ticket = await register(gw, { sessionId });
-    assert.equal(await rawUpgrade(gw, { protocols: [CONTROLLER_SUBPROTOCOL] }), 401);
+    assert.deepEqual(await upgradeAnswer(gw, { protocols: [CONTROLLER_SUBPROTOCOL] }), {
+      status: 401,
+      code: 'invalid_ticket',
+    });
     const twice = [...ticketProtocols(ticket), TICKET_SUBPROTOCOL_PREFIX + 'other'];
-    assert.equal(await rawUpgrade(gw, { protocols: twice }), 401);
+    assert.deepEqual(await upgradeAnswer(gw, { protocols: twice }), { status: 401, code: 'invalid_ticket' });
     await assertStillUsable(ticket);
   });
 
   it('answers 401 for a ticket in the query string, without consuming the ticket', async () => {
     const ticket = await register(gw, { sessionId });
     const path = `/v1/browser-control/ws?ticket=${ticket}`;
-    assert.equal(await rawUpgrade(gw, { protocols: ticketProtocols(ticket), path }), 401);
+    assert.deepEqual(await upgradeAnswer(gw, { protocols: ticketProtocols(ticket), path }), {
+      status: 401,
+      code: 'invalid_ticket',
+    });
     await assertStillUsable(ticket);
   });
 
   it('answers 403 for a web page Origin, without consuming the ticket', async () => {
     const ticket = await register(gw, { sessionId });
     const headers = { origin: 'https://evil.example' };
-    assert.equal(await rawUpgrade(gw, { protocols: ticketProtocols(ticket), headers }), 403);
+    assert.deepEqual(await upgradeAnswer(gw, { protocols: ticketProtocols(ticket), headers }), {
+      status: 403,
+      code: 'forbidden_origin',
+    });
     await assertStillUsable(ticket);
   });
 
   it('answers 403 for a Host that is not the bound loopback name, without consuming the ticket', async () => {
     const ticket = await register(gw, { sessionId });
     const headers = { host: 'rebound.example:8642' };
-    assert.equal(await rawUpgrade(gw, { protocols: ticketProtocols(ticket), headers }), 403);
+    assert.deepEqual(await upgradeAnswer(gw, { protocols: ticketProtocols(ticket), headers }), {
+      status: 403,
+      code: 'forbidden_host',
+    });
     await assertStillUsable(ticket);
   });
 
   it('answers 401 for an unknown ticket and for a ticket used twice', async () => {
-    assert.equal(await rawUpgrade(gw, { protocols: ticketProtocols('A'.repeat(43)) }), 401);
+    assert.deepEqual(await upgradeAnswer(gw, { protocols: ticketProtocols('A'.repeat(43)) }), {
+      status: 401,
+      code: 'invalid_ticket',
+    });
     const ticket = await register(gw, { sessionId });
     const controller = await TestController.open(gw, ticket);
-    assert.equal(await rawUpgrade(gw, { protocols: ticketProtocols(ticket) }), 401);
+    assert.deepEqual(await upgradeAnswer(gw, { protocols: ticketProtocols(ticket) }), {
+      status: 401,
+      code: 'invalid_ticket',
+    });
     await controller.close();
   });
 
@@ -98,7 +128,10 @@ describe('ticket expiry', () => {
       const controller = await TestController.open(gw, atExpiry);
       await controller.close();
       now += 1;
-      assert.equal(await rawUpgrade(gw, { protocols: ticketProtocols(late) }), 401);
+      assert.deepEqual(await upgradeAnswer(gw, { protocols: ticketProtocols(late) }), {
+        status: 401,
+        code: 'invalid_ticket',
+      });
     } finally {
       await gw.close();
     }

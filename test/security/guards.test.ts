@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Route } from '../../src/gateway/http/route-table.js';
 import { EXTENSION_ORIGIN, MAX_JSON_BODY_BYTES } from '../../src/protocol/index.js';
-import { rawUpgrade, register, ticketProtocols } from '../gateway/fixtures/controller.js';
+import { register, ticketProtocols, upgradeAnswer } from '../gateway/fixtures/controller.js';
 import { startTestGateway, type TestGateway } from '../gateway/fixtures/gateway.js';
 import { RecordingBackend } from '../gateway/fixtures/recording-backend.js';
 import { concretePath, rawRequest } from './fixtures.js';
@@ -108,12 +108,15 @@ describe('guards on every route', () => {
   it('refuses a controller socket with a rebinding Host or a web page Origin', async () => {
     const sessionId = await gw.createSession();
     const ticket = await register(gw, { sessionId });
-    const attempts: Record<string, string>[] = [
-      { host: `evil.example:${port}` },
-      { origin: 'https://evil.example' },
-      { origin: 'null' },
+    const attempts: [Record<string, string>, string][] = [
+      [{ host: `evil.example:${port}` }, 'forbidden_host'],
+      [{ origin: 'https://evil.example' }, 'forbidden_origin'],
+      [{ origin: 'null' }, 'forbidden_origin'],
     ];
-    for (const headers of attempts)
-      assert.equal(await rawUpgrade(gw, { protocols: ticketProtocols(ticket), headers }), 403);
+    for (const [headers, code] of attempts)
+      assert.deepEqual(await upgradeAnswer(gw, { protocols: ticketProtocols(ticket), headers }), {
+        status: 403,
+        code,
+      });
   });
 });

@@ -4,7 +4,13 @@
  * same shape a browser connection gives the engine. The chrome.debugger listeners are registered once,
  * at the worker's top level, and fan events out to the live transports by tab id.
  */
-import { CdpEventHub, type CdpEventListener, type CdpTransport } from '../../engine/transport.js';
+import {
+  CdpError,
+  CdpEventHub,
+  cdpErrorFromResponse,
+  type CdpEventListener,
+  type CdpTransport,
+} from '../../engine/transport.js';
 import { chrome, type Debuggee } from '../chrome-api.js';
 
 const live = new Map<number, DebuggerTransport>();
@@ -20,6 +26,19 @@ export function installDebuggerListeners(): void {
   chrome.debugger.onDetach.addListener((source, reason) => {
     if (source.tabId !== undefined) live.get(source.tabId)?.markClosed(reason);
   });
+}
+
+const DEBUGGER_GONE = /not attached|Detached while handling command|No tab with given id|Target closed/i;
+
+function parseProtocolError(message: string): { code?: number; message: string } | null {
+  if (!message.startsWith('{')) return null;
+  try {
+    const value = JSON.parse(message) as { code?: unknown; message?: unknown };
+    if (typeof value.message !== 'string') return null;
+    return { code: typeof value.code === 'number' ? value.code : undefined, message: value.message };
+  } catch {
+    return null;
+  }
 }
 
 export class DebuggerTransport implements CdpTransport {
@@ -47,9 +66,26 @@ export class DebuggerTransport implements CdpTransport {
   }
 
   async send(method: string, params?: object, sessionId?: string): Promise<unknown> {
-    if (this.closed) throw new Error(`debugger detached from tab ${this.tabId}`);
+    if (this.closed) throw new CdpError('closed', method, `debugger detached from tab ${this.tabId}`);
     const target: Debuggee = sessionId ? { tabId: this.tabId, sessionId } : { tabId: this.tabId };
-    return chrome.debugger.sendCommand(target, method, params ?? {});
+    try {
+      return await chrome.debugger.sendCommand(target, method, params ?? {});
+    } catch (error) {
+      throw this.failure(method, error);
+    }
+  }
+
+  /**
+   * What a refused `sendCommand` means, told once here: Chrome reports the browser's protocol error as
+   * its JSON (`{"code":-32000,"message":…}`), and its own refusals (no longer attached, detached while
+   * the command ran, the tab gone) in words.
+   */
+  private failure(method: string, error: unknown): CdpError {
+    const message = String((error as Error | undefined)?.message ?? error);
+    const response = parseProtocolError(message);
+    if (response) return cdpErrorFromResponse(method, response);
+    if (this.closed || DEBUGGER_GONE.test(message)) return new CdpError('closed', method, message);
+    return new CdpError('protocol', method, message);
   }
 
   on(event: string, listener: CdpEventListener): () => void {

@@ -44,8 +44,7 @@ export class Slots {
   /** A slot, at once or after waiting at most until `admitBy` (epoch ms); else `browser_busy`. */
   acquire(admitBy: number, signal?: CallSignal): Promise<Release> {
     if (this.held < this.options.limit && this.waiting.length === 0) return Promise.resolve(this.take());
-    if (signal?.aborted)
-      return Promise.reject(new TabgateError('controller_cancelled', 'The call was cancelled.'));
+    if (signal?.aborted) return Promise.reject(new TabgateError('call_cancelled', 'The call was cancelled.'));
     const waitMs = admitBy - Date.now();
     if (this.waiting.length >= this.options.queueLength || waitMs <= 0) return Promise.reject(this.busy());
     return new Promise<Release>((resolve, reject) => {
@@ -66,7 +65,7 @@ export class Slots {
         },
       };
       const onAbort = () =>
-        waiter.refuse(new TabgateError('controller_cancelled', 'The call was cancelled while it waited.'));
+        waiter.refuse(new TabgateError('call_cancelled', 'The call was cancelled while it waited.'));
       const timer = setTimeout(() => waiter.refuse(this.busy()), waitMs);
       signal?.addEventListener('abort', onAbort, { once: true });
       this.waiting.push(waiter);

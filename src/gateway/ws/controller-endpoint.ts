@@ -13,6 +13,8 @@ import {
   MAX_FRAME_BYTES,
   SERVER_KEEPALIVE_INTERVAL_MS,
   SERVER_KEEPALIVE_NONCE_PREFIX,
+  httpStatusOf,
+  type ErrorCode,
 } from '../../protocol/index.js';
 import type { Broker } from '../broker/broker.js';
 import type { HostGuard } from '../guards/host.js';
@@ -34,20 +36,15 @@ export interface ControllerEndpointDeps {
 
 const STATUS_TEXT: Record<number, string> = { 401: 'Unauthorized', 403: 'Forbidden', 404: 'Not Found' };
 
-/** Refuses an upgrade with a plain HTTP response; the client never sees a WebSocket. */
-function refuse(socket: Duplex, status: number, code: string): void {
-  const body = JSON.stringify({ error: { code, message: STATUS_TEXT[status] ?? 'Refused' } });
+/** Refuses an upgrade with a plain HTTP response and the error body; the client never sees a WebSocket. */
+function refuse(socket: Duplex, code: ErrorCode, message: string): void {
+  const status = httpStatusOf(code);
+  const body = JSON.stringify({ error: { code, message } });
   socket.end(
     `HTTP/1.1 ${status} ${STATUS_TEXT[status] ?? 'Refused'}\r\nConnection: close\r\n` +
       `Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
   );
 }
-
-const REFUSAL_CODES: Record<number, string> = {
-  401: 'invalid_ticket',
-  403: 'forbidden_origin',
-  404: 'browser_control_disabled',
-};
 
 export class ControllerEndpoint {
   private readonly wss = new WebSocketServer({
@@ -84,20 +81,18 @@ export class ControllerEndpoint {
       origin: this.d.originGuard,
     });
     if (!verdict.ok) {
-      this.d.log.info('controller upgrade refused', { status: verdict.status, reason: verdict.reason });
-      refuse(
-        socket,
-        verdict.status,
-        verdict.status === 403 && verdict.reason.startsWith('host')
-          ? 'forbidden_host'
-          : (REFUSAL_CODES[verdict.status] ?? 'forbidden'),
-      );
+      this.d.log.info('controller upgrade refused', { code: verdict.code, reason: verdict.reason });
+      refuse(socket, verdict.code, verdict.reason);
       return true;
     }
     const consumed = this.d.broker.consumeTicket(verdict.ticket);
     if (!consumed.ok) {
-      this.d.log.info('controller upgrade refused', { status: 401, reason: consumed.reason });
-      refuse(socket, 401, 'invalid_ticket');
+      this.d.log.info('controller upgrade refused', { code: 'invalid_ticket', reason: consumed.reason });
+      refuse(
+        socket,
+        'invalid_ticket',
+        'The ticket is unknown, used or expired: register again for a new one.',
+      );
       return true;
     }
     this.d.onAccepted?.(socket);

@@ -3,7 +3,13 @@
  * a WebSocket (a CDP URL) or the launch pipe (our own Chromium), so every CDP backend shares one path.
  */
 import type { Readable, Writable } from 'node:stream';
-import { CdpEventHub, type CdpEventListener, type CdpTransport } from '../../../engine/index.js';
+import {
+  CdpError,
+  CdpEventHub,
+  cdpErrorFromResponse,
+  type CdpEventListener,
+  type CdpTransport,
+} from '../../../engine/index.js';
 import { openWebSocketWire, pipeWire, type CdpWire } from './cdp-wire.js';
 
 interface Pending {
@@ -18,7 +24,7 @@ interface Message {
   params?: unknown;
   sessionId?: string;
   result?: unknown;
-  error?: { message: string; data?: string };
+  error?: { code?: number; message: string; data?: string };
 }
 
 export class CdpConnection implements CdpTransport {
@@ -43,7 +49,8 @@ export class CdpConnection implements CdpTransport {
   }
 
   send(method: string, params: object = {}, sessionId?: string): Promise<unknown> {
-    if (this.closed) return Promise.reject(new Error(`CDP ${method}: the browser connection is closed`));
+    if (this.closed)
+      return Promise.reject(new CdpError('closed', method, 'the browser connection is closed'));
     const id = this.nextId++;
     const message = JSON.stringify({ id, method, params, ...(sessionId ? { sessionId } : {}) });
     return new Promise((resolve, reject) => {
@@ -78,7 +85,7 @@ export class CdpConnection implements CdpTransport {
       const pending = this.pending.get(message.id);
       if (!pending) return;
       this.pending.delete(message.id);
-      if (message.error) pending.reject(new Error(`CDP ${pending.method}: ${message.error.message}`));
+      if (message.error) pending.reject(cdpErrorFromResponse(pending.method, message.error));
       else pending.resolve(message.result ?? {});
       return;
     }
@@ -89,7 +96,7 @@ export class CdpConnection implements CdpTransport {
     if (this.closed) return;
     this.closed = true;
     for (const pending of this.pending.values())
-      pending.reject(new Error(`CDP ${pending.method}: ${reason}`));
+      pending.reject(new CdpError('closed', pending.method, reason));
     this.pending.clear();
     this.events.closed(reason);
   }

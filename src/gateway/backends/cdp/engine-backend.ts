@@ -7,7 +7,14 @@
  * `max_concurrent_actions` calls at once, the rest queued briefly, then refused with `browser_busy`.
  */
 import { TabgateError, type ToolInput, type ToolName } from '../../../protocol/index.js';
-import { BrowserEngine, runTool, type ContextSession, type EngineOptions } from '../../../engine/index.js';
+import {
+  BrowserEngine,
+  CdpError,
+  isCdpFailure,
+  runTool,
+  type ContextSession,
+  type EngineOptions,
+} from '../../../engine/index.js';
 import type { Logger } from '../../../log/logger.js';
 import { Admission, type Release } from '../admission.js';
 import { ResetNotices } from './reset-notices.js';
@@ -239,7 +246,7 @@ export class EngineBackend implements BrowserBackend {
     const aborted = new Promise<never>((_resolve, reject) => {
       call.signal?.addEventListener(
         'abort',
-        () => reject(new TabgateError('controller_cancelled', 'The call was cancelled.')),
+        () => reject(new TabgateError('call_cancelled', 'The call was cancelled.')),
         { once: true },
       );
     });
@@ -260,7 +267,7 @@ export class EngineBackend implements BrowserBackend {
       // that gives up holds nothing until the idle sweep.
       if (error instanceof TabgateError && error.code === 'browser_busy' && !state.context)
         if (this.sessions.get(call.sessionId) === state) this.forget(call.sessionId);
-      throw this.translate(ranOn?.closed === true ? new Error('connection closed') : error, call);
+      throw this.translate(error, call, ranOn?.closed === true);
     } finally {
       clearTimeout(timer);
       state.busy--;
@@ -282,26 +289,30 @@ export class EngineBackend implements BrowserBackend {
     return { ...args, paths };
   }
 
-  /** Anything that is not already a TabgateError is a broken browser connection or a bug. */
-  private translate(error: unknown, call: ToolCall): TabgateError {
+  /**
+   * Anything that is not already a TabgateError is a broken browser connection or a bug. `lost`: the
+   * connection the call ran on is gone, so the failure is the crash, whatever error the engine happened
+   * to meet first (a stale world, a refused write).
+   */
+  private translate(error: unknown, call: ToolCall, lost: boolean): TabgateError {
+    if (lost) return this.crashedDuring(call);
     if (error instanceof TabgateError) return error;
-    if (
-      this.connected === undefined ||
-      /connection (is )?closed|Target closed|Session closed/i.test(String(error))
-    ) {
-      this.crashed.delete(call.sessionId);
-      this.forget(call.sessionId);
-      return new TabgateError(
-        'browser_crashed',
-        'The browser went away during this call; the next call starts a fresh browser.',
-      );
-    }
+    if (this.connected === undefined || isCdpFailure(error, 'closed')) return this.crashedDuring(call);
     this.log.error('browser call failed', {
       backend: this.name,
       tool: call.tool,
       error: String(error).slice(0, 300),
     });
     return new TabgateError('internal_error', `${call.tool} failed inside the browser engine.`);
+  }
+
+  private crashedDuring(call: ToolCall): TabgateError {
+    this.crashed.delete(call.sessionId);
+    this.forget(call.sessionId);
+    return new TabgateError(
+      'browser_crashed',
+      'The browser went away during this call; the next call starts a fresh browser.',
+    );
   }
 
   private connect(): Promise<Connected> {
@@ -327,7 +338,7 @@ export class EngineBackend implements BrowserBackend {
       this.connected = undefined;
       await browser.dispose();
       // Fail closed: a browser whose requests cannot be judged is not driven at all.
-      if (/Fetch\.enable/.test(String(error))) {
+      if (error instanceof CdpError && error.method === 'Fetch.enable') {
         throw new TabgateError(
           'backend_unavailable',
           `${this.name}: the browser refused request interception (Fetch.enable), which tabgate needs to keep it off addresses it may not reach.`,
