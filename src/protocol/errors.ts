@@ -153,6 +153,10 @@ export const ERROR_TABLE = {
   no_page: { status: 409, hint: 'No tab is open; navigate first.' },
   screenshot_too_large: { status: 413, hint: 'Take a viewport screenshot instead of the full page.' },
   unsupported_action: { status: 400, hint: 'This browser cannot run that action.' },
+  unsupported_on_backend: {
+    status: 501,
+    hint: 'The browser serving this session (GET /v1/sessions/{id} names it) cannot run this tool; choose another browser with `tabgate tools`.',
+  },
   command_timeout: {
     status: 504,
     hint: 'The browser did not finish this call in time; take a browser_snapshot to see the state before retrying.',
