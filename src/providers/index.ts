@@ -34,6 +34,7 @@ export {
   selectBrowser,
   safelyAvailable,
   AUTO_DETECT_ORDER,
+  CAMOFOX,
   type BrowserSelection,
   type SelectionInput,
 } from './select.js';

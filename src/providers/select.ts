@@ -1,6 +1,8 @@
 /**
  * Which browser serves sessions without a controller, decided once from config and the registry:
  *   1. a CDP URL (`BROWSER_CDP_URL`, then `browser.cdp_url`) overrides every provider;
+ *   1b. Camofox (a REST browser, not a provider plugin) when `browser.cloud_provider: camofox`, or when
+ *      `CAMOFOX_URL` is set and no other browser is named (the reference's legacy rule);
  *   2. `browser.cloud_provider: local` → the local Chromium;
  *   3. a registered name wins even when unavailable, so the user gets a credentials error rather than a
  *      silent switch to another browser;
@@ -14,9 +16,12 @@ import type { BrowserProvider } from './api.js';
 import type { ProviderRegistry } from './registry.js';
 
 export const AUTO_DETECT_ORDER = ['browser-use', 'browserbase'] as const;
+/** The `browser.cloud_provider` value that chooses Camofox. */
+export const CAMOFOX = 'camofox';
 
 export type BrowserSelection =
   | { kind: 'cdp-url'; cdpUrl: string }
+  | { kind: 'camofox'; url: string | undefined }
   | { kind: 'local'; reason: 'configured' | 'nothing-configured' }
   | { kind: 'provider'; provider: BrowserProvider; reason: 'configured' | 'auto-detected' };
 
@@ -25,6 +30,8 @@ export interface SelectionInput {
   cloudProvider?: string | null;
   /** `BROWSER_CDP_URL` (env wins) or `browser.cdp_url`. */
   cdpUrl?: string | null;
+  /** `CAMOFOX_URL` (env wins) or `browser.camofox.url`. */
+  camofoxUrl?: string | null;
   registry: ProviderRegistry;
   log: Logger;
 }
@@ -47,6 +54,8 @@ export function selectBrowser(input: SelectionInput): BrowserSelection {
   if (cdpUrl) return { kind: 'cdp-url', cdpUrl };
 
   const configured = input.cloudProvider?.trim().toLowerCase();
+  const camofoxUrl = input.camofoxUrl?.trim() || undefined;
+  if (configured === CAMOFOX || (!configured && camofoxUrl)) return { kind: 'camofox', url: camofoxUrl };
   if (configured === 'local') return { kind: 'local', reason: 'configured' };
   if (configured) {
     const provider = input.registry.get(configured);

@@ -4,6 +4,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
+import { providerDiscoveryOptions } from '../../src/gateway/backends/providers/index.js';
+import { loadConfig } from '../../src/gateway/config/index.js';
 import { discoverProviders } from '../../src/providers/index.js';
 import { recordingLogger } from './fixtures/context.js';
 import { startFakeVendor, type FakeVendor } from './fixtures/fake-vendor.js';
@@ -29,11 +31,15 @@ before(async () => {
   mkdirSync(dir, { recursive: true });
   writeFileSync(path.join(dir, 'plugin.yaml'), block('yaml', 'provides_browser_providers'));
   writeFileSync(path.join(dir, 'index.js'), block('js', 'registerBrowserProvider'));
+  writeFileSync(path.join(home, 'config.yaml'), block('yaml', 'cloud_provider: acme'));
   vendor = await startFakeVendor((request) => {
     if (request.headers.authorization !== 'Bearer acme-key-123')
       return { status: 401, body: { error: 'bad key' } };
-    if (request.method === 'POST' && request.path === '/v1/browsers')
+    if (request.method === 'POST' && request.path === '/v1/browsers') {
+      if ((request.body as { region?: unknown }).region !== 'eu')
+        return { status: 400, body: { error: 'region from config.yaml missing' } };
       return { status: 201, body: { id: 'ac-1', cdpUrl: 'ws://127.0.0.1:9/devtools/browser/x' } };
+    }
     if (request.method === 'DELETE' && request.path === '/v1/browsers/ac-1') return { status: 204 };
     return undefined;
   });
@@ -46,11 +52,10 @@ after(async () => {
 describe('the docs/providers.md worked example', () => {
   it('loads, creates and releases a session as the page says', async () => {
     const env: Record<string, string | undefined> = {};
+    const log = recordingLogger();
+    const config = loadConfig({ home, env: {}, log });
     const { registry, diagnostics } = await discoverProviders({
-      env,
-      log: recordingLogger(),
-      home,
-      enabled: ['acme'],
+      ...providerDiscoveryOptions(config, env, log),
       nodeModulesDirs: [],
     });
     assert.deepEqual(diagnostics, []);
@@ -61,6 +66,7 @@ describe('the docs/providers.md worked example', () => {
     Object.assign(env, { ACME_API_KEY: 'acme-key-123', ACME_BASE_URL: vendor.url });
     const session = await acme.createSession('t');
     assert.equal(session.bb_session_id, 'ac-1');
+    assert.deepEqual(session.features, { acme: true, region: 'eu' });
     assert.equal(await acme.closeSession(session.bb_session_id), true);
     assert.equal(acme.getSetupSchema()?.name, 'Acme Browser');
   });

@@ -72,7 +72,7 @@ describe('tabgate tools in a terminal', () => {
 describe('tabgate tools without a terminal', () => {
   it('takes numbered answers from a pipe', async () => {
     const run = runCli(['tools'], env(), { tty: false });
-    await run.waitFor(/Choose 1-5/);
+    await run.waitFor(/Choose 1-6/);
     run.write('4\n');
     await run.waitFor(/FIRECRAWL_API_KEY/);
     run.write('fc-secret-123456\n');
@@ -102,6 +102,19 @@ describe('tabgate tools without a terminal', () => {
     assert.equal(readEnvFile(envFile()).REMOTE_CDP_URL, 'ws://10.0.0.2:9222/devtools/browser/x');
   });
 
+  it('chooses Camofox and stores its URL', async () => {
+    const run = runCli(
+      ['tools', '--provider', 'camofox', '--set', 'CAMOFOX_URL=http://127.0.0.1:9377'],
+      env(),
+      {
+        tty: false,
+      },
+    );
+    assert.equal(await run.exit, 0, run.output());
+    assert.equal(config().browser?.cloud_provider, 'camofox');
+    assert.equal(readEnvFile(envFile()).CAMOFOX_URL, 'http://127.0.0.1:9377');
+  });
+
   it('switches back to the local Chromium', async () => {
     writeFileSync(configFile(), 'browser:\n  cloud_provider: firecrawl\n');
     const run = runCli(['tools', '--provider', 'local'], env(), { tty: false });
@@ -112,7 +125,7 @@ describe('tabgate tools without a terminal', () => {
   it('refuses an unknown provider with exit code 2 and changes nothing', async () => {
     const run = runCli(['tools', '--provider', 'nope', '--set', 'A=1'], env(), { tty: false });
     assert.equal(await run.exit, 2);
-    assert.match(run.output(), /unknown provider "nope"; choose one of: local, browser-use/);
+    assert.match(run.output(), /unknown provider "nope"; choose one of: local, camofox, browser-use/);
     assert.equal(existsSync(configFile()), false);
     assert.equal(existsSync(envFile()), false);
   });

@@ -5,6 +5,7 @@
  * `tabgate tools`); the real environment wins over that file.
  */
 import {
+  CAMOFOX,
   discoverProviders,
   loadHomeEnv,
   selectBrowser,
@@ -18,6 +19,11 @@ import type { BrowserBackend } from './backend.js';
 import type { SiteRulesSource } from './site-rules-source.js';
 import { createCdpUrlBackend, createLocalChromiumBackend } from './cdp/index.js';
 import { createProviderBackend, providerDiscoveryOptions } from './providers/index.js';
+import { CamofoxBackend } from './camofox/camofox-backend.js';
+import { UnavailableBackend } from './unavailable.js';
+
+const stringIn = (section: Readonly<Record<string, unknown>>, key: string): string | undefined =>
+  typeof section[key] === 'string' ? section[key] : undefined;
 
 export interface BackendChoice {
   /** Equal keys mean the same browser would be built: a re-read that changes nothing keeps the backend. */
@@ -32,7 +38,9 @@ export interface BackendChoice {
 /** A `browser.<name>` mapping no loaded plugin provides is a typo or a plugin that is not installed. */
 function warnUnclaimedSections(config: GatewayConfig, plugins: LoadedPlugin[], log: Logger): void {
   const claimed = new Set(
-    plugins.flatMap((plugin) => [plugin.name, ...plugin.providers]).map((name) => sectionKey(name)),
+    [CAMOFOX, ...plugins.flatMap((plugin) => [plugin.name, ...plugin.providers])].map((name) =>
+      sectionKey(name),
+    ),
   );
   for (const key of Object.keys(config.pluginSections))
     if (!claimed.has(key))
@@ -51,6 +59,7 @@ export async function chooseBackend(options: {
   const loaded = loadHomeEnv(config.home, env);
   if (loaded.length > 0) log.info('loaded provider settings from the home .env', { keys: loaded.join(',') });
   const settings = browserSettingsOf(config);
+  const camofox = pluginSection(config, CAMOFOX);
   const { registry, diagnostics, plugins } = await discoverProviders(
     providerDiscoveryOptions(config, env, log),
   );
@@ -58,6 +67,7 @@ export async function chooseBackend(options: {
   const selection = selectBrowser({
     cloudProvider: config.browser.cloud_provider,
     cdpUrl: config.browser.cdp_url ?? env.BROWSER_CDP_URL,
+    camofoxUrl: env.CAMOFOX_URL ?? stringIn(camofox, 'url'),
     registry,
     log,
   });
@@ -71,6 +81,23 @@ export async function chooseBackend(options: {
         backend: createCdpUrlBackend({ cdpUrl: selection.cdpUrl, sites }, settings, log),
         dispose() {},
       };
+    case 'camofox': {
+      log.info('browser backend: Camofox');
+      const apiKey = env.CAMOFOX_API_KEY;
+      const vncUrl = env.CAMOFOX_VNC_URL ?? stringIn(camofox, 'vnc_url');
+      const backend = selection.url
+        ? new CamofoxBackend({ url: selection.url, apiKey, vncUrl }, settings, log)
+        : new UnavailableBackend(
+            'Camofox is selected (browser.cloud_provider: camofox) but CAMOFOX_URL is not set; run `tabgate tools`.',
+            'provider_not_configured',
+          );
+      return {
+        ...common,
+        key: JSON.stringify(['camofox', selection.url, apiKey, vncUrl, settings]),
+        backend,
+        dispose() {},
+      };
+    }
     case 'provider': {
       const { provider } = selection;
       log.info('browser backend: cloud provider', { provider: provider.name, reason: selection.reason });

@@ -5,7 +5,7 @@
 import type { Logger } from '../../log/logger.js';
 import type { SetupEnvVar } from '../api.js';
 import type { ProviderRegistry } from '../registry.js';
-import { safelyAvailable } from '../select.js';
+import { CAMOFOX, safelyAvailable } from '../select.js';
 
 export const LOCAL_ROW_ID = 'local';
 
@@ -25,7 +25,11 @@ export function isSecretVar(envVar: SetupEnvVar): boolean {
   return envVar.secret ?? /KEY|TOKEN|SECRET|PASSWORD/i.test(envVar.key);
 }
 
-export function pickerRows(registry: ProviderRegistry, log: Logger): PickerRow[] {
+export function pickerRows(
+  registry: ProviderRegistry,
+  log: Logger,
+  env: Readonly<Record<string, string | undefined>> = {},
+): PickerRow[] {
   const rows: PickerRow[] = [
     {
       id: LOCAL_ROW_ID,
@@ -59,5 +63,21 @@ export function pickerRows(registry: ProviderRegistry, log: Logger): PickerRow[]
     if (schema.post_setup) row.postSetup = schema.post_setup;
     rows.push(row);
   }
+  rows.push(camofoxRow(env));
   return rows;
+}
+
+/** Camofox is not a provider plugin (tabgate drives it over its own REST API, not CDP), but is chosen the same way. */
+function camofoxRow(env: Readonly<Record<string, string | undefined>>): PickerRow {
+  return {
+    id: CAMOFOX,
+    label: 'Camofox',
+    badge: 'self-hosted',
+    tag: 'Anti-detection Firefox served over a REST API',
+    available: Boolean(env.CAMOFOX_URL),
+    envVars: [
+      { key: 'CAMOFOX_URL', prompt: 'Camofox server URL (e.g. http://localhost:9377)', secret: false },
+      { key: 'CAMOFOX_API_KEY', prompt: 'Camofox API key (empty if none)', secret: true },
+    ],
+  };
 }

@@ -6,7 +6,7 @@
 import type { Logger } from '../../log/logger.js';
 import { ENV_KEY_PATTERN, envFilePath, writeEnvFile } from '../env-file.js';
 import type { ProviderRegistry } from '../registry.js';
-import { safelyAvailable } from '../select.js';
+import { CAMOFOX, safelyAvailable } from '../select.js';
 import { setConfigValue } from './config-writer.js';
 import { runPostSetup } from './post-setup.js';
 import { LOCAL_ROW_ID, pickerRows, type PickerRow } from './picker-rows.js';
@@ -72,15 +72,15 @@ async function interactiveAnswers(rows: PickerRow[], options: SetupOptions, prom
 
 function flagAnswers(options: SetupOptions, provider: string, set: readonly string[]) {
   const name = provider.trim().toLowerCase();
-  if (name !== LOCAL_ROW_ID && !options.registry.has(name)) {
-    const known = [LOCAL_ROW_ID, ...options.registry.list().map((p) => p.name)].join(', ');
+  if (name !== LOCAL_ROW_ID && name !== CAMOFOX && !options.registry.has(name)) {
+    const known = [LOCAL_ROW_ID, CAMOFOX, ...options.registry.list().map((p) => p.name)].join(', ');
     throw new SetupUsageError(`unknown provider "${provider}"; choose one of: ${known}`);
   }
   return { provider: name, values: parseAssignments(set) };
 }
 
 export async function runSetup(options: SetupOptions): Promise<SetupResult> {
-  const rows = pickerRows(options.registry, options.log);
+  const rows = pickerRows(options.registry, options.log, options.env);
   const { provider, values } =
     options.mode.kind === 'interactive'
       ? await interactiveAnswers(rows, options, options.mode.prompter)
@@ -92,7 +92,9 @@ export async function runSetup(options: SetupOptions): Promise<SetupResult> {
   Object.assign(options.env, values);
 
   const chosen = provider === LOCAL_ROW_ID ? undefined : options.registry.get(provider);
-  const available = chosen ? safelyAvailable(chosen, options.log) : true;
+  const available = chosen
+    ? safelyAvailable(chosen, options.log)
+    : provider !== CAMOFOX || Boolean(options.env.CAMOFOX_URL);
   const label = rows.find((row) => row.id === provider)?.label ?? chosen?.displayName ?? provider;
   const out = options.output;
   out.write(`Browser: ${label} (browser.cloud_provider: ${provider} in ${options.configFile})\n`);

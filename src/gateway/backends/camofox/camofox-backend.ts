@@ -1,0 +1,251 @@
+/**
+ * Camofox (an anti-detection Firefox served over REST) as a backend: not CDP, so each tool maps onto
+ * one of Camofox's calls, with its snapshot and refs translated into tabgate's format
+ * (camofox-snapshot.ts) and its failures into tabgate's codes. Each tabgate session is one Camofox
+ * user (`tabgate_<hex>`, its own cookies) with one tab, made on the first navigation; closing deletes
+ * the user. What Camofox has no call for is refused with `unsupported_on_backend`, never emulated.
+ */
+import { randomBytes } from 'node:crypto';
+import { TabgateError, type ToolName } from '../../../protocol/index.js';
+import type { Logger } from '../../../log/logger.js';
+import type { BrowserBackend, SessionBrowserInfo, ToolCall } from '../backend.js';
+import { checkNavigation, NetworkPolicy, type Resolver } from '../network-policy.js';
+import type { BrowserSettings } from '../settings.js';
+import { CamofoxClient, type CamofoxReply } from './camofox-client.js';
+import { camofoxRef, snapshotResult, type CamofoxSnapshot } from './camofox-snapshot.js';
+
+export interface CamofoxOptions {
+  /** `CAMOFOX_URL` (or `browser.camofox.url`). */
+  url: string;
+  /** `CAMOFOX_API_KEY`: sent as a Bearer token. */
+  apiKey?: string;
+  /** `browser.camofox.vnc_url` / `CAMOFOX_VNC_URL`: where a person can watch, shown as the session's live_url. */
+  vncUrl?: string;
+  resolve?: Resolver;
+}
+
+/** The tools Camofox has a call for; everything else is refused. */
+export const CAMOFOX_TOOLS: ReadonlySet<ToolName> = new Set<ToolName>([
+  'browser_navigate',
+  'browser_snapshot',
+  'browser_click',
+  'browser_type',
+  'browser_press',
+  'browser_scroll',
+  'browser_back',
+]);
+
+/** The reference scrolls 5 × Camofox's step per browser_scroll; tabgate's default is one viewport. */
+const DEFAULT_SCROLL_PX = 500;
+const NAVIGATE_TIMEOUT_MS = 60_000;
+
+interface CamofoxSession {
+  userId: string;
+  tabId: string | null;
+}
+
+export class CamofoxBackend implements BrowserBackend {
+  readonly name = 'camofox';
+  private readonly client: CamofoxClient;
+  private readonly sessions = new Map<string, CamofoxSession>();
+  private readonly policy: NetworkPolicy;
+
+  constructor(
+    private readonly o: CamofoxOptions,
+    private readonly settings: BrowserSettings,
+    private readonly log: Logger,
+  ) {
+    this.client = new CamofoxClient(o.url, o.apiKey);
+    this.policy = new NetworkPolicy({
+      remote: true,
+      allowPrivateUrls: settings.allowPrivateUrls,
+      allowedPrivateHosts: settings.allowedPrivateHosts,
+      resolve: o.resolve,
+    });
+  }
+
+  async call(call: ToolCall): Promise<unknown> {
+    if (!CAMOFOX_TOOLS.has(call.tool))
+      throw new TabgateError(
+        'unsupported_on_backend',
+        `${call.tool} is not available on Camofox: its REST API has no call for it.`,
+      );
+    const session = this.sessionOf(call.sessionId);
+    const args = call.args as Record<string, unknown>;
+    switch (call.tool) {
+      case 'browser_navigate':
+        return this.navigate(session, String(args.url));
+      case 'browser_snapshot':
+        return snapshotResult(
+          await this.snapshot(session),
+          this.settings.snapshotMaxChars,
+          typeof args.offset === 'number' ? args.offset : 0,
+        );
+      case 'browser_click': {
+        await this.onRef(session, 'click', String(args.ref), {});
+        return { clicked: String(args.ref) };
+      }
+      case 'browser_type': {
+        const submit = args.submit === true;
+        await this.onRef(session, 'type', String(args.ref), { text: args.text, pressEnter: submit });
+        return { typed_into: String(args.ref), submitted: submit };
+      }
+      case 'browser_press': {
+        if (Array.isArray(args.modifiers) && args.modifiers.length > 0)
+          throw new TabgateError('unsupported_on_backend', 'Camofox presses single keys, without modifiers.');
+        await this.tabCall(session, 'press', { key: args.key });
+        return { pressed: String(args.key) };
+      }
+      case 'browser_scroll': {
+        const direction = String(args.direction);
+        if (direction !== 'up' && direction !== 'down')
+          throw new TabgateError('unsupported_on_backend', 'Camofox scrolls up or down only.');
+        const amount = typeof args.amount === 'number' ? args.amount : DEFAULT_SCROLL_PX;
+        await this.tabCall(session, 'scroll', { direction, amount });
+        // Camofox does not report the scroll position.
+        return { scrolled: direction, scroll_x: 0, scroll_y: null };
+      }
+      default: {
+        await this.tabCall(session, 'back', {});
+        const page = await this.snapshot(session);
+        return { url: page.url ?? '', title: page.title ?? '' };
+      }
+    }
+  }
+
+  describeSession(sessionId: string): SessionBrowserInfo | undefined {
+    if (!this.sessions.has(sessionId)) return undefined;
+    return { backend: this.name, ...(this.o.vncUrl ? { live_url: this.o.vncUrl } : {}) };
+  }
+
+  async closeSession(sessionId: string): Promise<void> {
+    const session = this.sessions.get(sessionId);
+    if (!session) return;
+    this.sessions.delete(sessionId);
+    try {
+      await this.client.request(
+        'DELETE',
+        `/sessions/${encodeURIComponent(session.userId)}`,
+        undefined,
+        10_000,
+      );
+    } catch (error) {
+      this.log.warn('camofox session close failed', { reason: (error as Error).message });
+    }
+  }
+
+  async close(): Promise<void> {
+    await Promise.all([...this.sessions.keys()].map((id) => this.closeSession(id)));
+  }
+
+  private sessionOf(sessionId: string): CamofoxSession {
+    let session = this.sessions.get(sessionId);
+    if (!session) {
+      session = { userId: `tabgate_${randomBytes(5).toString('hex')}`, tabId: null };
+      this.sessions.set(sessionId, session);
+    }
+    return session;
+  }
+
+  private get timeoutMs(): number {
+    return this.settings.commandTimeoutSeconds * 1000;
+  }
+
+  private async navigate(session: CamofoxSession, url: string) {
+    await checkNavigation(url, this.policy);
+    let reply: CamofoxReply | null = null;
+    if (session.tabId) {
+      reply = await this.client.request(
+        'POST',
+        `/tabs/${encodeURIComponent(session.tabId)}/navigate`,
+        { userId: session.userId, url },
+        NAVIGATE_TIMEOUT_MS,
+      );
+      // Camofox collects idle tabs: a 404 means a fresh one is needed.
+      if (reply.status === 404) session.tabId = null;
+    }
+    if (!session.tabId) {
+      reply = await this.client.request(
+        'POST',
+        '/tabs',
+        { userId: session.userId, sessionKey: session.userId, url },
+        NAVIGATE_TIMEOUT_MS,
+      );
+      const tabId = reply.body.tabId;
+      if (reply.status < 300 && typeof tabId === 'string') session.tabId = tabId;
+    }
+    if (!reply || reply.status >= 300)
+      throw new TabgateError(
+        'navigation_failed',
+        `Camofox could not open the page: ${reply ? this.client.describe(reply) : 'no answer'}`,
+      );
+    const page = await this.snapshot(session);
+    return {
+      url: page.url ?? url,
+      title: page.title ?? '',
+      status: null,
+      snapshot: snapshotResult(page, this.settings.snapshotMaxChars),
+    };
+  }
+
+  private async snapshot(session: CamofoxSession): Promise<CamofoxSnapshot> {
+    const tabId = this.requireTab(session);
+    const reply = await this.client.request(
+      'GET',
+      `/tabs/${encodeURIComponent(tabId)}/snapshot?userId=${encodeURIComponent(session.userId)}`,
+      undefined,
+      this.timeoutMs,
+    );
+    if (reply.status === 404) throw this.tabGone(session);
+    if (reply.status >= 300 || typeof reply.body.snapshot !== 'string')
+      throw new TabgateError(
+        'backend_unavailable',
+        `Camofox snapshot failed: ${this.client.describe(reply)}`,
+      );
+    return reply.body as unknown as CamofoxSnapshot;
+  }
+
+  private async onRef(session: CamofoxSession, action: 'click' | 'type', ref: string, extra: object) {
+    const id = camofoxRef(ref);
+    if (!id) throw new TabgateError('stale_ref', `${ref} is not a ref from this page.`);
+    const reply = await this.tabCall(session, action, { ref: id, ...extra }, true);
+    if (reply.status >= 400)
+      throw new TabgateError(
+        'stale_ref',
+        `${ref} is not on the page any more (Camofox: ${this.client.describe(reply)}).`,
+      );
+  }
+
+  /** One call on the session's tab; a failure is an error unless the caller reads the reply itself. */
+  private async tabCall(
+    session: CamofoxSession,
+    action: string,
+    body: object,
+    callerReads = false,
+  ): Promise<CamofoxReply> {
+    const tabId = this.requireTab(session);
+    const reply = await this.client.request(
+      'POST',
+      `/tabs/${encodeURIComponent(tabId)}/${action}`,
+      { userId: session.userId, ...body },
+      this.timeoutMs,
+    );
+    if (reply.status === 404 && !callerReads) throw this.tabGone(session);
+    if (reply.status >= 300 && !callerReads)
+      throw new TabgateError(
+        'backend_unavailable',
+        `Camofox ${action} failed: ${this.client.describe(reply)}`,
+      );
+    return reply;
+  }
+
+  private requireTab(session: CamofoxSession): string {
+    if (!session.tabId) throw new TabgateError('no_page', 'No page is open on Camofox yet; navigate first.');
+    return session.tabId;
+  }
+
+  private tabGone(session: CamofoxSession): TabgateError {
+    session.tabId = null;
+    return new TabgateError('no_page', 'Camofox closed the tab (idle); navigate again.');
+  }
+}

@@ -1,0 +1,91 @@
+/* eslint-disable @typescript-eslint/no-unsafe-member-access, @typescript-eslint/no-unsafe-argument, @typescript-eslint/no-unsafe-assignment -- tests read JSON bodies */
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { startTestGateway, type TestGateway } from '../gateway/fixtures/gateway.js';
+import { startTestSite, type TestSite } from '../testserver/server.js';
+import { launchChromium, type LocalChromium } from './fixtures/chromium.js';
+import { startFakeCamofox, type FakeCamofox } from './fixtures/fake-camofox.js';
+
+const KEY = 'camofox-key-5566778899';
+
+describe('Camofox as the browser behind sessions (a fake Camofox server driving a real Chromium)', () => {
+  let chromium: LocalChromium;
+  let camofox: FakeCamofox;
+  let site: TestSite;
+  let gw: TestGateway;
+  before(async () => {
+    chromium = await launchChromium();
+    camofox = await startFakeCamofox({ cdpUrl: chromium.wsEndpoint, apiKey: KEY });
+    site = await startTestSite();
+    gw = await startTestGateway({
+      config: { browser: { cloud_provider: 'camofox', allow_private_urls: true } },
+      env: { CAMOFOX_URL: camofox.url, CAMOFOX_API_KEY: KEY },
+    });
+  });
+  after(async () => {
+    await gw?.close();
+    await camofox?.close();
+    await site?.close();
+    chromium?.kill();
+  });
+
+  const call = (sid: string, tool: string, body: Record<string, unknown> = {}) =>
+    gw.request('POST', `/v1/sessions/${sid}/tools/${tool}`, { body });
+  const refAfter = (text: string, label: string) => new RegExp(`${label} (@e\\d+)`).exec(text)?.[1] ?? '';
+
+  it("navigates and reads the page in tabgate's snapshot format, refs included", async () => {
+    const sid = await gw.createSession();
+    const nav = await call(sid, 'browser_navigate', { url: site.url('/form') });
+    assert.equal(nav.status, 200, JSON.stringify(nav.body));
+    assert.equal(nav.body.result.title, 'Test form');
+    assert.match(nav.body.result.snapshot.snapshot, /button "Send" @e\d+/);
+    assert.ok(camofox.requests.includes('POST /tabs'));
+    const session = await gw.request('GET', `/v1/sessions/${sid}`);
+    assert.equal(session.body.browser.backend, 'camofox');
+  });
+
+  it('clicks a link, goes back and types into a field by ref, through Camofox calls', async () => {
+    const sid = await gw.createSession();
+    const nav = await call(sid, 'browser_navigate', { url: site.url('/form') });
+    const text: string = nav.body.result.snapshot.snapshot;
+    const clicked = await call(sid, 'browser_click', { ref: refAfter(text, 'link "Go to page 2"') });
+    assert.equal(clicked.status, 200, JSON.stringify(clicked.body));
+    const page2 = await call(sid, 'browser_snapshot');
+    assert.equal(page2.body.result.title, 'Page two');
+    const back = await call(sid, 'browser_back');
+    assert.equal(back.body.result.title, 'Test form');
+    const form: string = (await call(sid, 'browser_snapshot')).body.result.snapshot;
+    const typed = await call(sid, 'browser_type', {
+      ref: refAfter(form, 'textbox "Your name"'),
+      text: 'Ada',
+      submit: true,
+    });
+    assert.equal(typed.status, 200, JSON.stringify(typed.body));
+    const thanks = await call(sid, 'browser_snapshot', { full: true });
+    assert.match(thanks.body.result.snapshot, /Hello Ada/);
+  });
+
+  it('answers a ref from the previous page with stale_ref', async () => {
+    const sid = await gw.createSession();
+    const nav = await call(sid, 'browser_navigate', { url: site.url('/form') });
+    const send = refAfter(nav.body.result.snapshot.snapshot, 'button "Send"');
+    await call(sid, 'browser_navigate', { url: site.url('/page2') });
+    const stale = await call(sid, 'browser_click', { ref: send });
+    assert.equal(stale.body.error?.code, 'stale_ref');
+  });
+
+  it('refuses what Camofox has no call for with unsupported_on_backend', async () => {
+    const sid = await gw.createSession();
+    await call(sid, 'browser_navigate', { url: site.url('/form') });
+    const shot = await call(sid, 'browser_screenshot');
+    assert.equal(shot.status, 501);
+    assert.equal(shot.body.error.code, 'unsupported_on_backend');
+  });
+
+  it('deletes the Camofox user when the session closes', async () => {
+    const sid = await gw.createSession();
+    await call(sid, 'browser_navigate', { url: 'about:blank' });
+    assert.equal((await gw.request('DELETE', `/v1/sessions/${sid}`)).status, 200);
+    assert.ok(camofox.requests.some((r) => /^DELETE \/sessions\/tabgate_[0-9a-f]{10}$/.test(r)));
+  });
+});
