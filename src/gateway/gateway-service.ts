@@ -9,6 +9,7 @@ import type { BrowserBackend } from './backends/index.js';
 import type { Broker } from './broker/broker.js';
 import type { FeatureFlag } from './config/live-flag.js';
 import type { Logger } from '../log/logger.js';
+import { InFlightCalls } from './in-flight-calls.js';
 import { operatorRequired } from './operator/index.js';
 import { decideRoute, unsafeControllerArguments, type RouteDecision } from './router/route.js';
 import type {
@@ -29,14 +30,27 @@ export interface GatewayServiceDeps {
   log: Logger;
   /** Records controller-routed calls (and every call with `audit.all_backends`). */
   audit?: AuditLog;
+  /** The calls running in each session (Stop and delete end them); a private one by default. */
+  inFlight?: InFlightCalls;
 }
 
 /** A refusal thrown before anything was sent, as the rejected promise the caller awaits. */
 const rejection = (error: unknown): Promise<never> =>
   Promise.reject(error instanceof Error ? error : new Error(String(error)));
 
+function stoppedByOwner(what: string): TabgateError {
+  return new TabgateError(
+    'session_stopped_by_owner',
+    `The gateway's owner stopped this session; ${what}. Nothing runs in it until they resume it.`,
+  );
+}
+
 export class DefaultGatewayService implements GatewayService {
-  constructor(private readonly d: GatewayServiceDeps) {}
+  private readonly inFlight: InFlightCalls;
+
+  constructor(private readonly d: GatewayServiceDeps) {
+    this.inFlight = d.inFlight ?? new InFlightCalls();
+  }
 
   createSession(caller: Caller, input: CreateSessionInput): SessionRecord {
     return this.d.sessions.create(caller, input).record;
@@ -52,6 +66,13 @@ export class DefaultGatewayService implements GatewayService {
 
   async deleteSession(caller: Caller, sessionId: string): Promise<void> {
     this.d.sessions.delete(caller, sessionId);
+    this.inFlight.cancel(
+      sessionId,
+      new TabgateError(
+        'session_not_found',
+        'The session was deleted while this call ran; the call was cancelled.',
+      ),
+    );
     this.d.broker.detachSession(sessionId);
     await this.d.backend.closeSession(sessionId);
   }
@@ -81,6 +102,47 @@ export class DefaultGatewayService implements GatewayService {
       },
       release,
     );
+  }
+
+  stopSession(caller: Caller, sessionId: string): Promise<{ session: SessionRecord; cancelled: number }> {
+    return this.ownerAct(caller, sessionId, 'session.stop', () => {
+      this.d.sessions.setStopped(sessionId, true);
+      const cancelled = this.inFlight.cancel(sessionId, stoppedByOwner('this call was cancelled'));
+      this.d.log.info('session stopped by the owner', { session_id: sessionId, cancelled });
+      return { session: this.d.sessions.get(caller, sessionId), cancelled };
+    });
+  }
+
+  resumeSession(caller: Caller, sessionId: string): Promise<SessionRecord> {
+    return this.ownerAct(caller, sessionId, 'session.resume', () => {
+      this.d.sessions.setStopped(sessionId, false);
+      this.d.log.info('session resumed by the owner', { session_id: sessionId });
+      return this.d.sessions.get(caller, sessionId);
+    });
+  }
+
+  /** An owner-only act on one session, in the audit log like the agent's calls (when there is one). */
+  private ownerAct<T>(caller: Caller, sessionId: string, action: string, act: () => T): Promise<T> {
+    try {
+      if (caller.credential !== 'operator') throw operatorRequired();
+      const session = this.d.sessions.require(caller, sessionId);
+      const run = () => Promise.resolve(act());
+      if (!this.d.audit) return run();
+      return this.d.audit.track(
+        {
+          caller,
+          sessionId,
+          action,
+          arguments: {},
+          toolCallId: null,
+          backend: 'owner',
+          controllerId: session.binding?.controller_id ?? null,
+        },
+        run,
+      );
+    } catch (error) {
+      return rejection(error);
+    }
   }
 
   /**
@@ -128,7 +190,13 @@ export class DefaultGatewayService implements GatewayService {
           transportFamily: caller.transportFamily,
         }),
     });
-    const run = () => this.run(decision, caller, sessionId, name, rawArguments, toolCallId, options.signal);
+    // A stopped session's calls are refused inside `run`, so the audit log shows each refusal.
+    const run = () =>
+      session.stopped_at !== null
+        ? rejection(stoppedByOwner(`${name} was not run`))
+        : this.inFlight.run(sessionId, options.signal, (signal) =>
+            this.run(decision, caller, sessionId, name, rawArguments, toolCallId, signal),
+          );
     const audit = this.d.audit;
     if (!audit || (decision.kind === 'backend' && !audit.allBackends)) return run();
     return audit.track(

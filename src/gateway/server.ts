@@ -28,6 +28,8 @@ import { createPairing } from './pairing/pairing.js';
 import { createHttpApp } from './http/app.js';
 import { RouteTable, type Route } from './http/route-table.js';
 import { browserControlRoutes } from './http/routes/browser-control.js';
+import { OwnerCsrf } from './http/routes/owner-csrf.js';
+import { sessionControlRoutes } from './http/routes/session-control.js';
 import { sessionRoutes } from './http/routes/sessions.js';
 import { toolRoutes } from './http/routes/tools.js';
 import { createLogger, type Logger } from '../log/logger.js';
@@ -128,6 +130,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
   const service = new DefaultGatewayService({ sessions, broker, backend, extensionControl, log, audit });
 
   const mcp = new McpHttpEndpoint({ service, log });
+  const csrf = new OwnerCsrf();
 
   // The Host guard needs the bound port, known only after listen.
   let hostGuard = new HostGuard(new Set());
@@ -162,6 +165,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
     ]),
     ...auditRoutes(audit),
     ...sessionRoutes(service, sessions),
+    ...sessionControlRoutes(service, csrf),
     ...toolRoutes(service),
     ...mcpRoutes(mcp),
     ...(options.routes ?? []),

@@ -30,6 +30,8 @@ export interface SessionRecord {
   source: string;
   /** Null until a user's browser serves the session; from then on its calls never go elsewhere. */
   binding: SessionBinding | null;
+  /** ISO 8601: when the owner pressed Stop; null while the session may run calls. */
+  stopped_at: string | null;
 }
 
 export interface CreateSessionInput {
@@ -67,6 +69,13 @@ export interface GatewayService {
    * so its calls may use the default backend again. Throws `session_not_found`, `session_not_bound`.
    */
   releaseSession(caller: Caller, sessionId: string): Promise<SessionRecord>;
+  /**
+   * The owner's Stop: the session's in-flight calls end at once with `session_stopped_by_owner`, and
+   * every later call is refused the same way until `resumeSession`. Operator credential only; audited.
+   */
+  stopSession(caller: Caller, sessionId: string): Promise<{ session: SessionRecord; cancelled: number }>;
+  /** The owner lets a stopped session run calls again. Operator credential only; audited. */
+  resumeSession(caller: Caller, sessionId: string): Promise<SessionRecord>;
   /**
    * Validates and routes one tool call (fail-closed), returning the tool's result or throwing a
    * TabgateError (`unknown_tool`, `session_not_found`, `invalid_arguments`, `controller_*`, …).

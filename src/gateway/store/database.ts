@@ -49,6 +49,9 @@ const MIGRATIONS: readonly string[] = [
   `ALTER TABLE sessions ADD COLUMN binding TEXT;
    ALTER TABLE sessions ADD COLUMN binding_changed_at TEXT;
    ALTER TABLE sessions ADD COLUMN binding_controller_id TEXT;`,
+  // The owner's Stop (src/gateway/in-flight-calls.ts): kept with the session, so a stopped session stays
+  // stopped across a restart until the owner resumes it.
+  `ALTER TABLE sessions ADD COLUMN stopped_at TEXT;`,
 ];
 
 export const STATE_DB_FILE = 'state.db';
