@@ -14,6 +14,7 @@ import { auditCommand } from './commands/audit.js';
 import { doctorCommand } from './commands/doctor.js';
 import { sessionCommand } from './commands/session.js';
 import { signInCommand } from './commands/sign-in.js';
+import { dashboardCommand } from './commands/dashboard.js';
 
 export type CommandDefinition = (program: Command) => void;
 
@@ -23,6 +24,7 @@ export const COMMANDS: CommandDefinition[] = [
   keyCommand,
   pairCommand,
   signInCommand,
+  dashboardCommand,
   sessionCommand,
   extensionPathCommand,
   toolsCommand,

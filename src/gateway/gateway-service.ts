@@ -3,12 +3,19 @@
  * lookup, fail-closed route decision, unsafe-argument check (controller route, raw arguments), schema
  * validation, dispatch. Once a controller is chosen its answer is final; no other backend is tried.
  */
-import { getTool, parseToolArguments, TabgateError, type ToolName } from '../protocol/index.js';
+import {
+  getTool,
+  parseToolArguments,
+  TabgateError,
+  type ScreenshotResult,
+  type ToolName,
+} from '../protocol/index.js';
 import type { AuditLog } from './audit/audit-log.js';
 import type { BrowserBackend } from './backends/index.js';
 import type { Broker } from './broker/broker.js';
 import type { FeatureFlag } from './config/live-flag.js';
 import type { Logger } from '../log/logger.js';
+import type { SessionActivity } from './activity/session-activity.js';
 import { InFlightCalls } from './in-flight-calls.js';
 import { operatorRequired } from './operator/index.js';
 import { decideRoute, unsafeControllerArguments, type RouteDecision } from './router/route.js';
@@ -32,6 +39,8 @@ export interface GatewayServiceDeps {
   audit?: AuditLog;
   /** The calls running in each session (Stop and delete end them); a private one by default. */
   inFlight?: InFlightCalls;
+  /** Told of every call's start and end (the dashboard's timeline). */
+  activity?: SessionActivity;
 }
 
 /** A refusal thrown before anything was sent, as the rejected promise the caller awaits. */
@@ -66,6 +75,7 @@ export class DefaultGatewayService implements GatewayService {
 
   async deleteSession(caller: Caller, sessionId: string): Promise<void> {
     this.d.sessions.delete(caller, sessionId);
+    this.d.activity?.forget(sessionId);
     this.inFlight.cancel(
       sessionId,
       new TabgateError(
@@ -119,6 +129,48 @@ export class DefaultGatewayService implements GatewayService {
       this.d.log.info('session resumed by the owner', { session_id: sessionId });
       return this.d.sessions.get(caller, sessionId);
     });
+  }
+
+  /**
+   * The owner's look at a session's page for the dashboard: a viewport screenshot through the browser
+   * that serves it — the user's shared tab through its controller, or the session's CDP browser — never
+   * another. Null when nothing may be shown: stopped, no reachable controller of a bound session, or no
+   * browser opened yet (a screenshot never opens one). Not an agent's call: neither audited nor timed.
+   */
+  captureScreen(caller: Caller, sessionId: string, opened: boolean): Promise<ScreenshotResult | null> {
+    try {
+      const session = this.d.sessions.require(caller, sessionId);
+      if (session.stopped_at !== null) return Promise.resolve(null);
+      const decision = decideRoute({
+        tool: 'browser_screenshot',
+        featureEnabled: this.d.extensionControl.enabled(),
+        principalId: caller.principalId,
+        transportFamily: caller.transportFamily,
+        binding: session.binding,
+        lane: () =>
+          this.d.broker.laneState({
+            principalId: caller.principalId,
+            profileId: caller.profileId,
+            sessionId,
+            transportFamily: caller.transportFamily,
+          }),
+      });
+      if (decision.kind === 'unavailable') return Promise.resolve(null);
+      const shot =
+        decision.kind === 'controller'
+          ? this.d.broker.dispatch({
+              scope: decision.scope,
+              action: 'browser_screenshot',
+              arguments: {},
+              toolCallId: null,
+            })
+          : opened
+            ? this.d.backend.call({ sessionId, tool: 'browser_screenshot', args: {}, toolCallId: null })
+            : Promise.resolve(null);
+      return shot as Promise<ScreenshotResult | null>;
+    } catch (error) {
+      return rejection(error);
+    }
   }
 
   /** An owner-only act on one session, in the audit log like the agent's calls (when there is one). */
@@ -191,12 +243,28 @@ export class DefaultGatewayService implements GatewayService {
         }),
     });
     // A stopped session's calls are refused inside `run`, so the audit log shows each refusal.
-    const run = () =>
+    const call = () =>
       session.stopped_at !== null
         ? rejection(stoppedByOwner(`${name} was not run`))
         : this.inFlight.run(sessionId, options.signal, (signal) =>
             this.run(decision, caller, sessionId, name, rawArguments, toolCallId, signal),
           );
+    const activity = this.d.activity;
+    const run = activity
+      ? () => {
+          const end = activity.begin(sessionId, name, rawArguments);
+          return call().then(
+            (result) => {
+              end(null, result);
+              return result;
+            },
+            (error: unknown) => {
+              end(error);
+              throw error;
+            },
+          );
+        }
+      : call;
     const audit = this.d.audit;
     if (!audit || (decision.kind === 'backend' && !audit.allBackends)) return run();
     return audit.track(

@@ -28,6 +28,13 @@ import { createPairing } from './pairing/pairing.js';
 import { createHttpApp } from './http/app.js';
 import { RouteTable, type Route } from './http/route-table.js';
 import { browserControlRoutes } from './http/routes/browser-control.js';
+import { LatestScreenshots } from './activity/latest-screenshots.js';
+import { SessionActivity } from './activity/session-activity.js';
+import { DEFAULT_PROFILE_ID, OWNER_PRINCIPAL_ID } from './auth/authenticator.js';
+import { dashboardApiRoutes } from './http/routes/dashboard-api.js';
+import { DashboardStreams } from './http/routes/dashboard-events.js';
+import { dashboardPageRoutes } from './http/routes/dashboard-page.js';
+import { InFlightCalls } from './in-flight-calls.js';
 import { OwnerCsrf } from './http/routes/owner-csrf.js';
 import { sessionControlRoutes } from './http/routes/session-control.js';
 import { sessionRoutes } from './http/routes/sessions.js';
@@ -127,10 +134,48 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
     ? { backend: options.backend, dispose() {} }
     : await resolveBackend({ config, env: options.env ?? {}, log });
   const backend = resolved.backend;
-  const service = new DefaultGatewayService({ sessions, broker, backend, extensionControl, log, audit });
+  const inFlight = new InFlightCalls();
+  const activity = new SessionActivity(clock);
+  const service = new DefaultGatewayService({
+    sessions,
+    broker,
+    backend,
+    extensionControl,
+    log,
+    audit,
+    inFlight,
+    activity,
+  });
+  // The dashboard looks as the owner would: the owner's principal, from this computer.
+  const ownerView = Object.freeze({
+    principalId: OWNER_PRINCIPAL_ID,
+    profileId: DEFAULT_PROFILE_ID,
+    credential: 'operator' as const,
+    transportFamily: 'local-api' as const,
+  });
+  let streams: DashboardStreams | null = null;
+  const screenshots = new LatestScreenshots({
+    activity,
+    clock,
+    capture: (sessionId) => service.captureScreen(ownerView, sessionId, true),
+    onShot: (sessionId, seq) => streams?.screenshot(sessionId, seq),
+  });
 
   const mcp = new McpHttpEndpoint({ service, log });
   const csrf = new OwnerCsrf();
+  const dashboard = {
+    sessions,
+    inFlight,
+    activity,
+    screenshots,
+    audit,
+    pairing: pairing.service,
+    backendName: backend.name,
+    config,
+    extensionControl,
+    csrf,
+  };
+  streams = new DashboardStreams(dashboard);
 
   // The Host guard needs the bound port, known only after listen.
   let hostGuard = new HostGuard(new Set());
@@ -166,6 +211,9 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
     ...auditRoutes(audit),
     ...sessionRoutes(service, sessions),
     ...sessionControlRoutes(service, csrf),
+    ...dashboardPageRoutes(),
+    ...dashboardApiRoutes(dashboard),
+    ...streams.routes(),
     ...toolRoutes(service),
     ...mcpRoutes(mcp),
     ...(options.routes ?? []),
@@ -247,6 +295,8 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
   const close = () =>
     (closing ??= (async () => {
       const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
+      streams?.close();
+      screenshots.close();
       await mcp.close();
       endpoint.close();
       broker.close();
