@@ -85,6 +85,8 @@ export function dashboardPageRoutes(dir = dashboardAssetsDir()): Route[] {
       method: 'GET',
       path: `/dashboard/${name}`,
       auth: 'custom',
+      // A module script is fetched in CORS mode, so the page's own Origin comes with it.
+      sameOriginPage: true,
       handle: (ctx) => send(ctx.res, ASSETS[name], asset(name)),
     })),
   ];
