@@ -1,5 +1,6 @@
-// Builds everything a user runs: the gateway and CLI (tsc → dist/) and, when present, the browser
-// extension (esbuild → dist/extension/). Runs on `npm ci` through the `prepare` script.
+// Builds everything a user runs: the gateway and CLI (tsc → dist/), the owner's dashboard (esbuild →
+// dist/dashboard/) and, when present, the browser extension (esbuild → dist/extension/). Runs on `npm ci`
+// through the `prepare` script.
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
@@ -11,6 +12,9 @@ const result = spawnSync(process.execPath, [tsc, '-p', path.join(root, 'tsconfig
   stdio: 'inherit',
 });
 if (result.status !== 0) process.exit(result.status ?? 1);
+
+const { buildDashboard } = await import(path.join(root, 'src', 'dashboard', 'build.mjs'));
+await buildDashboard({ root, outDir: path.join(root, 'dist', 'dashboard') });
 
 const extensionBuild = path.join(root, 'src', 'extension', 'build.mjs');
 if (existsSync(extensionBuild)) {

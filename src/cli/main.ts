@@ -15,6 +15,7 @@ import { doctorCommand } from './commands/doctor.js';
 import { sessionCommand } from './commands/session.js';
 import { grantsCommand } from './commands/grants.js';
 import { signInCommand } from './commands/sign-in.js';
+import { dashboardCommand } from './commands/dashboard.js';
 import { pluginsCommand } from './commands/plugins.js';
 import { secretsCommand } from './commands/secrets.js';
 
@@ -26,6 +27,7 @@ export const COMMANDS: CommandDefinition[] = [
   keyCommand,
   pairCommand,
   signInCommand,
+  dashboardCommand,
   sessionCommand,
   secretsCommand,
   grantsCommand,

@@ -9,6 +9,7 @@ import {
   parseToolArguments,
   TabgateError,
   TOOLS,
+  type ScreenshotResult,
   type SecretFill,
   type ToolName,
 } from '../protocol/index.js';
@@ -17,6 +18,8 @@ import type { BrowserBackend } from './backends/index.js';
 import type { Broker } from './broker/broker.js';
 import type { FeatureFlag } from './config/live-flag.js';
 import type { Logger } from '../log/logger.js';
+import type { SessionActivity } from './activity/session-activity.js';
+import { InFlightCalls } from './in-flight-calls.js';
 import { operatorRequired } from './operator/index.js';
 import { mayReceiveSecrets, type SecretGuard } from './secrets/index.js';
 import type { SiteRules } from '../protocol/index.js';
@@ -43,14 +46,29 @@ export interface GatewayServiceDeps {
   secrets?: SecretGuard;
   /** The site rules of a session on the user's tab (docs/safety.md); none judged without them. */
   userTabSites?: (sessionId: string) => SiteRules;
+  /** The calls running in each session (Stop and delete end them); a private one by default. */
+  inFlight?: InFlightCalls;
+  /** Told of every call's start and end (the dashboard's timeline). */
+  activity?: SessionActivity;
 }
 
 /** A refusal thrown before anything was sent, as the rejected promise the caller awaits. */
 const rejection = (error: unknown): Promise<never> =>
   Promise.reject(error instanceof Error ? error : new Error(String(error)));
 
+function stoppedByOwner(what: string): TabgateError {
+  return new TabgateError(
+    'session_stopped_by_owner',
+    `The gateway's owner stopped this session; ${what}. Nothing runs in it until they resume it.`,
+  );
+}
+
 export class DefaultGatewayService implements GatewayService {
-  constructor(private readonly d: GatewayServiceDeps) {}
+  private readonly inFlight: InFlightCalls;
+
+  constructor(private readonly d: GatewayServiceDeps) {
+    this.inFlight = d.inFlight ?? new InFlightCalls();
+  }
 
   createSession(caller: Caller, input: CreateSessionInput): SessionRecord {
     return this.d.sessions.create(caller, input).record;
@@ -69,6 +87,14 @@ export class DefaultGatewayService implements GatewayService {
 
   async deleteSession(caller: Caller, sessionId: string): Promise<void> {
     this.d.sessions.delete(caller, sessionId);
+    this.d.activity?.forget(sessionId);
+    this.inFlight.cancel(
+      sessionId,
+      new TabgateError(
+        'session_not_found',
+        'The session was deleted while this call ran; the call was cancelled.',
+      ),
+    );
     this.d.broker.detachSession(sessionId);
     await this.d.backend.closeSession(sessionId);
   }
@@ -139,6 +165,89 @@ export class DefaultGatewayService implements GatewayService {
     });
   }
 
+  stopSession(caller: Caller, sessionId: string): Promise<{ session: SessionRecord; cancelled: number }> {
+    return this.ownerAct(caller, sessionId, 'session.stop', () => {
+      this.d.sessions.setStopped(sessionId, true);
+      const cancelled = this.inFlight.cancel(sessionId, stoppedByOwner('this call was cancelled'));
+      this.d.log.info('session stopped by the owner', { session_id: sessionId, cancelled });
+      return { session: this.d.sessions.get(caller, sessionId), cancelled };
+    });
+  }
+
+  resumeSession(caller: Caller, sessionId: string): Promise<SessionRecord> {
+    return this.ownerAct(caller, sessionId, 'session.resume', () => {
+      this.d.sessions.setStopped(sessionId, false);
+      this.d.log.info('session resumed by the owner', { session_id: sessionId });
+      return this.d.sessions.get(caller, sessionId);
+    });
+  }
+
+  /**
+   * The owner's look at a session's page for the dashboard: a viewport screenshot through the browser
+   * that serves it — the user's shared tab through its controller, or the session's CDP browser — never
+   * another. Null when nothing may be shown: stopped, no reachable controller of a bound session, or no
+   * browser opened yet (a screenshot never opens one). Not an agent's call: neither audited nor timed.
+   */
+  captureScreen(caller: Caller, sessionId: string, opened: boolean): Promise<ScreenshotResult | null> {
+    try {
+      const session = this.d.sessions.require(caller, sessionId);
+      if (session.stopped_at !== null) return Promise.resolve(null);
+      const decision = decideRoute({
+        tool: 'browser_screenshot',
+        featureEnabled: this.d.extensionControl.enabled(),
+        principalId: caller.principalId,
+        transportFamily: caller.transportFamily,
+        binding: session.binding,
+        lane: () =>
+          this.d.broker.laneState({
+            principalId: caller.principalId,
+            profileId: caller.profileId,
+            sessionId,
+            transportFamily: caller.transportFamily,
+          }),
+      });
+      if (decision.kind === 'unavailable') return Promise.resolve(null);
+      const shot =
+        decision.kind === 'controller'
+          ? this.d.broker.dispatch({
+              scope: decision.scope,
+              action: 'browser_screenshot',
+              arguments: {},
+              toolCallId: null,
+            })
+          : opened
+            ? this.d.backend.call({ sessionId, tool: 'browser_screenshot', args: {}, toolCallId: null })
+            : Promise.resolve(null);
+      return shot as Promise<ScreenshotResult | null>;
+    } catch (error) {
+      return rejection(error);
+    }
+  }
+
+  /** An owner-only act on one session, in the audit log like the agent's calls (when there is one). */
+  private ownerAct<T>(caller: Caller, sessionId: string, action: string, act: () => T): Promise<T> {
+    try {
+      if (caller.credential !== 'operator') throw operatorRequired();
+      const session = this.d.sessions.require(caller, sessionId);
+      const run = () => Promise.resolve(act());
+      if (!this.d.audit) return run();
+      return this.d.audit.track(
+        {
+          caller,
+          sessionId,
+          action,
+          arguments: {},
+          toolCallId: null,
+          backend: 'owner',
+          controllerId: session.binding?.controller_id ?? null,
+        },
+        run,
+      );
+    } catch (error) {
+      return rejection(error);
+    }
+  }
+
   /**
    * Not `async`: the answer's promise (the audit's, or the dispatch's) goes back as it is, so no
    * microtask of this method's own lies between the controller's result and the reply; a refusal
@@ -181,7 +290,30 @@ export class DefaultGatewayService implements GatewayService {
     const session = this.d.sessions.require(caller, sessionId);
     const toolCallId = options.toolCallId ?? null;
     const decision = this.decide(caller, sessionId, session.binding, name);
-    const run = () => this.run(decision, caller, sessionId, name, rawArguments, toolCallId, options.signal);
+    // A stopped session's calls are refused inside `run`, so the audit log shows each refusal.
+    const call = () =>
+      session.stopped_at !== null
+        ? rejection(stoppedByOwner(`${name} was not run`))
+        : this.inFlight.run(sessionId, options.signal, (signal) =>
+            this.run(decision, caller, sessionId, name, rawArguments, toolCallId, signal),
+          );
+    const activity = this.d.activity;
+    const run = activity
+      ? () => {
+          const end = activity.begin(sessionId, name, rawArguments);
+          return call().then(
+            (result) => {
+              // The dashboard shows the page the call ended on: never a vault value the page echoed.
+              end(null, this.d.secrets ? this.d.secrets.scrub(result) : result);
+              return result;
+            },
+            (error: unknown) => {
+              end(error);
+              throw error;
+            },
+          );
+        }
+      : call;
     const audit = this.d.audit;
     if (!audit || (decision.kind === 'backend' && !audit.allBackends)) return run();
     return audit.track(

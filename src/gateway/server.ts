@@ -29,6 +29,15 @@ import { createPairing } from './pairing/pairing.js';
 import { createHttpApp } from './http/app.js';
 import { RouteTable, type Route } from './http/route-table.js';
 import { browserControlRoutes } from './http/routes/browser-control.js';
+import { LatestScreenshots } from './activity/latest-screenshots.js';
+import { SessionActivity } from './activity/session-activity.js';
+import { DEFAULT_PROFILE_ID, OWNER_PRINCIPAL_ID } from './auth/authenticator.js';
+import { dashboardApiRoutes } from './http/routes/dashboard-api.js';
+import { DashboardStreams } from './http/routes/dashboard-events.js';
+import { dashboardPageRoutes } from './http/routes/dashboard-page.js';
+import { InFlightCalls } from './in-flight-calls.js';
+import { OwnerCsrf } from './http/routes/owner-csrf.js';
+import { sessionControlRoutes } from './http/routes/session-control.js';
 import { sessionRoutes } from './http/routes/sessions.js';
 import { toolRoutes } from './http/routes/tools.js';
 import { downloadRoutes } from './http/routes/downloads.js';
@@ -141,6 +150,8 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
     'selection' in resolved && resolved.selection.kind !== 'local' ? 'remote' : 'local';
   const siteBrowserOf = (session: { binding: unknown }) =>
     session.binding ? ('user_tab' as const) : defaultSiteBrowser;
+  const inFlight = new InFlightCalls();
+  const activity = new SessionActivity(clock);
   const service = new DefaultGatewayService({
     sessions,
     broker,
@@ -150,9 +161,39 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
     audit,
     secrets,
     userTabSites: (sessionId) => sitePolicies.rules(sessionId, 'user_tab'),
+    inFlight,
+    activity,
+  });
+  // The dashboard looks as the owner would: the owner's principal, from this computer.
+  const ownerView = Object.freeze({
+    principalId: OWNER_PRINCIPAL_ID,
+    profileId: DEFAULT_PROFILE_ID,
+    credential: 'operator' as const,
+    transportFamily: 'local-api' as const,
+  });
+  let streams: DashboardStreams | null = null;
+  const screenshots = new LatestScreenshots({
+    activity,
+    clock,
+    capture: (sessionId) => service.captureScreen(ownerView, sessionId, true),
+    onShot: (sessionId, seq) => streams?.screenshot(sessionId, seq),
   });
 
   const mcp = new McpHttpEndpoint({ service, log });
+  const csrf = new OwnerCsrf();
+  const dashboard = {
+    sessions,
+    inFlight,
+    activity,
+    screenshots,
+    audit,
+    pairing: pairing.service,
+    backendName: backend.name,
+    config,
+    extensionControl,
+    csrf,
+  };
+  streams = new DashboardStreams(dashboard);
 
   // The Host guard needs the bound port, known only after listen.
   let hostGuard = new HostGuard(new Set());
@@ -188,6 +229,10 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
     ...auditRoutes(audit),
     ...sessionRoutes(service, sessions, sitePolicies, siteBrowserOf),
     ...siteGrantRoutes(sessions, sitePolicies, siteBrowserOf),
+    ...sessionControlRoutes(service, csrf),
+    ...dashboardPageRoutes(),
+    ...dashboardApiRoutes(dashboard),
+    ...streams.routes(),
     ...toolRoutes(service),
     ...downloadRoutes(service, join(config.home, 'downloads')),
     ...mcpRoutes(mcp),
@@ -270,6 +315,8 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
   const close = () =>
     (closing ??= (async () => {
       const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
+      streams?.close();
+      screenshots.close();
       await mcp.close();
       endpoint.close();
       broker.close();

@@ -34,6 +34,8 @@ export interface SessionRecord {
   binding: SessionBinding | null;
   /** `GET /v1/sessions/{id}` only: the browser serving the session (null until its first call). */
   browser?: SessionBrowserInfo | null;
+  /** ISO 8601: when the owner pressed Stop; null while the session may run calls. */
+  stopped_at: string | null;
 }
 
 export interface CreateSessionInput {
@@ -76,6 +78,13 @@ export interface GatewayService {
    * browser that serves it, or what its backend supports. Throws `session_not_found`.
    */
   toolsFor(caller: Caller, sessionId: string): ToolName[];
+  /**
+   * The owner's Stop: the session's in-flight calls end at once with `session_stopped_by_owner`, and
+   * every later call is refused the same way until `resumeSession`. Operator credential only; audited.
+   */
+  stopSession(caller: Caller, sessionId: string): Promise<{ session: SessionRecord; cancelled: number }>;
+  /** The owner lets a stopped session run calls again. Operator credential only; audited. */
+  resumeSession(caller: Caller, sessionId: string): Promise<SessionRecord>;
   /**
    * Validates and routes one tool call (fail-closed), returning the tool's result or throwing a
    * TabgateError (`unknown_tool`, `session_not_found`, `invalid_arguments`, `controller_*`, …).

@@ -57,6 +57,7 @@ export class Sessions {
       principal_id: caller.principalId,
       created_at: new Date(this.clock.now()).toISOString(),
       binding: null,
+      stopped_at: null,
     });
     if (record.principal_id !== caller.principalId) {
       throw new TabgateError('session_exists', 'That session id is taken; choose another id.');
@@ -102,6 +103,15 @@ export class Sessions {
     const cached = this.cache.get(sessionId);
     if (cached) this.cache.set(sessionId, { ...cached, binding: stored });
     return stored;
+  }
+
+  /** Records the owner's Stop (now) or Resume; the cached record is replaced, as for a binding. */
+  setStopped(sessionId: string, stopped: boolean): string | null {
+    const stoppedAt = stopped ? new Date(this.clock.now()).toISOString() : null;
+    if (!this.store.setStopped(sessionId, stoppedAt)) return null;
+    const cached = this.cache.get(sessionId);
+    if (cached) this.cache.set(sessionId, { ...cached, stopped_at: stoppedAt });
+    return stoppedAt;
   }
 
   /** The broker's observer: every attach, stop and revoke lands in the session's stored binding. */

@@ -33,6 +33,10 @@ export const ERROR_TABLE = {
     status: 401,
     hint: "Run `tabgate sign-in` in the owner's terminal for a new link; each link works once, for 10 minutes, on the computer the gateway runs on.",
   },
+  csrf_token_invalid: {
+    status: 403,
+    hint: 'Reload the dashboard page: its actions carry a token of the signed-in browser session, and this one was missing or wrong.',
+  },
   token_scope_forbidden: {
     status: 403,
     hint: 'A pairing token may only register controllers; use the API key for this.',
@@ -71,6 +75,10 @@ export const ERROR_TABLE = {
   session_not_bound: {
     status: 409,
     hint: "Only a session a user's browser served can be released; this one already uses the default backend.",
+  },
+  session_stopped_by_owner: {
+    status: 409,
+    hint: "The gateway's owner pressed Stop on this session: the call was cancelled and nothing runs until they resume it (dashboard, or `tabgate sessions resume ID`). Ask them; no other browser is used.",
   },
   unknown_tool: { status: 404, hint: 'GET /v1/tools lists the tools.' },
   invalid_arguments: { status: 400, hint: 'Fix the named argument; the tool list gives each schema.' },

@@ -47,7 +47,10 @@ export function serveCommand(program: Command): void {
             : `API key: stored in ${gateway.apiKey.file} (print it with \`tabgate key\`)`;
       const ownerLine =
         'Owner: approve a pairing with `tabgate pair approve CODE`; `tabgate sign-in` signs a browser in to approve on the page';
-      process.stdout.write(`tabgate listening on ${gateway.url}\n${keyLine}\n${ownerLine}\n`);
+      const dashboardLine = `Dashboard: ${gateway.url}/ (sign in with \`tabgate dashboard\`)`;
+      process.stdout.write(
+        `tabgate listening on ${gateway.url}\n${keyLine}\n${ownerLine}\n${dashboardLine}\n`,
+      );
 
       let stopping = false;
       const stop = (signal: string) => {

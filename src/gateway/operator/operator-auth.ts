@@ -36,10 +36,15 @@ export function cookieValue(header: string | undefined, name: string): string | 
   return undefined;
 }
 
-/** A browser's own fetch from a page of the gateway: the Origin is the gateway's, and so is the site. */
+/**
+ * A browser's own fetch from a page of the gateway: the Origin is the gateway's, and so is the site. A
+ * browser sends no Origin on a same-origin GET (the dashboard's reads), so there Sec-Fetch-Site alone
+ * must say same-origin; the cookie and the proof header stay what proves the owner.
+ */
 export function isSameOriginRequest(req: IncomingMessage): boolean {
   const site = req.headers['sec-fetch-site'];
   const origin = req.headers.origin;
+  if (origin === undefined && (req.method === 'GET' || req.method === 'HEAD')) return site === 'same-origin';
   return (
     (site === undefined || site === 'same-origin') &&
     origin !== undefined &&

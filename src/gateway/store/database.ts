@@ -58,6 +58,9 @@ const MIGRATIONS: readonly string[] = [
      changed_at TEXT NOT NULL,
      PRIMARY KEY (session_id, site)
    );`,
+  // The owner's Stop (src/gateway/in-flight-calls.ts): kept with the session, so a stopped session stays
+  // stopped across a restart until the owner resumes it.
+  `ALTER TABLE sessions ADD COLUMN stopped_at TEXT;`,
 ];
 
 export const STATE_DB_FILE = 'state.db';

@@ -15,6 +15,7 @@ interface Row {
   binding: BindingState | null;
   binding_changed_at: string | null;
   binding_controller_id: string | null;
+  stopped_at: string | null;
 }
 
 export interface StoredSession extends SessionRecord {
@@ -34,6 +35,7 @@ const toRecord = (row: Row): StoredSession => ({
         controller_id: row.binding_controller_id,
       }
     : null,
+  stopped_at: row.stopped_at,
 });
 
 export class SessionStore {
@@ -42,6 +44,7 @@ export class SessionStore {
   private readonly listStmt;
   private readonly deleteStmt;
   private readonly bindStmt;
+  private readonly stopStmt;
 
   constructor(db: Db) {
     this.insertStmt = db.prepare<[string, string | null, string, string, string]>(
@@ -55,6 +58,7 @@ export class SessionStore {
     this.bindStmt = db.prepare<[string | null, string, string | null, string]>(
       'UPDATE sessions SET binding = ?, binding_changed_at = ?, binding_controller_id = ? WHERE id = ?',
     );
+    this.stopStmt = db.prepare<[string | null, string]>('UPDATE sessions SET stopped_at = ? WHERE id = ?');
   }
 
   /** Inserts unless the id exists; returns whichever record holds the id afterwards. */
@@ -84,6 +88,11 @@ export class SessionStore {
   /** Records the session's binding (null: released by the owner); false when the session is gone. */
   setBinding(id: string, binding: SessionBinding | null, at: string): boolean {
     return this.bindStmt.run(binding?.state ?? null, at, binding?.controller_id ?? null, id).changes === 1;
+  }
+
+  /** Records the owner's Stop (a time) or Resume (null); false when the session is gone. */
+  setStopped(id: string, stoppedAt: string | null): boolean {
+    return this.stopStmt.run(stoppedAt, id).changes === 1;
   }
 
   delete(id: string, principalId: string): boolean {

@@ -1,0 +1,100 @@
+/**
+ * Browsers: the paired extensions with Revoke, and pairing requests waiting for the owner, with Approve
+ * and Deny — the same decision as `tabgate pair approve CODE`, sent with this page's token.
+ */
+import { html } from 'htm/preact';
+import { useEffect, useState } from 'preact/hooks';
+import type { PairingGrant } from '../gateway/pairing/grant-store.js';
+import { act, ApiError, getJson } from './api.js';
+import { when } from './format.js';
+
+interface Pending {
+  pairing_id: string;
+  name: string;
+  origin: string;
+  code: string;
+}
+
+export function BrowsersView() {
+  const [data, setData] = useState<{ grants: PairingGrant[]; pending: Pending[] } | null>(null);
+  const [status, setStatus] = useState('');
+  const load = () =>
+    getJson<{ grants: PairingGrant[]; pending: Pending[] }>('/v1/dashboard/browsers').then(
+      setData,
+      () => undefined,
+    );
+  useEffect(() => {
+    void load();
+    // Pairing requests live two minutes: a look every few seconds keeps the list current.
+    const timer = setInterval(() => void load(), 3000);
+    return () => clearInterval(timer);
+  }, []);
+  const run = async (what: string, method: 'POST' | 'DELETE', path: string) => {
+    try {
+      await act(method, path);
+      setStatus(`${what}: done.`);
+    } catch (error) {
+      setStatus(error instanceof ApiError ? `${what}: ${error.message} (${error.code})` : `${what}: failed.`);
+    }
+    void load();
+  };
+  if (!data) return html`<p>Loading…</p>`;
+  return html`<section aria-labelledby="browsers-title">
+    <h2 id="browsers-title">Browsers</h2>
+    <p role="status">${status}</p>
+    <h3>Waiting for your approval</h3>
+    ${
+      data.pending.length === 0
+        ? html`<p>No pairing request is waiting.</p>`
+        : html`<ul class="pending">
+            ${data.pending.map(
+              (p) =>
+                html`<li key=${p.pairing_id}>
+                  <strong>${p.name}</strong> (${p.origin}), code <code>${p.code}</code>
+                  — approve only if the extension shows the same code.
+                  <button
+                    type="button"
+                    onClick=${() => run('Approve', 'POST', `/v1/dashboard/pairings/${encodeURIComponent(p.pairing_id)}/approve`)}
+                  >
+                    Approve
+                  </button>
+                  <button
+                    type="button"
+                    onClick=${() => run('Deny', 'POST', `/v1/dashboard/pairings/${encodeURIComponent(p.pairing_id)}/deny`)}
+                  >
+                    Deny
+                  </button>
+                </li>`,
+            )}
+          </ul>`
+    }
+    <h3>Paired extensions</h3>
+    <table class="list">
+      <thead>
+        <tr>
+          <th scope="col">Name</th>
+          <th scope="col">Origin</th>
+          <th scope="col">Paired</th>
+          <th scope="col">Last seen</th>
+          <th scope="col">State</th>
+          <th scope="col"></th>
+        </tr>
+      </thead>
+      <tbody>
+        ${data.grants.map(
+          (g) =>
+            html`<tr key=${g.grant_id}>
+              <td>${g.name}</td>
+              <td>${g.origin}</td>
+              <td>${when(g.created_at)}</td>
+              <td>${when(g.last_used_at)}</td>
+              <td>${g.revoked_at ? 'revoked' : 'active'}</td>
+              <td>
+                ${g.revoked_at ? '' : html`<button type="button" class="danger" onClick=${() => run('Revoke', 'DELETE', `/v1/dashboard/browsers/${encodeURIComponent(g.grant_id)}`)}>Revoke</button>`}
+              </td>
+            </tr>`,
+        )}
+      </tbody>
+    </table>
+  </section>`;
+}

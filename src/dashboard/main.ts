@@ -1,0 +1,141 @@
+/**
+ * The owner's dashboard (served at `/` by the gateway): Sessions, one session live, Activity, Browsers,
+ * Settings. It signs in only through the one-time link of `tabgate dashboard`; everything it shows comes
+ * from the operator-only `/v1/dashboard/*` routes, kept current by one live event stream per tab.
+ */
+import { html, render } from 'htm/preact';
+import { useEffect, useState } from 'preact/hooks';
+import type { ActionEntry } from '../gateway/activity/session-activity.js';
+import type { SessionSummary } from '../gateway/activity/session-summary.js';
+import type { AuditEntry } from '../gateway/audit/audit-store.js';
+import type { ToolName } from '../protocol/index.js';
+import { ActivityView } from './activity-view.js';
+import { ApiError, getJson, setCsrfToken, signOut } from './api.js';
+import { BrowsersView } from './browsers-view.js';
+import { followEvents } from './live-events.js';
+import { SessionView } from './session-view.js';
+import { SessionsView } from './sessions-view.js';
+import { SettingsView } from './settings-view.js';
+
+const MAX_AUDIT_SHOWN = 500;
+
+const routeOf = () => (location.hash.replace(/^#\/?/, '') || 'sessions').split('/').map(decodeURIComponent);
+
+function NotSignedIn() {
+  return html`<main>
+    <h1>tabgate dashboard</h1>
+    <p>
+      This browser is not signed in as the owner of this gateway. In the terminal where
+      <code>tabgate serve</code> runs, run <code>tabgate dashboard</code> and open the link it prints (it
+      works once, for 10 minutes).
+    </p>
+  </main>`;
+}
+
+function App() {
+  const [signedIn, setSignedIn] = useState<boolean | null>(null);
+  const [tools, setTools] = useState<ToolName[]>([]);
+  const [route, setRoute] = useState(routeOf());
+  const [sessions, setSessions] = useState<SessionSummary[]>([]);
+  const [audit, setAudit] = useState<AuditEntry[]>([]);
+  const [timelines, setTimelines] = useState<Record<string, ActionEntry[]>>({});
+  const [shots, setShots] = useState<Record<string, number>>({});
+  const [live, setLive] = useState(false);
+
+  const loadSessions = () =>
+    getJson<{ sessions: SessionSummary[] }>('/v1/dashboard/sessions').then((b) => setSessions(b.sessions));
+
+  useEffect(() => {
+    const onHash = () => setRoute(routeOf());
+    addEventListener('hashchange', onHash);
+    let stop = () => undefined as void;
+    void (async () => {
+      try {
+        const me = await getJson<{ csrf_token: string; tools: ToolName[] }>('/v1/dashboard/me');
+        setCsrfToken(me.csrf_token);
+        setTools(me.tools);
+        setSignedIn(true);
+      } catch (error) {
+        if (error instanceof ApiError && error.code === 'operator_required') setSignedIn(false);
+        return;
+      }
+      const [, first] = await Promise.all([
+        loadSessions(),
+        getJson<{ entries: AuditEntry[] }>('/v1/dashboard/activity'),
+      ]);
+      setAudit(first.entries);
+      stop = followEvents(
+        first.entries[0]?.id ?? null,
+        (e) => {
+          if (e.event === 'audit')
+            setAudit((rows) => [e.data as AuditEntry, ...rows].slice(0, MAX_AUDIT_SHOWN));
+          else if (e.event === 'session') {
+            const s = e.data as SessionSummary;
+            setSessions((list) => {
+              const at = list.findIndex((x) => x.session_id === s.session_id);
+              return at === -1 ? [s, ...list] : list.map((x, i) => (i === at ? s : x));
+            });
+          } else if (e.event === 'session-gone') {
+            const { session_id } = e.data as { session_id: string };
+            setSessions((list) => list.filter((x) => x.session_id !== session_id));
+          } else if (e.event === 'action') {
+            const a = e.data as ActionEntry;
+            setTimelines((all) => {
+              const list = all[a.session_id];
+              if (!list) return all;
+              const at = list.findIndex((x) => x.seq === a.seq);
+              const next = at === -1 ? [...list, a] : list.map((x, i) => (i === at ? a : x));
+              return { ...all, [a.session_id]: next.slice(-100) };
+            });
+          } else if (e.event === 'screenshot') {
+            const { session_id, seq } = e.data as { session_id: string; seq: number };
+            setShots((all) => ({ ...all, [session_id]: seq }));
+          } else if (e.event === 'resync') void loadSessions();
+        },
+        setLive,
+      );
+    })();
+    return () => {
+      removeEventListener('hashchange', onHash);
+      stop();
+    };
+  }, []);
+
+  const [view, id] = route;
+  useEffect(() => {
+    if (view !== 'sessions' || !id || !signedIn) return;
+    getJson<{ timeline: ActionEntry[] }>(`/v1/dashboard/sessions/${encodeURIComponent(id)}`).then(
+      (b) => setTimelines((all) => ({ ...all, [id]: b.timeline })),
+      () => undefined,
+    );
+  }, [view, id, signedIn]);
+
+  if (signedIn === null) return html`<p>Loading the tabgate dashboard…</p>`;
+  if (!signedIn) return html`<${NotSignedIn} />`;
+  const tab = (name: string, label: string) =>
+    html`<a href=${`#/${name}`} aria-current=${view === name ? 'page' : undefined}>${label}</a>`;
+  let body;
+  if (view === 'sessions' && id)
+    body = html`<${SessionView}
+      session=${sessions.find((s) => s.session_id === id)}
+      timeline=${timelines[id] ?? []}
+      screenshotSeq=${shots[id] ?? 0}
+      onChanged=${() => void loadSessions()}
+    />`;
+  else if (view === 'activity') body = html`<${ActivityView} entries=${audit} tools=${tools} />`;
+  else if (view === 'browsers') body = html`<${BrowsersView} />`;
+  else if (view === 'settings') body = html`<${SettingsView} />`;
+  else body = html`<${SessionsView} sessions=${sessions} />`;
+  return html`<header>
+      <h1>tabgate</h1>
+      <nav aria-label="Views">
+        ${tab('sessions', 'Sessions')} ${tab('activity', 'Activity')} ${tab('browsers', 'Browsers')}
+        ${tab('settings', 'Settings')}
+      </nav>
+      <span class="live-state" role="status">${live ? 'live' : 'reconnecting…'}</span>
+      <button type="button" onClick=${() => void signOut().then(() => setSignedIn(false))}>Sign out</button>
+    </header>
+    <main>${body}</main>`;
+}
+
+render(html`<${App} />`, document.getElementById('app') as HTMLElement);

@@ -1,0 +1,63 @@
+/**
+ * One line of the dashboard's sessions list: who serves the session, what it is doing, what it did last.
+ * Built from the stored record, the running calls and the recent actions; nothing secret is in it.
+ */
+import type { SessionRecord } from '../service.js';
+import type { ActionEntry } from './session-activity.js';
+
+export type SessionStatus = 'idle' | 'acting' | 'waiting for a browser' | 'failed closed' | 'stopped';
+
+export interface SessionSummary {
+  session_id: string;
+  title: string | null;
+  created_at: string;
+  source: string;
+  /** `tab`: the user's own tab through a paired extension; else the backend that serves it. */
+  backend: { kind: 'tab' | 'local' | 'cdp-url' | 'provider'; label: string };
+  status: SessionStatus;
+  stopped_at: string | null;
+  last_action: Pick<ActionEntry, 'tool' | 'outcome' | 'started_at' | 'duration_ms'> | null;
+  page: ActionEntry['page'];
+}
+
+export function backendOf(record: SessionRecord, backendName: string): SessionSummary['backend'] {
+  if (record.binding) {
+    const controller = record.binding.controller_id ?? 'unknown';
+    return { kind: 'tab', label: `your tab, through the paired browser's controller ${controller}` };
+  }
+  if (backendName === 'local') return { kind: 'local', label: 'local Chromium' };
+  if (backendName === 'cdp-url') return { kind: 'cdp-url', label: 'browser at the configured CDP URL' };
+  return { kind: 'provider', label: `cloud browser: ${backendName}` };
+}
+
+export function statusOf(
+  record: SessionRecord,
+  running: number,
+  last: ActionEntry | undefined,
+): SessionStatus {
+  if (record.stopped_at !== null) return 'stopped';
+  if (running > 0) return 'acting';
+  if (record.binding?.state === 'stopped' || record.binding?.state === 'revoked') return 'failed closed';
+  if (last?.outcome === 'controller_unavailable') return 'waiting for a browser';
+  return 'idle';
+}
+
+export function summarize(
+  record: SessionRecord,
+  facts: { backendName: string; running: number; last: ActionEntry | undefined; page: ActionEntry['page'] },
+): SessionSummary {
+  const { last } = facts;
+  return {
+    session_id: record.session_id,
+    title: record.title,
+    created_at: record.created_at,
+    source: record.source,
+    backend: backendOf(record, facts.backendName),
+    status: statusOf(record, facts.running, last),
+    stopped_at: record.stopped_at,
+    last_action: last
+      ? { tool: last.tool, outcome: last.outcome, started_at: last.started_at, duration_ms: last.duration_ms }
+      : null,
+    page: facts.page,
+  };
+}

@@ -1,0 +1,106 @@
+/**
+ * The dashboard's live stream: audit rows arrive as `audit` events with their row id as the event id,
+ * and a stream reopened with `Last-Event-ID` gets exactly the rows after that id — none lost, none twice
+ * — including rows written while no stream was open. The agent's API key cannot open it.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { parseEvents, type LiveEvent } from '../../src/dashboard/live-events.js';
+import { startTestGateway, type TestGateway } from './fixtures/gateway.js';
+import { RecordingBackend } from './fixtures/recording-backend.js';
+
+/** Reads the stream until `enough` says so; then closes it. */
+async function readEvents(
+  gw: TestGateway,
+  headers: Record<string, string>,
+  enough: (events: LiveEvent[]) => boolean,
+): Promise<LiveEvent[]> {
+  const controller = new AbortController();
+  const response = await fetch(`${gw.url}/v1/dashboard/events`, {
+    headers: { authorization: `Bearer ${gw.operatorKey}`, ...headers },
+    signal: controller.signal,
+  });
+  assert.equal(response.status, 200);
+  assert.match(response.headers.get('content-type') ?? '', /^text\/event-stream/);
+  const events: LiveEvent[] = [];
+  const reader = (response.body as ReadableStream<Uint8Array>).getReader();
+  const decoder = new TextDecoder();
+  let buffer = '';
+  while (!enough(events)) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    buffer = parseEvents(buffer + decoder.decode(value, { stream: true }), (event) => events.push(event));
+  }
+  controller.abort();
+  return events;
+}
+
+const audits = (events: LiveEvent[]) => events.filter((e) => e.event === 'audit');
+
+describe("the dashboard's live stream", () => {
+  let gw: TestGateway;
+  before(async () => {
+    gw = await startTestGateway({
+      backend: new RecordingBackend(),
+      config: { audit: { all_backends: true } },
+    });
+  });
+  after(() => gw.close());
+
+  const calls = async (sessionId: string, n: number) => {
+    for (let i = 0; i < n; i++)
+      assert.equal(
+        (await gw.request('POST', `/v1/sessions/${sessionId}/tools/browser_tabs`, { body: {} })).status,
+        200,
+      );
+  };
+
+  it('resumes after Last-Event-ID with every row written meanwhile, none twice', async () => {
+    const sessionId = await gw.createSession('resume');
+    await calls(sessionId, 3);
+    const first = await readEvents(gw, { 'last-event-id': '0' }, (events) => audits(events).length >= 3);
+    const seen = audits(first).map((e) => Number(e.id));
+    assert.equal(seen.length, 3);
+    assert.deepEqual(
+      audits(first).map((e) => (e.data as { session_id: string }).session_id),
+      [sessionId, sessionId, sessionId],
+    );
+
+    // Written while no stream is open: the reconnect must deliver them.
+    await calls(sessionId, 4);
+    const last = seen.at(-1) as number;
+    const second = await readEvents(
+      gw,
+      { 'last-event-id': String(last) },
+      (events) => audits(events).length >= 4,
+    );
+    const resumed = audits(second).map((e) => Number(e.id));
+    assert.deepEqual(resumed, [last + 1, last + 2, last + 3, last + 4]);
+  });
+
+  it('sends each action as it starts and ends, and the session line', async () => {
+    const sessionId = await gw.createSession('actions');
+    const events = readEvents(gw, {}, (got) =>
+      got.some((e) => e.event === 'action' && (e.data as { outcome: string | null }).outcome === 'ok'),
+    );
+    // The stream is open once its first bytes arrived; a call made now is live.
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    await calls(sessionId, 1);
+    const got = await events;
+    const actions = got
+      .filter((e) => e.event === 'action')
+      .map((e) => e.data as { tool: string; outcome: string | null });
+    assert.deepEqual(actions.at(-1), { ...actions.at(-1), tool: 'browser_tabs', outcome: 'ok' });
+    assert.ok(
+      got.some((e) => e.event === 'session' && (e.data as { session_id: string }).session_id === sessionId),
+    );
+  });
+
+  it("refuses the agent's API key with 403 operator_required", async () => {
+    const response = await fetch(`${gw.url}/v1/dashboard/events`, {
+      headers: { authorization: `Bearer ${gw.key}` },
+    });
+    assert.equal(response.status, 403);
+    assert.equal(((await response.json()) as { error: { code: string } }).error.code, 'operator_required');
+  });
+});
