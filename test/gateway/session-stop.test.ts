@@ -114,6 +114,33 @@ describe("the owner's Stop", () => {
     assert.equal((await call(sessionId, 'browser_tabs')).status, 200);
   });
 
+  it("needs the dashboard page token from the owner's signed-in browser: without it, csrf_token_invalid", async () => {
+    const sessionId = await gw.createSession();
+    const code = new URLSearchParams(new URL(gw.gateway.signInLink()).hash.slice(1)).get('code') ?? '';
+    const origin = new URL(gw.url).origin;
+    const signedIn = await gw.request('POST', '/operator/sign-in', {
+      body: { code },
+      headers: { authorization: '', origin, 'sec-fetch-site': 'same-origin' },
+    });
+    assert.equal(signedIn.status, 200);
+    const browser = {
+      authorization: '',
+      origin,
+      'sec-fetch-site': 'same-origin',
+      cookie: (signedIn.headers.get('set-cookie') ?? '').split(';')[0] ?? '',
+      'x-tabgate-operator': signedIn.body.proof as string,
+    };
+    for (const token of [undefined, 'forged-token']) {
+      const stop = await gw.request('POST', `/v1/sessions/${sessionId}/stop`, {
+        body: {},
+        headers: token ? { ...browser, 'x-tabgate-csrf': token } : browser,
+      });
+      assert.equal(stop.status, 403);
+      assert.equal(stop.body.error.code, 'csrf_token_invalid');
+    }
+    assert.equal((await call(sessionId, 'browser_tabs')).status, 200);
+  });
+
   it('answers session_not_found for an unknown session, and stops nothing', async () => {
     const stop = await owner('sess_nope', 'stop');
     assert.equal(stop.status, 404);

@@ -27,6 +27,7 @@ export const EXTENDED_CONTROLLER_CAPABILITIES = [
   'browser_fill_form',
   'browser_forward',
   'browser_hover',
+  'browser_read',
   'browser_reload',
   'browser_select_option',
   'browser_tab_close',
