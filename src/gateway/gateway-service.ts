@@ -5,6 +5,7 @@
  */
 import {
   getTool,
+  checkNavigationUrl,
   isControllerCapability,
   parseToolArguments,
   TabgateError,
@@ -88,12 +89,15 @@ export class DefaultGatewayService implements GatewayService {
   async deleteSession(caller: Caller, sessionId: string): Promise<void> {
     this.d.sessions.delete(caller, sessionId);
     this.d.activity?.forget(sessionId);
+    // A user's browser's command ends as the protocol says a cancelled command does; a call on the
+    // gateway's own browser with the neutral code.
     this.inFlight.cancel(
       sessionId,
-      new TabgateError(
-        'session_not_found',
-        'The session was deleted while this call ran; the call was cancelled.',
-      ),
+      (route) =>
+        new TabgateError(
+          route === 'controller' ? 'controller_cancelled' : 'call_cancelled',
+          'The session was deleted while this call ran; the call was cancelled.',
+        ),
     );
     this.d.broker.detachSession(sessionId);
     await this.d.backend.closeSession(sessionId);
@@ -294,8 +298,11 @@ export class DefaultGatewayService implements GatewayService {
     const call = () =>
       session.stopped_at !== null
         ? rejection(stoppedByOwner(`${name} was not run`))
-        : this.inFlight.run(sessionId, options.signal, (signal) =>
-            this.run(decision, caller, sessionId, name, rawArguments, toolCallId, signal),
+        : this.inFlight.run(
+            sessionId,
+            options.signal,
+            (signal) => this.run(decision, caller, sessionId, name, rawArguments, toolCallId, signal),
+            decision.kind === 'controller' ? 'controller' : 'backend',
           );
     const activity = this.d.activity;
     const run = activity
@@ -398,7 +405,9 @@ export class DefaultGatewayService implements GatewayService {
     if (name !== 'browser_navigate' || !this.d.userTabSites) return;
     if (typeof raw !== 'object' || raw === null) return;
     const url = (raw as { url?: unknown }).url;
-    if (typeof url !== 'string' || url === 'about:blank') return;
+    // A URL no browser may open at all is refused as such (`invalid_url`, `metadata_url_blocked`) by
+    // the checks every backend makes; the site rules judge only what could be opened.
+    if (typeof url !== 'string' || checkNavigationUrl(url).kind !== 'ok' || url === 'about:blank') return;
     const decision = this.d.userTabSites(sessionId).decideUrl(url);
     if (!decision.allowed && decision.code === 'site_blocked')
       throw new TabgateError('site_blocked', `Refused: ${decision.reason}.`);

@@ -7,13 +7,19 @@
 import type { TabgateError } from '../protocol/index.js';
 import type { CallSignal } from './service.js';
 
+export type CallRoute = 'controller' | 'backend';
+
 /** One running call: its signal (the caller's abort or Stop's) and how Stop answers its caller. */
 class InFlightCall implements CallSignal {
   private stopped = false;
   private listeners: (() => void)[] = [];
   fail: (error: TabgateError) => void = () => undefined;
 
-  constructor(private readonly caller: CallSignal | undefined) {}
+  constructor(
+    private readonly caller: CallSignal | undefined,
+    /** Where the call went: a user's browser (`controller`) or the gateway's own (`backend`). */
+    readonly route: CallRoute,
+  ) {}
 
   get aborted(): boolean {
     return this.stopped || this.caller?.aborted === true;
@@ -58,8 +64,9 @@ export class InFlightCalls {
     sessionId: string,
     signal: CallSignal | undefined,
     work: (signal: CallSignal) => Promise<T>,
+    route: CallRoute = 'backend',
   ): Promise<T> {
-    const call = new InFlightCall(signal);
+    const call = new InFlightCall(signal, route);
     let calls = this.bySession.get(sessionId);
     if (!calls) this.bySession.set(sessionId, (calls = new Set()));
     calls.add(call);
@@ -94,12 +101,15 @@ export class InFlightCalls {
     });
   }
 
-  /** Ends every running call of the session with `error`; returns how many there were. */
-  cancel(sessionId: string, error: TabgateError): number {
+  /**
+   * Ends every running call of the session with `error` (or the error for the call's route); returns how
+   * many there were.
+   */
+  cancel(sessionId: string, error: TabgateError | ((route: CallRoute) => TabgateError)): number {
     const calls = this.bySession.get(sessionId);
     if (!calls) return 0;
     const running = [...calls];
-    for (const call of running) call.stop(error);
+    for (const call of running) call.stop(typeof error === 'function' ? error(call.route) : error);
     return running.length;
   }
 

@@ -154,7 +154,7 @@ describe("the owner's Stop", () => {
     await hung;
     assert.equal((await gw.request('DELETE', `/v1/sessions/${sessionId}`)).status, 200);
     const answer = await running;
-    assert.equal(answer.body.error.code, 'session_not_found');
+    assert.equal(answer.body.error.code, 'call_cancelled');
     assert.ok(backend.aborted.includes(sessionId));
   });
 
