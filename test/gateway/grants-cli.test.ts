@@ -5,27 +5,10 @@
  * nothing.
  */
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
-import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { fileURLToPath } from 'node:url';
 import { startTestGateway, type TestGateway } from './fixtures/gateway.js';
 import { RecordingBackend } from './fixtures/recording-backend.js';
-
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-
-/** The CLI in a child process; never spawnSync: this process serves the gateway it talks to. */
-function tabgate(home: string, args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  const { API_SERVER_KEY: _key, ...env } = process.env;
-  return new Promise((resolve) => {
-    execFile(
-      process.execPath,
-      ['--import', 'tsx', path.join(root, 'src/cli/main.ts'), ...args],
-      { cwd: root, env: { ...env, TABGATE_HOME: home }, encoding: 'utf8' },
-      (error, stdout, stderr) => resolve({ code: error ? 1 : 0, stdout, stderr }),
-    );
-  });
-}
+import { runTabgate as tabgate } from '../helpers/tabgate-cli.js';
 
 describe('tabgate grants', () => {
   let gw: TestGateway;

@@ -6,15 +6,11 @@
  * cannot. Deleting a session cancels its running call too.
  */
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
-import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { fileURLToPath } from 'node:url';
 import type { BrowserBackend, ToolCall } from '../../src/gateway/backends/index.js';
 import { TestController } from './fixtures/controller.js';
 import { startTestGateway, type TestGateway } from './fixtures/gateway.js';
-
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+import { runTabgate as tabgate } from '../helpers/tabgate-cli.js';
 
 /** A backend whose `browser_navigate` runs until the call is aborted; every other tool answers at once. */
 class HangingBackend implements BrowserBackend {
@@ -42,18 +38,6 @@ class HangingBackend implements BrowserBackend {
 
   async closeSession(): Promise<void> {}
   async close(): Promise<void> {}
-}
-
-function tabgate(home: string, args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  const { API_SERVER_KEY: _key, ...env } = process.env;
-  return new Promise((resolve) => {
-    execFile(
-      process.execPath,
-      ['--import', 'tsx', path.join(root, 'src/cli/main.ts'), ...args],
-      { cwd: root, env: { ...env, TABGATE_HOME: home }, encoding: 'utf8' },
-      (error, stdout, stderr) => resolve({ code: error ? 1 : 0, stdout, stderr }),
-    );
-  });
 }
 
 describe("the owner's Stop", () => {

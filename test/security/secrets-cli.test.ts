@@ -6,7 +6,7 @@
  * never receives a value.
  */
 import assert from 'node:assert/strict';
-import { execFile, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -16,27 +16,10 @@ import { TestController } from '../gateway/fixtures/controller.js';
 import { startTestGateway, type TestGateway } from '../gateway/fixtures/gateway.js';
 import { RecordingBackend } from '../gateway/fixtures/recording-backend.js';
 import { filesUnder, leaks } from './fixtures/leak-search.js';
+import { runTabgate as tabgate } from '../helpers/tabgate-cli.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const VALUE = 'cli pässword/+7=?';
-
-/** The CLI in a child process (async: this process serves the gateway it may talk to). */
-function tabgate(
-  home: string,
-  args: string[],
-  stdin = '',
-): Promise<{ code: number; stdout: string; stderr: string }> {
-  const { API_SERVER_KEY: _key, ...env } = process.env;
-  return new Promise((resolve) => {
-    const child = execFile(
-      process.execPath,
-      ['--import', 'tsx', path.join(root, 'src/cli/main.ts'), ...args],
-      { cwd: root, env: { ...env, TABGATE_HOME: home }, encoding: 'utf8' },
-      (error, stdout, stderr) => resolve({ code: error ? 1 : 0, stdout, stderr }),
-    );
-    child.stdin?.end(stdin);
-  });
-}
 
 /**
  * `tabgate secrets add` on a real terminal (a pseudo-terminal from util-linux `script`): the value is
