@@ -28,8 +28,23 @@ export const MCP_TOOLS: Tool[] = describeTools().map((tool) => ({
   description: tool.description,
   inputSchema: tool.inputSchema as Tool['inputSchema'],
   // The title is the tool's own (above); repeating it in the annotations costs every tool list.
-  annotations: tool.annotations,
+  annotations: withoutDefaultHints(tool.annotations),
 }));
+
+/**
+ * MCP defines each hint's default (readOnly false, destructive true, idempotent false, openWorld true);
+ * a hint that says its default says nothing, and costs every tool list of every client.
+ */
+function withoutDefaultHints(annotations: Tool['annotations']): Tool['annotations'] {
+  const defaults: Record<string, boolean> = {
+    readOnlyHint: false,
+    destructiveHint: true,
+    idempotentHint: false,
+    openWorldHint: true,
+  };
+  const kept = Object.entries(annotations ?? {}).filter(([key, value]) => defaults[key] !== value);
+  return kept.length > 0 ? Object.fromEntries(kept) : undefined;
+}
 
 export interface McpSessionBinding {
   /** The tabgate session this MCP connection acts in; resolved lazily so HTTP can bind at initialize. */

@@ -10,8 +10,7 @@ import { KEY_MODIFIERS, parseKeyCombo } from './keys.js';
 const REF_PATTERN = /^@?[A-Za-z][A-Za-z0-9_-]{0,63}$/;
 export const refSchema = z
   .string()
-  .refine((value) => REF_PATTERN.test(value), 'expected a ref from browser_snapshot, like @e12')
-  .describe('Ref like @e12');
+  .refine((value) => REF_PATTERN.test(value), 'expected a ref from browser_snapshot, like @e12');
 
 export const MOUSE_BUTTONS = ['left', 'right', 'middle'] as const;
 
@@ -42,7 +41,7 @@ export const browserType = defineTool({
   name: 'browser_type',
   title: 'Type into a field',
   description:
-    'Replace the content of the field with this ref by text, or by the vault secret named secret (its value is never shown). submit presses Enter afterwards.',
+    "Replace the field's content by text, or by the named vault secret (never shown). submit presses Enter.",
   input: z
     .strictObject({
       ref: refSchema,
@@ -51,7 +50,7 @@ export const browserType = defineTool({
         .string()
         .regex(SECRET_NAME_PATTERN, 'expected the name of a vault secret (`tabgate secrets list`)')
         .optional()
-        .describe('Name of a vault secret to fill instead of text; it fills only on its own origin'),
+        .describe('Vault secret name, instead of text'),
       submit: z.boolean().optional(),
     })
     .refine((args) => (args.text === undefined) !== (args.secret === undefined), {

@@ -5,13 +5,13 @@ export const browserNavigate = defineTool({
   name: 'browser_navigate',
   title: 'Open a URL',
   description:
-    'Open an http(s) URL in the current tab and wait until it settles, following redirects of every kind (HTTP, meta refresh, script). Returns the final URL, title, HTTP status, the redirects it passed through and the page\'s outline (a small page whole, with refs). snapshot: "full" returns the first snapshot page instead, "none" no snapshot.',
+    'Open an http(s) URL and wait until it settles, following HTTP, meta and script redirects. Returns the final URL, title, status, redirects and the page outline (a small page whole).',
   input: z.strictObject({
     url: z.string().min(1).max(8192).describe('Absolute http(s) URL, or about:blank'),
     snapshot: z
       .enum(['full', 'outline', 'none'])
       .optional()
-      .describe('What of the loaded page to return: outline (default), full (first snapshot page), none'),
+      .describe('outline (default), full (first snapshot page) or none'),
   }),
   annotations: { readOnlyHint: false, destructiveHint: false, openWorldHint: true },
 });

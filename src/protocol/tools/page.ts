@@ -6,17 +6,12 @@ export const browserSnapshot = defineTool({
   name: 'browser_snapshot',
   title: 'Read the page',
   description:
-    'Text outline of the current page: interactive elements with refs like @e3, plus headings and text. Take one before clicking or typing and after the page changes. full adds all text; offset continues a cut snapshot; ref shows only that element and what is inside it; find shows only the lines containing a text, with their containers.',
+    'Text outline of the page: interactive elements with refs like @e3, headings and text. Take one before acting and after the page changes. full: all text; ref: one element and its content; find: only lines containing a text.',
   input: z.strictObject({
     full: z.boolean().optional(),
     offset: z.number().int().min(0).optional().describe('Character offset to continue from'),
-    ref: refSchema.optional().describe('Only this element and its content, e.g. @e12'),
-    find: z
-      .string()
-      .min(1)
-      .max(200)
-      .optional()
-      .describe('Only the lines containing this text (case-insensitive), with their containers'),
+    ref: refSchema.optional().describe('e.g. @e12'),
+    find: z.string().min(1).max(200).optional().describe('case-insensitive'),
   }),
   annotations: { readOnlyHint: true, openWorldHint: false },
 });
