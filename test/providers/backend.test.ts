@@ -130,6 +130,13 @@ describe('the provider backend', () => {
     const session = (await backend.openSessions()).get(id);
     assert.ok(session);
     await vendor.waitForRequest(stopOf(session.bb_session_id));
+    // The next call gets a fresh browser and is told so, once.
+    const notices = async () =>
+      ((await backend.call(call(id, 'browser_tabs'))) as { notices?: string[] }).notices ?? [];
+    const first = await notices();
+    assert.equal(first.length, 1);
+    assert.match(first[0] ?? '', /^session_reset: .*idle.*about:blank/);
+    assert.deepEqual(await notices(), []);
   });
 
   it('releases every session on shutdown', async () => {

@@ -15,6 +15,7 @@ import { Admission, type Release } from '../admission.js';
 import type { BrowserBackend, SessionBrowserInfo, ToolCall } from '../backend.js';
 import { checkNavigation, NetworkPolicy, type Resolver } from '../network-policy.js';
 import type { BrowserSettings } from '../settings.js';
+import { ResetNotices } from '../cdp/reset-notices.js';
 
 /** What the provider backend needs to drive one CDP URL: the engine's CDP-URL backend. */
 export interface CdpUrlTarget {
@@ -54,11 +55,14 @@ export class ProviderBackend implements BrowserBackend {
   private readonly sweeper: NodeJS.Timeout;
   private readonly policy: NetworkPolicy;
   private readonly admission: Admission;
+  /** Sessions whose provider browser the idle sweep released, until their next result says so. */
+  private readonly reset: ResetNotices;
   private closing = false;
 
   constructor(private readonly options: ProviderBackendOptions) {
     this.name = options.provider.name;
     this.admission = new Admission(options.settings);
+    this.reset = new ResetNotices(options.settings);
     this.policy = new NetworkPolicy({
       remote: true,
       allowPrivateUrls: options.settings.allowPrivateUrls,
@@ -75,7 +79,11 @@ export class ProviderBackend implements BrowserBackend {
     return tool !== 'browser_upload' && tool !== 'browser_downloads';
   }
 
-  async call(call: ToolCall): Promise<unknown> {
+  call(call: ToolCall): Promise<unknown> {
+    return this.reset.deliver(call.sessionId, this.run(call));
+  }
+
+  private async run(call: ToolCall): Promise<unknown> {
     if (this.closing) throw new TabgateError('backend_unavailable', 'The browser backend is shutting down.');
     // Refused before a (billed) provider session is created; the session's own network guard judges
     // every request the browser then makes, redirects and page-initiated ones included.
@@ -203,12 +211,16 @@ export class ProviderBackend implements BrowserBackend {
       const session = await pending.catch(() => undefined);
       if (session && session.busy === 0 && Date.now() - session.lastUsed > idleMs) {
         this.options.log.info('closing idle provider session', { provider: this.name, session: sessionId });
-        await this.closeSession(sessionId);
+        // Marked once the close has forgotten the session (synchronously), so the next call is told.
+        const closing = this.closeSession(sessionId);
+        this.reset.mark(sessionId);
+        await closing;
       }
     }
   }
 
   async closeSession(sessionId: string): Promise<void> {
+    this.reset.forget(sessionId);
     const pending = this.sessions.get(sessionId);
     if (!pending) return;
     this.sessions.delete(sessionId);
