@@ -81,30 +81,8 @@ export class FrameWorlds {
   }
 
   /** Runs one page command in a world; a vanished context means the document is gone (stale). */
-  async run<T>(contextId: number, command: string, arg?: unknown): Promise<T> {
-    if (!this.alive.has(contextId)) throw staleError();
-    if (!this.installed.has(contextId)) {
-      await this.evaluateInstall(contextId);
-      this.installed.add(contextId);
-    }
-    let response: CallFunctionResult;
-    try {
-      response = await this.session.send<CallFunctionResult>('Runtime.callFunctionOn', {
-        functionDeclaration: RUN_FUNCTION,
-        executionContextId: contextId,
-        arguments: [{ value: command }, { value: arg ?? null }],
-        returnByValue: true,
-        awaitPromise: false,
-      });
-    } catch (error) {
-      if (!this.alive.has(contextId) || isCdpFailure(error, 'stale_context')) throw staleError();
-      throw error;
-    }
-    if (response.exceptionDetails) {
-      const detail = response.exceptionDetails.exception?.description ?? response.exceptionDetails.text;
-      throw new Error(`page command ${command} failed: ${detail}`);
-    }
-    return response.result.value as T;
+  run<T>(contextId: number, command: string, arg?: unknown): Promise<T> {
+    return this.invoke<T>(contextId, RUN_FUNCTION, [command, arg ?? null], false, `page command ${command}`);
   }
 
   /**
@@ -112,11 +90,22 @@ export class FrameWorlds {
    * engine's own modules do DOM work of their own (forms, waits, overlays) without growing the agent.
    * The function is serialised with `toString`, so it must not close over anything.
    */
-  async call<T, A = unknown>(
+  call<T, A = unknown>(contextId: number, fn: (agent: PageAgent, arg: A) => T, arg: A): Promise<Awaited<T>> {
+    const declaration = `function (arg) { const __name = (t) => t; return (${fn.toString()})(globalThis.__tabgate, arg); }`;
+    return this.invoke<Awaited<T>>(contextId, declaration, [arg ?? null], true, 'page function');
+  }
+
+  /**
+   * `Runtime.callFunctionOn` in one of our worlds, installing the agent first if the world is new. A
+   * context that vanished (or that the transport classifies as stale) means the document is gone.
+   */
+  private async invoke<T>(
     contextId: number,
-    fn: (agent: PageAgent, arg: A) => T,
-    arg: A,
-  ): Promise<Awaited<T>> {
+    functionDeclaration: string,
+    args: unknown[],
+    awaitPromise: boolean,
+    what: string,
+  ): Promise<T> {
     if (!this.alive.has(contextId)) throw staleError();
     if (!this.installed.has(contextId)) {
       await this.evaluateInstall(contextId);
@@ -125,21 +114,21 @@ export class FrameWorlds {
     let response: CallFunctionResult;
     try {
       response = await this.session.send<CallFunctionResult>('Runtime.callFunctionOn', {
-        functionDeclaration: `function (arg) { const __name = (t) => t; return (${fn.toString()})(globalThis.__tabgate, arg); }`,
+        functionDeclaration,
         executionContextId: contextId,
-        arguments: [{ value: arg ?? null }],
+        arguments: args.map((value) => ({ value })),
         returnByValue: true,
-        awaitPromise: true,
+        awaitPromise,
       });
     } catch (error) {
-      if (!this.alive.has(contextId) || /context|Cannot find/i.test(String(error))) throw staleError();
+      if (!this.alive.has(contextId) || isCdpFailure(error, 'stale_context')) throw staleError();
       throw error;
     }
     if (response.exceptionDetails) {
       const detail = response.exceptionDetails.exception?.description ?? response.exceptionDetails.text;
-      throw new Error(`page function failed: ${detail}`);
+      throw new Error(`${what} failed: ${detail}`);
     }
-    return response.result.value as Awaited<T>;
+    return response.result.value as T;
   }
 
   /** Runs a page command with `this` bound to a remote object of our world (a node resolved by CDP). */
