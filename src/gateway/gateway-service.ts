@@ -196,20 +196,7 @@ export class DefaultGatewayService implements GatewayService {
     try {
       const session = this.d.sessions.require(caller, sessionId);
       if (session.stopped_at !== null) return Promise.resolve(null);
-      const decision = decideRoute({
-        tool: 'browser_screenshot',
-        featureEnabled: this.d.extensionControl.enabled(),
-        principalId: caller.principalId,
-        transportFamily: caller.transportFamily,
-        binding: session.binding,
-        lane: () =>
-          this.d.broker.laneState({
-            principalId: caller.principalId,
-            profileId: caller.profileId,
-            sessionId,
-            transportFamily: caller.transportFamily,
-          }),
-      });
+      const decision = this.decide(caller, sessionId, session.binding, 'browser_screenshot');
       if (decision.kind === 'unavailable') return Promise.resolve(null);
       const shot =
         decision.kind === 'controller'
