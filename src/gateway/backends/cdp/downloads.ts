@@ -16,6 +16,8 @@ interface Pending {
   guid: string;
   suggested: string;
   stopped: string | null;
+  /** Browser.cancelDownload went out (once is enough). */
+  cancelSent: boolean;
 }
 
 const MIME: Record<string, string> = {
@@ -83,7 +85,7 @@ export class SessionDownloads implements DownloadLedger {
         'Browser.downloadWillBegin',
         ({ guid, frameId, suggestedFilename }) => {
           if (this.owns(frameId))
-            this.pending.set(guid, { guid, suggested: suggestedFilename, stopped: null });
+            this.pending.set(guid, { guid, suggested: suggestedFilename, stopped: null, cancelSent: false });
         },
       ),
       this.root.on<{ guid: string; totalBytes: number; receivedBytes: number; state: string }>(
@@ -102,9 +104,12 @@ export class SessionDownloads implements DownloadLedger {
   private async progress(event: { guid: string; totalBytes: number; receivedBytes: number; state: string }) {
     const entry = this.pending.get(event.guid);
     if (!entry) return;
+    // The cap holds whatever the event's state: a small file can finish before its cancel lands.
+    if (!entry.stopped && Math.max(event.totalBytes, event.receivedBytes) > this.maxBytes)
+      entry.stopped = `bigger than browser.download_max_mb (${Math.round(this.maxBytes / 1024 / 1024)} MB)`;
     if (event.state === 'inProgress') {
-      if (!entry.stopped && Math.max(event.totalBytes, event.receivedBytes) > this.maxBytes) {
-        entry.stopped = `bigger than browser.download_max_mb (${Math.round(this.maxBytes / 1024 / 1024)} MB)`;
+      if (entry.stopped && !entry.cancelSent) {
+        entry.cancelSent = true;
         await this.root
           .send('Browser.cancelDownload', { guid: entry.guid, browserContextId: this.contextId })
           .catch(() => undefined);
@@ -113,7 +118,7 @@ export class SessionDownloads implements DownloadLedger {
     }
     this.pending.delete(event.guid);
     const partial = join(this.dir, entry.guid);
-    if (event.state !== 'completed') {
+    if (event.state !== 'completed' || entry.stopped) {
       await rm(partial, { force: true }).catch(() => undefined);
       this.record({
         name: safeFileName(entry.suggested),
