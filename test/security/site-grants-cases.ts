@@ -8,6 +8,7 @@ import { after, afterEach, before, describe, it } from 'node:test';
 import type { HttpResult, TestGateway } from '../gateway/fixtures/gateway.js';
 import { CATEGORY_HOST, DENIED_HOST, startSiteServers, type SiteServers } from './fixtures/site-servers.js';
 import { errorCode, toolSession } from './fixtures/tool-session.js';
+import { waitFor } from '../helpers/wait-for.js';
 
 interface SitesView {
   browser: string;
@@ -146,10 +147,16 @@ export function siteGrantCases(
         await onLinks();
         const clicked = await ok('browser_click', { ref: await refOf(label) });
         await stillOn('Links');
-        const notices = [...(clicked.notices ?? []), ...((await ok('browser_snapshot')).notices ?? [])];
-        assert.ok(
-          notices.some((notice) => /not granted/.test(notice)),
-          JSON.stringify(notices),
+        // The refusal reaches the agent as a notice on this result or, when the refused request left after
+        // the click's answer (a POST judged after a DNS lookup), on a later one.
+        const notices = [...(clicked.notices ?? [])];
+        await waitFor(
+          async () => {
+            if (notices.some((notice) => /not granted/.test(notice))) return true;
+            notices.push(...((await ok('browser_snapshot')).notices ?? []));
+            return notices.some((notice) => /not granted/.test(notice));
+          },
+          { what: `a "not granted" notice after clicking ${label}`, within: 5_000, every: 100 },
         );
       });
     }
