@@ -61,6 +61,8 @@ export function hostOf(raw: string): string | null {
   return host.startsWith('[') && host.endsWith(']') ? host.slice(1, -1) : host;
 }
 
+const ALLOWED: HostVerdict = { allowed: true };
+
 const UNJUDGED: HostVerdict = {
   allowed: false,
   code: 'private_url_blocked',
@@ -101,19 +103,27 @@ export class NetworkGuard {
     }
   }
 
-  /** The host's verdict, then for a document the frame judge's; sync when both are. */
+  /**
+   * The host's verdict and, for a document, the frame judge's; sync when both are. A refusal either
+   * gives at once wins without waiting for the other, so a frame moved to a site it was not granted is
+   * refused before the host's DNS lookup (which can take seconds), while the click that moved it is
+   * still settling.
+   */
   private verdictOn(
     raw: string,
     resourceType: string,
     frameId: string | undefined,
   ): HostVerdict | Promise<HostVerdict> {
     const host = hostOf(raw);
-    if (host === null) return { allowed: true };
+    if (host === null) return ALLOWED;
     const byHost = this.judge.judge(host);
     const frames = this.frames;
     if (resourceType !== 'Document' || !frames) return byHost;
-    const then = (verdict: HostVerdict) => (verdict.allowed ? frames.judgeFrame(raw, frameId) : verdict);
-    return byHost instanceof Promise ? byHost.then(then) : then(byHost);
+    if (!(byHost instanceof Promise) && !byHost.allowed) return byHost;
+    const byFrame = frames.judgeFrame(raw, frameId);
+    if (!(byFrame instanceof Promise) && !byFrame.allowed) return byFrame;
+    if (!(byHost instanceof Promise) && !(byFrame instanceof Promise)) return ALLOWED;
+    return Promise.all([byHost, byFrame]).then(([host, frame]) => (host.allowed ? frame : host));
   }
 
   private decide(event: RequestPaused): void {
