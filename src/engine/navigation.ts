@@ -63,10 +63,14 @@ export async function navigate(
   tab.redirects.start();
   try {
     // A beforeunload question holds the navigation until it is answered: the answer goes out with it.
-    const result = await tab.dialogs.unlessDialog(
-      tab.page.send<{ loaderId?: string; errorText?: string }>('Page.navigate', { url: url.href }),
-      null,
-    );
+    const sent = tab.page.send<{ loaderId?: string; errorText?: string }>('Page.navigate', { url: url.href });
+    const result = await tab.dialogs.unlessDialog(answeredBy(sent, deadline), null);
+    if (result === NO_RESPONSE) {
+      // Chromium answers Page.navigate only once the server does; one that never does is this timeout,
+      // and the load is stopped so the tab is free for the next call.
+      await tab.page.send('Page.stopLoading').catch(() => undefined);
+      throw timedOut(url, timeoutMs);
+    }
     if (!result) return { ...(await pageInfo(tab)), status: null };
     if (result.errorText) throw await failure(tab, url, result.errorText, before);
     const loaderId = result.loaderId;
@@ -89,6 +93,18 @@ export async function navigate(
   } finally {
     tab.redirects.finish();
   }
+}
+
+const NO_RESPONSE = Symbol('no response');
+
+/** The command's answer, or NO_RESPONSE if it has none by `deadline` (a late failure is swallowed). */
+function answeredBy<T>(command: Promise<T>, deadline: number): Promise<T | typeof NO_RESPONSE> {
+  command.catch(() => undefined);
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const expired = new Promise<typeof NO_RESPONSE>((resolve) => {
+    timer = setTimeout(() => resolve(NO_RESPONSE), Math.max(0, deadline - performance.now()));
+  });
+  return Promise.race([command, expired]).finally(() => clearTimeout(timer));
 }
 
 export type NavigateOutcome = PageInfo & { status: number | null; redirects?: RedirectHop[] };

@@ -4,6 +4,8 @@
  */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { createLocalChromiumBackend } from '../../src/gateway/backends/cdp/index.js';
@@ -72,6 +74,35 @@ describe('local Chromium backend', () => {
       await backend.close();
     }
     assert.deepEqual(chromiumPidsWith(marker), []);
+  });
+
+  it('answers navigation_timeout for a server that never answers, and the tab takes the next call', async () => {
+    // Accepts the request and never sends a byte back: Chromium's Page.navigate waits on it.
+    const silent = http.createServer(() => undefined);
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    const { port } = silent.address() as AddressInfo;
+    const backend = createLocalChromiumBackend(
+      { ...DEFAULT_BROWSER_SETTINGS, commandTimeoutSeconds: 4 },
+      silentLogger,
+    );
+    try {
+      await assert.rejects(
+        call(backend, 'silent', 'browser_navigate', { url: `http://127.0.0.1:${port}/never` }),
+        (error: { code?: string; message?: string }) => {
+          assert.equal(error.code, 'navigation_timeout', error.message);
+          assert.match(error.message ?? '', /did not load within 2 s/);
+          return true;
+        },
+      );
+      const next = (await call(backend, 'silent', 'browser_navigate', { url: site.url('/page2') })) as {
+        url: string;
+      };
+      assert.equal(next.url, site.url('/page2'));
+    } finally {
+      await backend.close();
+      silent.closeAllConnections();
+      await new Promise((resolve) => silent.close(resolve));
+    }
   });
 
   it('closeSession and close never throw, even twice or for unknown sessions', async () => {

@@ -23,7 +23,6 @@ const NOT_YET_PRODUCED: Record<string, string> = {
   pairing_grant_not_found: 'revoking an unknown grant id through the operator route',
   session_exists: 'creating a session with an id another owner already holds',
   session_not_bound: 'releasing a session no user browser ever served',
-  navigation_timeout: 'a page that never finishes loading, against a short command timeout',
   no_page: 'a call after the session closed its last tab',
   screenshot_too_large: 'a page whose screenshot exceeds the size cap',
   unsupported_action: 'an action the engine refuses for the element it targets',
