@@ -65,7 +65,14 @@ describe("the owner's commands", () => {
 
     const again = await tabgate(gw.home, ['session', '--gateway', gw.url, 'release', sessionId]);
     assert.equal(again.code, 1);
-    assert.match(again.stderr, /session_not_bound/);
+    assert.ok(again.stderr.includes('session_not_bound'), again.stderr);
     await controller.close();
+  });
+
+  it('`tabgate pair revoke` of an id no extension was paired under fails, naming the code', async () => {
+    const run = await tabgate(gw.home, ['pair', '--gateway', gw.url, 'revoke', 'grant_not_a_real_one']);
+    assert.equal(run.code, 1);
+    assert.ok(run.stderr.includes('pairing_grant_not_found'), run.stderr);
+    assert.match(run.stderr, /No paired extension with id "grant_not_a_real_one"/);
   });
 });

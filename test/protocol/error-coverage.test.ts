@@ -20,13 +20,8 @@ const self = fileURLToPath(import.meta.url);
 const NOT_YET_PRODUCED: Record<string, string> = {
   internal_error:
     'a bug by definition: needs a real path that fails unexpectedly (a backend throwing a plain Error)',
-  pairing_grant_not_found: 'revoking an unknown grant id through the operator route',
   session_exists: 'creating a session with an id another owner already holds',
-  session_not_bound: 'releasing a session no user browser ever served',
-  no_page: 'a call after the session closed its last tab',
-  screenshot_too_large: 'a page whose screenshot exceeds the size cap',
   unsupported_action: 'an action the engine refuses for the element it targets',
-  command_timeout: 'a backend call that outlives browser.command_timeout',
 };
 
 function testSources(dir: string, out: string[] = []): string[] {

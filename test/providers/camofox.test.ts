@@ -74,6 +74,16 @@ describe('Camofox as the browser behind sessions (a fake Camofox server driving 
     assert.equal(stale.body.error?.code, 'stale_ref');
   });
 
+  it('answers a snapshot before any page was opened with no_page, and navigating opens one', async () => {
+    const sid = await gw.createSession();
+    const early = await call(sid, 'browser_snapshot');
+    assert.equal(early.status, 409);
+    assert.equal(early.body.error?.code, 'no_page', JSON.stringify(early.body));
+    assert.match(early.body.error.message, /navigate first/);
+    assert.equal((await call(sid, 'browser_navigate', { url: site.url('/form') })).status, 200);
+    assert.equal((await call(sid, 'browser_snapshot')).body.result.title, 'Test form');
+  });
+
   it('refuses what Camofox has no call for with unsupported_on_backend', async () => {
     const sid = await gw.createSession();
     await call(sid, 'browser_navigate', { url: site.url('/form') });
