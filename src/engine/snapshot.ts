@@ -7,18 +7,12 @@ import { TabgateError } from '../protocol/index.js';
 import type { FrameEntry, Tab } from './tab.js';
 import type { WorldNode } from './refs.js';
 import type { ControlSpan } from './snapshot-pager.js';
+import type { TabSnapshot, WalkedSnapshot } from './snapshot-walk.js';
 import { escapeBoundaries } from './page-text-boundary.js';
 
 const MAX_FRAMES = 50;
 
-export interface TabSnapshot {
-  text: string;
-  refCount: number;
-  /** Where each control's piece starts and ends in `text`: a page is never cut inside one. */
-  controls: ControlSpan[];
-  /** The main frame's origin, which the answer's page-text boundary names. */
-  origin: string;
-}
+export type { TabSnapshot, WalkedSnapshot } from './snapshot-walk.js';
 
 /** How long a snapshot waits for a document that replaced the one it was reading. */
 const RELOAD_WAIT_MS = 10_000;
@@ -32,7 +26,9 @@ const ATTEMPTS = 3;
 export async function snapshotTab(tab: Tab, full: boolean): Promise<TabSnapshot> {
   for (let attempt = 1; ; attempt++) {
     try {
-      return await walkTab(tab, full);
+      const walked = await walkTab(tab, full);
+      tab.lastWalk = walked;
+      return walked;
     } catch (error) {
       if (attempt >= ATTEMPTS || !(error instanceof TabgateError && error.code === 'stale_ref')) throw error;
       await tab.waitUntil(() => !tab.loading, RELOAD_WAIT_MS);
@@ -40,9 +36,37 @@ export async function snapshotTab(tab: Tab, full: boolean): Promise<TabSnapshot>
   }
 }
 
-async function walkTab(tab: Tab, full: boolean): Promise<TabSnapshot> {
+/**
+ * The tab's last walk if nothing it showed can have changed since (every frame it walked still has the
+ * same document and the same change count, counted in the page: `agent-state.ts`), else a new walk.
+ * Reading on through a long snapshot so costs one cheap call per frame instead of a walk per answer,
+ * and every answer of it pages the same text.
+ */
+export async function lastOrNewSnapshot(tab: Tab, full: boolean): Promise<TabSnapshot> {
+  const last = tab.lastWalk;
+  if (last && last.full === full && (await stillStands(last))) return last;
+  return snapshotTab(tab, full);
+}
+
+async function stillStands(walk: WalkedSnapshot): Promise<boolean> {
+  try {
+    const counts = await Promise.all(
+      walk.frames.map(async ({ worlds, frameId, contextId }) =>
+        worlds.isAlive(contextId) && (await worlds.contextFor(frameId)) === contextId
+          ? worlds.run<number>(contextId, 'changes')
+          : NaN,
+      ),
+    );
+    return counts.every((count, i) => count === walk.frames[i]?.changes);
+  } catch {
+    return false;
+  }
+}
+
+async function walkTab(tab: Tab, full: boolean): Promise<WalkedSnapshot> {
   tab.refs.prune();
   const frames = await tab.frames();
+  const walkedFrames: WalkedSnapshot['frames'] = [];
   let refCount = 0;
   let framesWalked = 0;
 
@@ -56,11 +80,16 @@ async function walkTab(tab: Tab, full: boolean): Promise<TabSnapshot> {
     const entry = frames.get(frameId);
     if (!entry || framesWalked++ >= MAX_FRAMES) return { lines: [], origin: '' };
     const contextId = await entry.worlds.contextFor(frameId);
-    const { origin, text: raw } = await entry.worlds.run<{ origin: string; text: string }>(
+    const {
+      origin,
+      text: raw,
+      changes,
+    } = await entry.worlds.run<{ origin: string; text: string; changes: number }>(
       contextId,
       'snapshot',
       full,
     );
+    walkedFrames.push({ worlds: entry.worlds, frameId, contextId, changes });
     if (!parentOrigin) mainOrigin = origin;
     const owners = await frameOwners(entry, contextId);
     const out: string[] = [];
@@ -95,7 +124,13 @@ async function walkTab(tab: Tab, full: boolean): Promise<TabSnapshot> {
   };
 
   const { lines } = await walkFrame(tab.mainFrameId, [], '', '');
-  return { ...controlSpans(escapeBoundaries(lines.join('\n'))), refCount, origin: mainOrigin };
+  return {
+    ...controlSpans(escapeBoundaries(lines.join('\n'))),
+    refCount,
+    origin: mainOrigin,
+    full,
+    frames: walkedFrames,
+  };
 }
 
 /** Takes the walker's control brackets (`\u0004…\u0005`) out of the text, keeping where they were. */

@@ -4,6 +4,7 @@
  * messages, and dialogs (dialogs.ts: kept open for the agent to answer, or answered by policy). Works on
  * any transport: a browser connection or `chrome.debugger` attached to one tab.
  */
+import type { WalkedSnapshot } from './snapshot-walk.js';
 import type {
   AttachedToTarget,
   FrameInfo,
@@ -51,6 +52,8 @@ export class Tab {
   lastRefusal: Refusal | null = null;
   /** Set while the main frame shows the error page of a navigation the extension's rules refused. */
   refusedPage: Refusal | null = null;
+  /** The last snapshot walk, which the pages after its first answer are read from while it stands. */
+  lastWalk: WalkedSnapshot | undefined;
   private readonly lifecycle = new Map<string, Set<string>>();
   private readonly statuses = new Map<string, number>();
   private readonly children = new Map<string, FrameWorlds>();

@@ -22,7 +22,7 @@ import { drag, hover } from './pointer.js';
 import { upload } from './upload.js';
 import { waitFor } from './wait.js';
 import { screenshot } from './screenshot.js';
-import { snapshotTab } from './snapshot.js';
+import { lastOrNewSnapshot, snapshotTab } from './snapshot.js';
 import { answerSnapshot, outlineAnswer, type SnapshotQuery } from './snapshot-answer.js';
 import { bindingOf } from './actions.js';
 import { readTab } from './reader.js';
@@ -45,7 +45,10 @@ async function readSnapshot(tab: Tab, full: boolean, query: SnapshotQuery, optio
   if (query.ref) bindingOf(tab, refOf(query.ref));
   // Finding reads every line: compact mode folds runs of text a match may sit in.
   const walkFull = full || query.find !== undefined;
-  const [snap, info] = await Promise.all([snapshotTab(tab, walkFull), pageInfo(tab)]);
+  // Reading on (an offset, a ref or a find) reads the walk the first answer made, while it stands.
+  const readOn = query.offset > 0 || query.ref !== undefined || query.find !== undefined;
+  const snapshot = readOn ? lastOrNewSnapshot(tab, walkFull) : snapshotTab(tab, walkFull);
+  const [snap, info] = await Promise.all([snapshot, pageInfo(tab)]);
   return { ...info, ...answerSnapshot(snap, query, options.snapshotMaxChars) };
 }
 

@@ -60,7 +60,7 @@ describe('engine limits', () => {
 
   it('ends a click the page never lets finish with command_timeout', async () => {
     const backend = createLocalChromiumBackend(
-      { ...DEFAULT_BROWSER_SETTINGS, commandTimeoutSeconds: 3 },
+      { ...DEFAULT_BROWSER_SETTINGS, commandTimeoutSeconds: 8 },
       silentLogger,
     );
     try {
@@ -71,7 +71,7 @@ describe('engine limits', () => {
       assert.ok(ref, snapshot.snapshot);
       await assert.rejects(call('browser_click', { ref }), (error: { code?: string; message?: string }) => {
         assert.equal(error.code, 'command_timeout', error.message);
-        assert.match(error.message ?? '', /browser_click did not finish within 3 s/);
+        assert.match(error.message ?? '', /browser_click did not finish within 8 s/);
         return true;
       });
     } finally {

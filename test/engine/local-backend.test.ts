@@ -86,6 +86,8 @@ describe('local Chromium backend', () => {
       silentLogger,
     );
     try {
+      // The session's browser context is made first, so the timeouts below time the navigation alone.
+      await call(backend, 'silent', 'browser_navigate', { url: site.url('/page2') });
       await assert.rejects(
         call(backend, 'silent', 'browser_navigate', { url: `http://127.0.0.1:${port}/never` }),
         (error: { code?: string; message?: string }) => {
@@ -94,10 +96,10 @@ describe('local Chromium backend', () => {
           return true;
         },
       );
-      const next = (await call(backend, 'silent', 'browser_navigate', { url: site.url('/page2') })) as {
+      const next = (await call(backend, 'silent', 'browser_navigate', { url: site.url('/form') })) as {
         url: string;
       };
-      assert.equal(next.url, site.url('/page2'));
+      assert.equal(next.url, site.url('/form'));
     } finally {
       await backend.close();
       silent.closeAllConnections();

@@ -237,7 +237,8 @@ export function pages(other: string): Record<string, string> {
       <p><a href="https://www.docs.example.com/">docs.example.com</a> <a href="/about">/about</a></p>
       <p><a href="/product?id=7&color=red">Red shoe</a> <a href="/product?id=7&color=blue">Blue shoe</a></p>
       <p><a href="/page2">Plain</a> <a href="/page2?utm_source=footer">Tracked</a></p>
-      <p><a href="/go?t=${'a1'.repeat(32)}">Ad one</a> <a href="/go?t=${'b2'.repeat(32)}">Ad two</a></p>`,
+      <p><a href="/go?t=${'a1'.repeat(32)}">Ad one</a> <a href="/go?t=${'b2'.repeat(32)}">Ad two</a></p>
+      <p><a href="/item/5">Item 5</a> <a href="/5/item">Item 5</a></p>`,
     ),
     '/cookies': page(
       'Cookies',

@@ -73,9 +73,27 @@ export function installLinkTargets(): void {
       .replace(/^https?:\/\//, '')
       .replace(/^www\./, '')
       .replace(/\/$/, '');
+  const wordsOf = (text: string) =>
+    text
+      .toLowerCase()
+      .split(/[^\p{L}\p{N}]+/u)
+      .filter(Boolean);
   const saidBy = (name: string, url: URL, shown: string) => {
     const text = bare(name);
-    return text !== '' && (text === bare(shown) || text === bare(url.host + url.pathname));
+    if (text === '') return false;
+    if (text === bare(shown) || text === bare(url.host + url.pathname)) return true;
+    // A target on the frame's own origin whose every word the link's text already says (`menu item 3`
+    // → `/menu/3`, `Story 3 headline` → `/story/3`) tells the agent nothing more; `/` is kept (home).
+    if (url.origin !== location.origin || shown.includes('://')) return false;
+    let decoded = shown;
+    try {
+      decoded = decodeURIComponent(shown);
+    } catch {
+      // A malformed escape: judge the words as written.
+    }
+    const said = new Set(wordsOf(name));
+    const words = wordsOf(decoded);
+    return words.length > 0 && words.every((word) => said.has(word));
   };
 
   const settleTargets = (links: { url: URL; name: string }[]): string[] => {
@@ -100,6 +118,18 @@ export function installLinkTargets(): void {
     const shown = links.map(({ url, name }) => {
       const short = forms(url)[0] ?? '';
       return saidBy(name, url, short) ? '' : short;
+    });
+    // Links left without a target must still be told apart by their names: where one name stands for
+    // several destinations, those links show their targets after all.
+    const unshown = new Map<string, Set<string>>();
+    links.forEach((link, i) => {
+      if (shown[i]) return;
+      const set = unshown.get(link.name) ?? new Set<string>();
+      set.add(link.url.href);
+      unshown.set(link.name, set);
+    });
+    links.forEach((link, i) => {
+      if (!shown[i] && (unshown.get(link.name)?.size ?? 0) > 1) shown[i] = forms(link.url)[0] ?? '';
     });
     for (let changed = true; changed;) {
       changed = false;

@@ -172,6 +172,7 @@ export function installSnapshotWalker(): void {
       inPre: boolean,
       hidden: boolean,
     ) => {
+      if (parent.shadowRoot) state.watch(parent.shadowRoot);
       let kids: Iterable<Node> = parent.shadowRoot ? parent.shadowRoot.childNodes : parent.childNodes;
       if (parent instanceof HTMLSlotElement) {
         const assigned = parent.assignedNodes({ flatten: true });

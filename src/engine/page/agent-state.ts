@@ -63,6 +63,14 @@ export interface AgentState {
   disarmClick?: () => ClickProbe;
   /** Fields a vault secret was filled into: the snapshot shows them as `[secret, filled]`, never their value. */
   vaultFilled: WeakSet<Element>;
+  /**
+   * Bumped by anything that can change what a snapshot shows (a DOM mutation, in the document or a
+   * shadow root the walk went into, a value typed, a scroll, a resize): equal counts mean the last walk
+   * still stands, so the pages of one long snapshot are read from that walk instead of walking again.
+   */
+  changes: number;
+  /** Counts mutations under a shadow root too (the document's observer does not see into it). */
+  watch(root: Node): void;
   /** Commands installed by the other parts (`agent-secrets.ts`). */
   extraCommands: Record<string, (arg: unknown, self: unknown) => unknown>;
   run(command: string, arg: unknown, self: unknown): unknown;
@@ -77,11 +85,22 @@ export function installAgentState(): void {
   const disabled = (el: Element) =>
     (el as HTMLButtonElement).disabled === true || el.getAttribute('aria-disabled') === 'true';
 
+  const bump = () => {
+    state.changes++;
+  };
+  const observer = new MutationObserver(bump);
+  const watched = new WeakSet<Node>();
   const state: AgentState = {
     ids: new WeakMap(),
     elements: new Map(),
     next: 1,
     vaultFilled: new WeakSet(),
+    changes: 0,
+    watch(root) {
+      if (watched.has(root)) return;
+      watched.add(root);
+      observer.observe(root, { subtree: true, childList: true, attributes: true, characterData: true });
+    },
     extraCommands: {},
     idOf(el) {
       let id = state.ids.get(el);
@@ -294,9 +313,15 @@ export function installAgentState(): void {
     snapshot: (full) => {
       if (!state.snapshot) throw new Error('snapshot walker not installed');
       // The origin names the frame's boundary (a cross-origin iframe says where its text came from).
-      return { origin: location.origin, text: state.snapshot(full === true) };
+      const changes = state.changes;
+      return { origin: location.origin, text: state.snapshot(full === true), changes };
     },
+    changes: () => state.changes,
   };
+
+  state.watch(document);
+  for (const type of ['input', 'change', 'scroll', 'resize', 'toggle'])
+    addEventListener(type, bump, { capture: true, passive: true });
 
   g.__tabgate = state;
 }
