@@ -15,6 +15,7 @@ import { DEFAULT_BROWSER_SETTINGS } from '../src/gateway/backends/settings.js';
 import { silentLogger } from '../src/log/logger.js';
 import type { NavigateResult, SnapshotResult, ToolName } from '../src/protocol/index.js';
 import { startTestSite } from '../test/testserver/server.js';
+import { measureActions, type ActionDriver } from './engine-actions.js';
 import { measureGoals } from './engine-goals.js';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 5);
@@ -34,7 +35,7 @@ async function timed<T>(work: () => Promise<T>): Promise<[T, number]> {
   return [value, performance.now() - start];
 }
 
-interface Driver {
+interface Driver extends ActionDriver {
   navigate(url: string): Promise<void>;
   snapshot(): Promise<{ chars: number; refs: number; text: string }>;
   click(label: string): Promise<void>;
@@ -55,6 +56,8 @@ async function tabgateDriver(): Promise<
   const refFor = (label: string) => new RegExp(`${label} (@e\\d+)`).exec(last)?.[1] ?? '';
   return {
     call,
+    raw: (name, args) => call(name as ToolName, args),
+    ref: (label) => (typeof label === 'string' ? refFor(label) : (label.exec(last)?.[1] ?? '')),
     async navigate(url) {
       last = ((await call('browser_navigate', { url })) as NavigateResult).snapshot?.snapshot ?? '';
     },
@@ -106,6 +109,8 @@ async function playwrightDriver(outputDir: string): Promise<Driver> {
   let last = '';
   const refFor = (label: string) => new RegExp(`${label} \\[ref=(\\w+)\\]`).exec(last)?.[1] ?? '';
   return {
+    raw: tool,
+    ref: (label) => (typeof label === 'string' ? refFor(label) : (label.exec(last)?.[1] ?? '')),
     async navigate(url) {
       // Its navigate writes the snapshot to a file; refs are read from the snapshot call that follows.
       await tool('browser_navigate', { url });
@@ -216,6 +221,7 @@ try {
       `| ${row.page} | ${row.metric} (${row.unit}) | ${fmt(row.ours, row.unit)} | ${fmt(row.theirs, row.unit)} | ${ratio.toFixed(2)} | ${verdict} |`,
     );
   }
+  await measureActions({ ours, theirs, url: (p) => site.url(p), runs: RUNS });
   await measureGoals({ ours, theirs, site, chromium: CHROMIUM, runs: RUNS });
 } finally {
   await ours.close();
