@@ -97,5 +97,54 @@ describe('Camofox as the browser behind sessions (a fake Camofox server driving 
     await call(sid, 'browser_navigate', { url: 'about:blank' });
     assert.equal((await gw.request('DELETE', `/v1/sessions/${sid}`)).status, 200);
     assert.ok(camofox.requests.some((r) => /^DELETE \/sessions\/tabgate_[0-9a-f]{10}$/.test(r)));
+    // Its tab was grouped under a key of its own session.
+    const body = camofox.tabBodies.at(-1);
+    assert.equal(body?.listItemId, `session_${sid.slice(0, 16)}`);
+  });
+});
+
+describe('Camofox with a user and a session key the owner keeps (browser.camofox.user_id, session_key)', () => {
+  let chromium: LocalChromium;
+  let camofox: FakeCamofox;
+  let site: TestSite;
+  let gw: TestGateway;
+  before(async () => {
+    chromium = await launchChromium();
+    camofox = await startFakeCamofox({ cdpUrl: chromium.wsEndpoint });
+    site = await startTestSite();
+    gw = await startTestGateway({
+      config: {
+        browser: {
+          cloud_provider: 'camofox',
+          allow_private_urls: true,
+          camofox: { user_id: 'owner-profile', session_key: 'research' },
+        },
+      },
+      env: { CAMOFOX_URL: camofox.url },
+    });
+  });
+  after(async () => {
+    await gw?.close();
+    await camofox?.close();
+    await site?.close();
+    chromium?.kill();
+  });
+
+  it('browses as that user under that key, and never deletes the user when a session closes', async () => {
+    const sid = await gw.createSession();
+    const nav = await gw.request('POST', `/v1/sessions/${sid}/tools/browser_navigate`, {
+      body: { url: site.url('/form') },
+    });
+    assert.equal(nav.status, 200, JSON.stringify(nav.body));
+    assert.deepEqual(
+      { userId: camofox.tabBodies[0]?.userId, listItemId: camofox.tabBodies[0]?.listItemId },
+      { userId: 'owner-profile', listItemId: 'research' },
+    );
+    assert.equal((await gw.request('DELETE', `/v1/sessions/${sid}`)).status, 200);
+    assert.deepEqual(
+      camofox.requests.filter((r) => r.startsWith('DELETE')),
+      [],
+      'the owner-kept user is not deleted',
+    );
   });
 });

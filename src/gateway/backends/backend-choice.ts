@@ -85,15 +85,17 @@ export async function chooseBackend(options: {
       log.info('browser backend: Camofox');
       const apiKey = env.CAMOFOX_API_KEY;
       const vncUrl = env.CAMOFOX_VNC_URL ?? stringIn(camofox, 'vnc_url');
+      const userId = env.CAMOFOX_USER_ID ?? stringIn(camofox, 'user_id');
+      const sessionKey = env.CAMOFOX_SESSION_KEY ?? stringIn(camofox, 'session_key');
       const backend = selection.url
-        ? new CamofoxBackend({ url: selection.url, apiKey, vncUrl }, settings, log)
+        ? new CamofoxBackend({ url: selection.url, apiKey, vncUrl, userId, sessionKey }, settings, log)
         : new UnavailableBackend(
             'Camofox is selected (browser.cloud_provider: camofox) but CAMOFOX_URL is not set; run `tabgate tools`.',
             'provider_not_configured',
           );
       return {
         ...common,
-        key: JSON.stringify(['camofox', selection.url, apiKey, vncUrl, settings]),
+        key: JSON.stringify(['camofox', selection.url, apiKey, vncUrl, userId, sessionKey, settings]),
         backend,
         dispose() {},
       };

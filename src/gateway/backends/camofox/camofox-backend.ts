@@ -21,6 +21,14 @@ export interface CamofoxOptions {
   apiKey?: string;
   /** `browser.camofox.vnc_url` / `CAMOFOX_VNC_URL`: where a person can watch, shown as the session's live_url. */
   vncUrl?: string;
+  /**
+   * `browser.camofox.user_id` / `CAMOFOX_USER_ID`: a Camofox user kept outside tabgate (a profile with
+   * its own cookies and logins). Every session then browses as that user, in a tab of its own, and
+   * closing a session never deletes the user.
+   */
+  userId?: string;
+  /** `browser.camofox.session_key` / `CAMOFOX_SESSION_KEY`: the key Camofox groups a session's tabs under. */
+  sessionKey?: string;
   resolve?: Resolver;
 }
 
@@ -41,6 +49,9 @@ const NAVIGATE_TIMEOUT_MS = 60_000;
 
 interface CamofoxSession {
   userId: string;
+  /** Whether tabgate made the user (and deletes it on close), or the owner named one to keep. */
+  ownUser: boolean;
+  sessionKey: string;
   tabId: string | null;
 }
 
@@ -122,6 +133,7 @@ export class CamofoxBackend implements BrowserBackend {
     const session = this.sessions.get(sessionId);
     if (!session) return;
     this.sessions.delete(sessionId);
+    if (!session.ownUser) return;
     try {
       await this.client.request(
         'DELETE',
@@ -141,7 +153,13 @@ export class CamofoxBackend implements BrowserBackend {
   private sessionOf(sessionId: string): CamofoxSession {
     let session = this.sessions.get(sessionId);
     if (!session) {
-      session = { userId: `tabgate_${randomBytes(5).toString('hex')}`, tabId: null };
+      const userId = this.o.userId ?? `tabgate_${randomBytes(5).toString('hex')}`;
+      session = {
+        userId,
+        ownUser: this.o.userId === undefined,
+        sessionKey: this.o.sessionKey ?? `session_${sessionId.slice(0, 16)}`,
+        tabId: null,
+      };
       this.sessions.set(sessionId, session);
     }
     return session;
@@ -168,7 +186,7 @@ export class CamofoxBackend implements BrowserBackend {
       reply = await this.client.request(
         'POST',
         '/tabs',
-        { userId: session.userId, sessionKey: session.userId, url },
+        { userId: session.userId, sessionKey: session.sessionKey, listItemId: session.sessionKey, url },
         NAVIGATE_TIMEOUT_MS,
       );
       const tabId = reply.body.tabId;
