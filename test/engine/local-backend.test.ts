@@ -82,7 +82,7 @@ describe('local Chromium backend', () => {
     await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
     const { port } = silent.address() as AddressInfo;
     const backend = createLocalChromiumBackend(
-      { ...DEFAULT_BROWSER_SETTINGS, commandTimeoutSeconds: 4 },
+      { ...DEFAULT_BROWSER_SETTINGS, commandTimeoutSeconds: 10 },
       silentLogger,
     );
     try {
@@ -92,7 +92,7 @@ describe('local Chromium backend', () => {
         call(backend, 'silent', 'browser_navigate', { url: `http://127.0.0.1:${port}/never` }),
         (error: { code?: string; message?: string }) => {
           assert.equal(error.code, 'navigation_timeout', error.message);
-          assert.match(error.message ?? '', /did not load within 2 s/);
+          assert.match(error.message ?? '', /did not load within 8 s/);
           return true;
         },
       );
@@ -100,6 +100,42 @@ describe('local Chromium backend', () => {
         url: string;
       };
       assert.equal(next.url, site.url('/form'));
+    } finally {
+      await backend.close();
+      silent.closeAllConnections();
+      await new Promise((resolve) => silent.close(resolve));
+    }
+  });
+
+  it('stops the load of a navigation whose call is cancelled: the browser drops the request', async () => {
+    const received: http.IncomingMessage[] = [];
+    const dropped: string[] = [];
+    const silent = http.createServer((request) => {
+      received.push(request);
+      request.socket.once('close', () => dropped.push(request.url ?? ''));
+    });
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    const { port } = silent.address() as AddressInfo;
+    const backend = createLocalChromiumBackend(DEFAULT_BROWSER_SETTINGS, silentLogger);
+    try {
+      await call(backend, 'cancel', 'browser_navigate', { url: site.url('/page2') });
+      const controller = new AbortController();
+      const navigating = backend.call({
+        sessionId: 'cancel',
+        tool: 'browser_navigate',
+        args: { url: `http://127.0.0.1:${port}/slow` },
+        toolCallId: null,
+        signal: controller.signal,
+      });
+      await waitFor(() => received.length > 0, { what: 'the slow server to get the request' });
+      controller.abort();
+      await assert.rejects(navigating, (error: { code?: string }) => error.code === 'call_cancelled');
+      await waitFor(() => dropped.includes('/slow'), {
+        what: 'the browser to drop the cancelled request',
+        within: 5_000,
+      });
+      const page = (await call(backend, 'cancel', 'browser_snapshot', {})) as SnapshotResult;
+      assert.equal(page.url, site.url('/page2'));
     } finally {
       await backend.close();
       silent.closeAllConnections();

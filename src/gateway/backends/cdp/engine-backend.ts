@@ -243,10 +243,19 @@ export class EngineBackend implements BrowserBackend {
         timeoutMs,
       );
     });
+    let running = true;
     const aborted = new Promise<never>((_resolve, reject) => {
       call.signal?.addEventListener(
         'abort',
-        () => reject(new TabgateError('call_cancelled', 'The call was cancelled.')),
+        () => {
+          reject(new TabgateError('call_cancelled', 'The call was cancelled.'));
+          // A cancelled call must not go on moving the page: a load it started (a navigation, a
+          // click's) is stopped, so nothing it asked for arrives after the cancel.
+          if (!running) return;
+          void state.context
+            ?.then((context) => context.currentTab()?.page.send('Page.stopLoading'))
+            .catch(() => undefined);
+        },
         { once: true },
       );
     });
@@ -269,6 +278,7 @@ export class EngineBackend implements BrowserBackend {
         if (this.sessions.get(call.sessionId) === state) this.forget(call.sessionId);
       throw this.translate(error, call, ranOn?.closed === true);
     } finally {
+      running = false;
       clearTimeout(timer);
       state.busy--;
       state.lastUsed = Date.now();
