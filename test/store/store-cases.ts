@@ -122,10 +122,16 @@ export function describeStore(name: string, setUp: () => Promise<StoreHarness>):
         await store.siteGrants.grant('s_sites', 'https://a.example', 't3');
         await store.siteGrants.request('s_sites', 'https://a.example', 't4');
         await store.siteGrants.request('s_other', 'c.example', 't5');
-        assert.deepEqual(await store.siteGrants.list('s_sites'), [
+        const rows = [
           { session_id: 's_sites', site: 'https://a.example', state: 'granted', changed_at: 't3' },
           { session_id: 's_sites', site: 'b.example', state: 'granted', changed_at: 't2' },
-        ]);
+        ];
+        assert.deepEqual(await store.siteGrants.list('s_sites'), rows);
+        const all = await store.siteGrants.listAll();
+        assert.deepEqual(
+          all.filter((r) => r.session_id === 's_sites' || r.session_id === 's_other'),
+          [...rows, { session_id: 's_other', site: 'c.example', state: 'requested', changed_at: 't5' }],
+        );
       });
 
       it('revokes one site, and drops a whole session', async () => {

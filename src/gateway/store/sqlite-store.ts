@@ -66,6 +66,7 @@ export class SqliteStore implements Store {
       grant: (sessionId, site, at) => now(() => sites.grant(sessionId, site, at)),
       revoke: (sessionId, site) => now(() => sites.revoke(sessionId, site)),
       list: (sessionId) => now(() => sites.list(sessionId)),
+      listAll: () => now(() => sites.listAll()),
       dropSession: (sessionId) => now(() => sites.dropSession(sessionId)),
     };
     const pairing = new PairingGrantStore(db);

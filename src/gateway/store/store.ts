@@ -36,6 +36,8 @@ export interface SiteGrantRows {
   revoke(sessionId: string, site: string): Promise<boolean>;
   /** In the order the rows were first written. */
   list(sessionId: string): Promise<GrantRow[]>;
+  /** Every session's rows, each session's in the order first written. */
+  listAll(): Promise<GrantRow[]>;
   dropSession(sessionId: string): Promise<void>;
 }
 

@@ -35,6 +35,12 @@ export function pgSiteGrants(pool: Pool): SiteGrantRows {
       );
       return rows;
     },
+    async listAll() {
+      const { rows } = await pool.query<GrantRow>(
+        'SELECT session_id, site, state, changed_at FROM site_grants ORDER BY seq',
+      );
+      return rows;
+    },
     async dropSession(sessionId) {
       await pool.query('DELETE FROM site_grants WHERE session_id = $1', [sessionId]);
     },
