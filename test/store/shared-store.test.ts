@@ -1,4 +1,3 @@
-/* eslint-disable @typescript-eslint/no-unsafe-member-access -- tests read JSON bodies */
 /**
  * Two gateway processes sharing one PostgreSQL (started by the test) behave as one for everything
  * durable: each sees the other's sessions and audit rows, and a site grant made through one is in

@@ -19,6 +19,7 @@ import { migrate } from './migrations.js';
 import { pgAudit } from './pg-audit.js';
 import { pgPairingGrants, pgSiteGrants } from './pg-grants.js';
 import { pgSessions } from './pg-sessions.js';
+import { guarded } from './unavailable.js';
 
 const INT8_OID = 20;
 const CONNECT_TIMEOUT_MS = 5_000;
@@ -81,10 +82,10 @@ export class PostgresStore implements Store {
     this.pool = new pg.Pool({ ...config, max: o.poolSize ?? 10 });
     // An idle connection that dies must not take the gateway with it; the next query opens another.
     this.pool.on('error', (error) => this.trouble(`store connection lost: ${error.message}`));
-    this.sessions = pgSessions(this.pool);
-    this.siteGrants = pgSiteGrants(this.pool);
-    this.pairingGrants = pgPairingGrants(this.pool);
-    this.audit = pgAudit(this.pool);
+    this.sessions = guarded(pgSessions(this.pool));
+    this.siteGrants = guarded(pgSiteGrants(this.pool));
+    this.pairingGrants = guarded(pgPairingGrants(this.pool));
+    this.audit = guarded(pgAudit(this.pool));
     this.feed = new ChangeListener(
       config,
       (change) => {
