@@ -88,8 +88,38 @@ describe('two gateways sharing one PostgreSQL', () => {
         },
         { what: "both gateways' rows in the audit log" },
       );
-      assert.deepEqual(ids, ['call-on-a', 'call-on-b']);
+      // Rows are numbered as they commit, and each gateway folds on its own clock.
+      assert.deepEqual(ids.sort(), ['call-on-a', 'call-on-b']);
     }
+  });
+
+  it("prints with tabgate audit, on either gateway's home, the rows of both", async () => {
+    const id = ((await a.request('POST', '/v1/sessions', {})).body as Session).session_id;
+    for (const [gw, callId] of [
+      [a, 'cli-a'],
+      [b, 'cli-b'],
+    ] as const) {
+      const answer = await gw.request(
+        'POST',
+        `/v1/sessions/${id}/tools/browser_navigate`,
+        { url: 'https://example.com/' },
+        { 'x-tool-call-id': callId },
+      );
+      assert.equal(answer.status, 200);
+    }
+    const printed = await waitFor(
+      async () => {
+        const result = await runTabgate(homes[1] as string, ['audit', '--session', id, '--json']);
+        const ids = result.stdout
+          .trim()
+          .split('\n')
+          .filter(Boolean)
+          .map((line) => (JSON.parse(line) as { tool_call_id: string }).tool_call_id);
+        return ids.length >= 2 && ids;
+      },
+      { what: "tabgate audit to print both gateways' rows" },
+    );
+    assert.deepEqual(printed.sort(), ['cli-a', 'cli-b']);
   });
 
   it('puts a site grant made on one gateway in force on the other', async () => {

@@ -109,17 +109,19 @@ async function locked<T>(pool: Pool, fn: (client: PoolClient) => Promise<T>): Pr
   const client = await pool.connect();
   try {
     await client.query('BEGIN');
-    try {
-      await client.query('SELECT pg_advisory_xact_lock($1, $2)', [...AUDIT_LOCK]);
-      const value = await fn(client);
-      await client.query('COMMIT');
-      return value;
-    } catch (error) {
-      await client.query('ROLLBACK').catch(() => undefined);
-      throw error;
-    }
-  } finally {
+    await client.query('SELECT pg_advisory_xact_lock($1, $2)', [...AUDIT_LOCK]);
+    const value = await fn(client);
+    await client.query('COMMIT');
     client.release();
+    return value;
+  } catch (error) {
+    // A connection that failed mid-transaction is not handed out again: the pool drops it.
+    const rolledBack = await client.query('ROLLBACK').then(
+      () => true,
+      () => false,
+    );
+    client.release(rolledBack ? undefined : (error as Error));
+    throw error;
   }
 }
 
