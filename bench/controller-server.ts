@@ -151,9 +151,11 @@ const caller = {
 process.on('message', (order: ServerOrder) => {
   void (async () => {
     if (order.kind === 'start') {
-      const sessions = Array.from(
-        { length: 1000 },
-        () => gateway.service.createSession(caller, { title: 'bench' }).session_id,
+      const sessions = await Promise.all(
+        Array.from(
+          { length: 1000 },
+          async () => (await gateway.service.createSession(caller, { title: 'bench' })).session_id,
+        ),
       );
       const started: Started = {
         floorUrl: floor.url,

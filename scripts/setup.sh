@@ -11,6 +11,9 @@ command -v chromium > /dev/null 2>&1 || [ -n "${CHROME_PATH:-}" ] || apt_package
 # The test suite also checks a headed browser under a virtual display.
 if [ "${TABGATE_SETUP_TESTS:-0}" = 1 ]; then
   command -v Xvfb > /dev/null 2>&1 || apt_packages+=(xvfb xauth)
+  # The shared-store tests start their own PostgreSQL (initdb + postgres on a free port); a gateway on
+  # the default path needs none, so only the test set-up installs it.
+  compgen -G '/usr/lib/postgresql/*/bin/initdb' > /dev/null || apt_packages+=(postgresql)
 fi
 if [ "${#apt_packages[@]}" -gt 0 ]; then
   echo "setup: installing ${apt_packages[*]} from Debian"

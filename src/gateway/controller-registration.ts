@@ -32,11 +32,11 @@ function invalid(message: string): TabgateError {
   return new TabgateError('browser_control_invalid_registration', message);
 }
 
-export function registerController(
+export async function registerController(
   deps: { broker: Broker; sessions: Sessions; clock: Clock },
   caller: Caller,
   body: unknown,
-): RegistrationResponse {
+): Promise<RegistrationResponse> {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
     throw invalid('The registration body must be a JSON object.');
   }
@@ -61,7 +61,7 @@ export function registerController(
     );
   }
   const sessionId = fields.session_id as string;
-  if (!deps.sessions.find(caller, sessionId)) {
+  if (!(await deps.sessions.find(caller, sessionId))) {
     throw new TabgateError(
       'browser_control_session_forbidden',
       'Browser control may register only for an existing server session.',

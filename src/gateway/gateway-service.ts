@@ -71,23 +71,23 @@ export class DefaultGatewayService implements GatewayService {
     this.inFlight = d.inFlight ?? new InFlightCalls();
   }
 
-  createSession(caller: Caller, input: CreateSessionInput): SessionRecord {
-    return this.d.sessions.create(caller, input).record;
+  async createSession(caller: Caller, input: CreateSessionInput): Promise<SessionRecord> {
+    return (await this.d.sessions.create(caller, input)).record;
   }
 
-  listSessions(caller: Caller): SessionRecord[] {
+  listSessions(caller: Caller): Promise<SessionRecord[]> {
     return this.d.sessions.list(caller);
   }
 
-  getSession(caller: Caller, sessionId: string): SessionRecord {
-    const record = this.d.sessions.get(caller, sessionId);
+  async getSession(caller: Caller, sessionId: string): Promise<SessionRecord> {
+    const record = await this.d.sessions.get(caller, sessionId);
     // A session a user's browser serves reports its binding; the backend knows nothing of it.
     const browser = record.binding ? null : (this.d.backend.describeSession?.(sessionId) ?? null);
     return { ...record, browser };
   }
 
   async deleteSession(caller: Caller, sessionId: string): Promise<void> {
-    this.d.sessions.delete(caller, sessionId);
+    await this.d.sessions.delete(caller, sessionId);
     this.d.activity?.forget(sessionId);
     // A user's browser's command ends as the protocol says a cancelled command does; a call on the
     // gateway's own browser with the neutral code.
@@ -105,15 +105,15 @@ export class DefaultGatewayService implements GatewayService {
 
   async releaseSession(caller: Caller, sessionId: string): Promise<SessionRecord> {
     if (caller.credential !== 'operator') throw operatorRequired();
-    const session = this.d.sessions.require(caller, sessionId);
+    const session = await this.d.sessions.require(caller, sessionId);
     if (!session.binding) {
       throw new TabgateError('session_not_bound', "This session was never bound to a user's browser.");
     }
-    const release = () => {
+    const release = async () => {
       this.d.broker.detachSession(sessionId);
-      this.d.sessions.setBinding(sessionId, null);
+      await this.d.sessions.setBinding(sessionId, null);
       this.d.log.info('session released from the user browser by the owner', { session_id: sessionId });
-      return Promise.resolve(this.d.sessions.get(caller, sessionId));
+      return this.d.sessions.get(caller, sessionId);
     };
     if (!this.d.audit) return release();
     return this.d.audit.track(
@@ -130,8 +130,8 @@ export class DefaultGatewayService implements GatewayService {
     );
   }
 
-  toolsFor(caller: Caller, sessionId: string): ToolName[] {
-    const session = this.d.sessions.require(caller, sessionId);
+  async toolsFor(caller: Caller, sessionId: string): Promise<ToolName[]> {
+    const session = await this.d.sessions.require(caller, sessionId);
     const decisions = TOOLS.map((tool) => ({
       name: tool.name,
       kind: this.decide(caller, sessionId, session.binding, tool.name).kind,
@@ -170,17 +170,19 @@ export class DefaultGatewayService implements GatewayService {
   }
 
   stopSession(caller: Caller, sessionId: string): Promise<{ session: SessionRecord; cancelled: number }> {
-    return this.ownerAct(caller, sessionId, 'session.stop', () => {
-      this.d.sessions.setStopped(sessionId, true);
+    return this.ownerAct(caller, sessionId, 'session.stop', async () => {
+      const stopping = this.d.sessions.setStopped(sessionId, true);
+      // At once, not after the store answers: the calls running now end with the Stop.
       const cancelled = this.inFlight.cancel(sessionId, stoppedByOwner('this call was cancelled'));
+      await stopping;
       this.d.log.info('session stopped by the owner', { session_id: sessionId, cancelled });
-      return { session: this.d.sessions.get(caller, sessionId), cancelled };
+      return { session: await this.d.sessions.get(caller, sessionId), cancelled };
     });
   }
 
   resumeSession(caller: Caller, sessionId: string): Promise<SessionRecord> {
-    return this.ownerAct(caller, sessionId, 'session.resume', () => {
-      this.d.sessions.setStopped(sessionId, false);
+    return this.ownerAct(caller, sessionId, 'session.resume', async () => {
+      await this.d.sessions.setStopped(sessionId, false);
       this.d.log.info('session resumed by the owner', { session_id: sessionId });
       return this.d.sessions.get(caller, sessionId);
     });
@@ -192,9 +194,18 @@ export class DefaultGatewayService implements GatewayService {
    * another. Null when nothing may be shown: stopped, no reachable controller of a bound session, or no
    * browser opened yet (a screenshot never opens one). Not an agent's call: neither audited nor timed.
    */
-  captureScreen(caller: Caller, sessionId: string, opened: boolean): Promise<ScreenshotResult | null> {
+  async captureScreen(caller: Caller, sessionId: string, opened: boolean): Promise<ScreenshotResult | null> {
+    const session = await this.d.sessions.require(caller, sessionId);
+    return this.captureFrom(caller, session, opened);
+  }
+
+  private captureFrom(
+    caller: Caller,
+    session: SessionRecord,
+    opened: boolean,
+  ): Promise<ScreenshotResult | null> {
+    const sessionId = session.session_id;
     try {
-      const session = this.d.sessions.require(caller, sessionId);
       if (session.stopped_at !== null) return Promise.resolve(null);
       const decision = this.decide(caller, sessionId, session.binding, 'browser_screenshot');
       if (decision.kind === 'unavailable') return Promise.resolve(null);
@@ -216,11 +227,16 @@ export class DefaultGatewayService implements GatewayService {
   }
 
   /** An owner-only act on one session, in the audit log like the agent's calls (when there is one). */
-  private ownerAct<T>(caller: Caller, sessionId: string, action: string, act: () => T): Promise<T> {
-    try {
+  private async ownerAct<T>(
+    caller: Caller,
+    sessionId: string,
+    action: string,
+    act: () => Promise<T>,
+  ): Promise<T> {
+    {
       if (caller.credential !== 'operator') throw operatorRequired();
-      const session = this.d.sessions.require(caller, sessionId);
-      const run = () => Promise.resolve(act());
+      const session = await this.d.sessions.require(caller, sessionId);
+      const run = act;
       if (!this.d.audit) return run();
       return this.d.audit.track(
         {
@@ -234,8 +250,6 @@ export class DefaultGatewayService implements GatewayService {
         },
         run,
       );
-    } catch (error) {
-      return rejection(error);
     }
   }
 
@@ -278,7 +292,22 @@ export class DefaultGatewayService implements GatewayService {
     if (!getTool(tool))
       throw new TabgateError('unknown_tool', `No tool named ${JSON.stringify(tool.slice(0, 100))}.`);
     const name = tool as ToolName;
-    const session = this.d.sessions.require(caller, sessionId);
+    // A session in memory is routed in this turn, as before the store went async; else once it is read.
+    const known = this.d.sessions.cached(caller, sessionId);
+    if (known) return this.routeSession(known, caller, name, rawArguments, options);
+    return this.d.sessions
+      .require(caller, sessionId)
+      .then((session) => this.routeSession(session, caller, name, rawArguments, options));
+  }
+
+  private routeSession(
+    session: SessionRecord,
+    caller: Caller,
+    name: ToolName,
+    rawArguments: unknown,
+    options: CallToolOptions,
+  ): Promise<unknown> {
+    const sessionId = session.session_id;
     const toolCallId = options.toolCallId ?? null;
     const decision = this.decide(caller, sessionId, session.binding, name);
     // A stopped session's calls are refused inside `run`, so the audit log shows each refusal.

@@ -5,7 +5,7 @@
 import { join } from 'node:path';
 import http from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
-import { AuditLog, AuditStore, auditRoutes } from './audit/index.js';
+import { AuditLog, auditRoutes } from './audit/index.js';
 import { ApiKeyVerifier, resolveApiKey, type ResolvedApiKey } from './auth/api-key.js';
 import { apiKeyCredential, Authenticator } from './auth/authenticator.js';
 import type { BrowserBackend } from './backends/index.js';
@@ -47,9 +47,9 @@ import { McpHttpEndpoint } from './mcp/http-endpoint.js';
 import { mcpRoutes } from './mcp/routes.js';
 import type { GatewayService } from './service.js';
 import { Sessions } from './sessions.js';
-import { openDatabase } from './store/database.js';
-import { SessionStore } from './store/session-store.js';
-import { GrantStore } from './sites/grant-store.js';
+import { openStore } from './store/open-store.js';
+import type { Store } from './store/store.js';
+import { PairingGrants } from './pairing/grant-mirror.js';
 import { siteGrantRoutes } from './sites/grant-routes.js';
 import { SitePolicies } from './sites/site-policies.js';
 import { warnIfExposed } from './security/exposure.js';
@@ -113,24 +113,38 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
   const log = secrets.scrubLogs(baseLog);
   const apiKey = resolveApiKey(config);
   const verifier = new ApiKeyVerifier(apiKey.key);
-  const db = openDatabase(config.home);
+  const store = await openStore({
+    home: config.home,
+    url: config.store.url,
+    onError: (message) => log.warn(message),
+  });
+  log.info('store opened', { kind: store.kind, where: store.where });
+  let held: Awaited<ReturnType<typeof loadFromStore>>;
+  try {
+    held = await loadFromStore(store, config, clock, log);
+  } catch (error) {
+    await store.close();
+    throw error;
+  }
+  const { sitePolicies, audit, pairingGrants } = held;
+  const sessions = new Sessions(store.sessions, clock, {
+    cache: !store.shared,
+    onWriteError: (sessionId, error) =>
+      log.error('session binding not stored', { session_id: sessionId, reason: String(error) }),
+  });
+  // Another gateway sharing the store changed something this one holds in memory.
+  const unwatchStore = store.onChange((change) => {
+    const failed = (error: unknown) =>
+      log.warn('store change not applied', { table: change.table, reason: String(error) });
+    sitePolicies.storeChanged(change).catch(failed);
+    pairingGrants.storeChanged(change).catch(failed);
+  });
   // After the store: the home folder exists now, so the flag can watch it.
   const extensionControl = new LiveExtensionControlFlag(
     configPath(config.home),
     config.browser.extension_control.enabled,
     log,
   );
-  const sessions = new Sessions(new SessionStore(db), clock);
-  const sitePolicies = new SitePolicies(config.safety, new GrantStore(db), clock);
-  const auditStore = new AuditStore(db);
-  const audit = new AuditLog({
-    store: auditStore,
-    home: config.home,
-    clock,
-    log,
-    retentionDays: config.audit.retention_days,
-    allBackends: config.audit.all_backends,
-  });
   const broker = createInMemoryBroker({
     clock,
     log,
@@ -139,7 +153,14 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
   });
   const originGuard = new OriginGuard(config.browser.extension_control.allowed_origins);
   const operator = createOperator({ home: config.home, clock });
-  const pairing = createPairing({ db, clock, log, originGuard, broker, operator: operator.auth });
+  const pairing = createPairing({
+    grants: pairingGrants,
+    clock,
+    log,
+    originGuard,
+    broker,
+    operator: operator.auth,
+  });
   const authenticator = new Authenticator([apiKeyCredential(verifier), pairing.credential]);
   const resolved = options.backend
     ? { backend: options.backend, dispose() {} }
@@ -288,10 +309,11 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
     });
   } catch (error) {
     extensionControl.close();
-    audit.close();
+    await audit.close();
     await mcp.close();
     endpoint.close();
-    db.close();
+    unwatchStore();
+    await store.close();
     await backend.close().catch(() => undefined);
     throw error;
   }
@@ -328,12 +350,9 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
       resolved.dispose();
       extensionControl.close();
       // Last before the store closes: calls that ended during shutdown are queued by now.
-      audit.close();
-      try {
-        db.close();
-      } catch (error) {
-        log.warn('store close failed', { reason: String(error) });
-      }
+      await audit.close();
+      unwatchStore();
+      await store.close();
     })());
 
   return {
@@ -350,4 +369,20 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
     mount: (...extra) => routes.add(...extra),
     close,
   };
+}
+
+/** What the gateway holds in memory from the store, read once at start. */
+async function loadFromStore(store: Store, config: GatewayConfig, clock: Clock, log: Logger) {
+  const sitePolicies = new SitePolicies(config.safety, store.siteGrants, clock);
+  await sitePolicies.loadAll();
+  const pairingGrants = await PairingGrants.load(store.pairingGrants, (message) => log.warn(message));
+  const audit = await AuditLog.open({
+    store: store.audit,
+    home: config.home,
+    clock,
+    log,
+    retentionDays: config.audit.retention_days,
+    allBackends: config.audit.all_backends,
+  });
+  return { sitePolicies, pairingGrants, audit };
 }

@@ -62,10 +62,10 @@ export interface CallToolOptions {
 }
 
 export interface GatewayService {
-  createSession(caller: Caller, input: CreateSessionInput): SessionRecord;
-  listSessions(caller: Caller): SessionRecord[];
+  createSession(caller: Caller, input: CreateSessionInput): Promise<SessionRecord>;
+  listSessions(caller: Caller): Promise<SessionRecord[]>;
   /** Throws `session_not_found`. */
-  getSession(caller: Caller, sessionId: string): SessionRecord;
+  getSession(caller: Caller, sessionId: string): Promise<SessionRecord>;
   /** Closes the session's browser and forgets it. Throws `session_not_found`. */
   deleteSession(caller: Caller, sessionId: string): Promise<void>;
   /**
@@ -77,7 +77,7 @@ export interface GatewayService {
    * The tools this session can run where its calls go now: the negotiated capabilities of the user's
    * browser that serves it, or what its backend supports. Throws `session_not_found`.
    */
-  toolsFor(caller: Caller, sessionId: string): ToolName[];
+  toolsFor(caller: Caller, sessionId: string): Promise<ToolName[]>;
   /**
    * The owner's Stop: the session's in-flight calls end at once with `session_stopped_by_owner`, and
    * every later call is refused the same way until `resumeSession`. Operator credential only; audited.

@@ -110,6 +110,12 @@ export const ERROR_TABLE = {
   },
   backend_unavailable: { status: 503, hint: 'No browser backend can serve this session.' },
 
+  // Cluster mode: gateways sharing engines
+  cluster_unavailable: {
+    status: 503,
+    hint: 'The gateway cannot reach an engine its cluster shares (the PostgreSQL store); nothing was done. Retry shortly: it reconnects by itself.',
+  },
+
   // Browsers
   browser_not_found: {
     status: 503,

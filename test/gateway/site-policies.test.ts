@@ -2,9 +2,8 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { after, describe, it } from 'node:test';
 import { loadConfig } from '../../src/gateway/config/index.js';
-import { GrantStore } from '../../src/gateway/sites/grant-store.js';
 import { SitePolicies } from '../../src/gateway/sites/site-policies.js';
-import { openDatabase } from '../../src/gateway/store/database.js';
+import { SqliteStore } from '../../src/gateway/store/sqlite-store.js';
 import { systemClock } from '../../src/gateway/clock.js';
 import { makeHome, writeConfigFile } from './fixtures/gateway.js';
 
@@ -17,37 +16,44 @@ describe('site policies per session', () => {
     const home = makeHome();
     homes.push(home);
     writeConfigFile(home, { safety: { mode: { local: 'ask' } } });
-    const db = openDatabase(home);
-    return { db, sites: new SitePolicies(loadConfig({ home }).safety, new GrantStore(db), systemClock) };
+    const store = SqliteStore.open(home);
+    const make = () => new SitePolicies(loadConfig({ home }).safety, store.siteGrants, systemClock);
+    return { db: store, sites: make(), make };
   };
 
-  it('takes a grant and a revoke into account from the next decision on', () => {
+  it('takes a grant and a revoke into account from the next decision on', async () => {
     const { db, sites } = policies();
     assert.equal(sites.rulesFor('s1', false).decideUrl('https://a.test/').allowed, false);
-    sites.grant('s1', 'A.test');
+    await sites.grant('s1', 'A.test');
     assert.equal(sites.rulesFor('s1', false).decideUrl('https://a.test/').allowed, true);
     assert.equal(sites.rulesFor('s2', false).decideUrl('https://a.test/').allowed, false);
     assert.equal(sites.baseRules(false).decideUrl('https://a.test/').allowed, false);
-    assert.equal(sites.revoke('s1', 'a.test'), true);
+    assert.equal(await sites.revoke('s1', 'a.test'), true);
     assert.equal(sites.rulesFor('s1', false).decideUrl('https://a.test/').allowed, false);
-    db.close();
+    await db.close();
   });
 
-  it('keeps what a session asked for apart from what it was granted', () => {
+  it('keeps what a session asked for apart from what it was granted', async () => {
     const { db, sites } = policies();
-    sites.request('s1', sites.validate(['https://A.test:443', '*.b.test']));
+    await sites.request('s1', sites.validate(['https://A.test:443', '*.b.test']));
     assert.equal(sites.rulesFor('s1', false).decideUrl('https://a.test/').allowed, false);
     assert.deepEqual(sites.view('s1', 'local').requested, ['https://a.test', '*.b.test']);
     assert.throws(() => sites.validate(['https://a.test/path']), /sites\[0\]/);
-    db.close();
+    await db.close();
   });
 
-  it('refuses every site when the grants cannot be read', () => {
-    const { db, sites } = policies();
-    sites.grant('s1', 'a.test');
-    db.close();
-    const rules = sites.rulesFor('s9', false);
-    assert.equal(rules.decideUrl('https://a.test/').allowed, false);
-    assert.equal(rules.decideUrl('https://example.com/').allowed, false);
+  it('holds the grants a restart finds in the store, and those another gateway made once told', async () => {
+    const { db, sites, make } = policies();
+    await sites.grant('s1', 'a.test');
+    const restarted = make();
+    assert.equal(restarted.rulesFor('s1', false).decideUrl('https://a.test/').allowed, false);
+    await restarted.loadAll();
+    assert.equal(restarted.rulesFor('s1', false).decideUrl('https://a.test/').allowed, true);
+    // Another gateway on the same store: its revoke counts here once the store announces it.
+    await sites.revoke('s1', 'a.test');
+    assert.equal(restarted.rulesFor('s1', false).decideUrl('https://a.test/').allowed, true);
+    await restarted.storeChanged({ table: 'site_grants', key: 's1' });
+    assert.equal(restarted.rulesFor('s1', false).decideUrl('https://a.test/').allowed, false);
+    await db.close();
   });
 });

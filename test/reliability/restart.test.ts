@@ -104,13 +104,13 @@ describe(`restart: kill -9 under load (${CONTROLLERS} controllers, ${CALLS} call
     fs.rmSync(home, { recursive: true, force: true, maxRetries: 10 });
   });
 
-  it('keeps the audit row of every call answered before the kill', () => {
-    const reader = openAuditReader(home);
+  it('keeps the audit row of every call answered before the kill', async () => {
+    const reader = await openAuditReader(home);
     try {
       const logged = new Set<string | null>();
       let after = 0;
       for (;;) {
-        const page = reader.store.list({ after, limit: 1000 });
+        const page = await reader.store.list({ after, limit: 1000 });
         if (page.length === 0) break;
         for (const entry of page) logged.add(entry.tool_call_id);
         after = page.at(-1)?.id ?? after;
@@ -120,7 +120,7 @@ describe(`restart: kill -9 under load (${CONTROLLERS} controllers, ${CALLS} call
         [],
       );
     } finally {
-      reader.close();
+      await reader.close();
     }
   });
 

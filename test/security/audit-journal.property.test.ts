@@ -17,6 +17,7 @@ import fc from 'fast-check';
 import { INTERRUPTED } from '../../src/gateway/audit/audit-entry.js';
 import { AuditJournal, type JournalTicket } from '../../src/gateway/audit/audit-journal.js';
 import { AuditStore } from '../../src/gateway/audit/audit-store.js';
+import { sqliteAuditRows } from '../../src/gateway/store/sqlite-store.js';
 import type { JournalFile } from '../../src/gateway/audit/journal-file.js';
 import { foldJournals, journalDir } from '../../src/gateway/audit/journal-recovery.js';
 import { openDatabase, type Db } from '../../src/gateway/store/database.js';
@@ -151,15 +152,15 @@ async function runScenario(ops: Op[]): Promise<void> {
 async function checkScenario(home: string, ops: Op[]): Promise<void> {
   const dir = journalDir(home);
   const db = openDatabase(home);
-  const store = new AuditStore(db);
+  const store = sqliteAuditRows(new AuditStore(db));
   const calls: Call[] = [];
-  const open = (): Life => ({
-    journal: new AuditJournal({ home, store, log: silentLogger }),
+  const open = async (): Promise<Life> => ({
+    journal: await AuditJournal.open({ home, store, log: silentLogger }),
     open: [],
     unanswered: [],
     current: null,
   });
-  let life = open();
+  let life = await open();
   let lastWrite: LastWrite | null = null;
 
   /** The gateway dies; the next one folds what its journal left, then journals calls of its own. */
@@ -172,12 +173,12 @@ async function checkScenario(home: string, ops: Op[]): Promise<void> {
     // Its fold timer dies with it.
     mock.timers.reset();
     mock.timers.enable({ apis: ['setTimeout'] });
-    foldJournals(store, dir, silentLogger, () => false);
+    await foldJournals(store, dir, silentLogger, () => false);
     // The end lines it had queued for its next microtask land in the files just removed: to the
     // fold, as to a killed gateway, they never happened.
     await Promise.resolve();
     closeDescriptorsInto(dir);
-    life = open();
+    life = await open();
   };
 
   for (const op of ops) lastWrite = await step(op);
@@ -223,7 +224,7 @@ async function checkScenario(home: string, ops: Op[]): Promise<void> {
       }
       case 'fold':
       case 'timer': {
-        if (op.kind === 'fold') life.journal.flush();
+        if (op.kind === 'fold') await life.journal.flush();
         else mock.timers.tick(FOLD_DELAY_MS);
         // A folded row holds its outcome whatever happens next.
         for (const call of life.unanswered) call.settled = true;
@@ -235,8 +236,8 @@ async function checkScenario(home: string, ops: Op[]): Promise<void> {
     }
   }
 
-  life.journal.close();
-  foldJournals(store, dir, silentLogger, () => false);
+  await life.journal.close();
+  await foldJournals(store, dir, silentLogger, () => false);
   const rows = logRows(db);
   const offsets = db.prepare('SELECT file FROM audit_journal').all();
   db.close();

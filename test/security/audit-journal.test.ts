@@ -12,6 +12,7 @@ import { after, describe, it } from 'node:test';
 import { openAuditReader } from '../../src/cli/commands/audit.js';
 import { AuditJournal } from '../../src/gateway/audit/audit-journal.js';
 import { AuditStore } from '../../src/gateway/audit/index.js';
+import { sqliteAuditRows } from '../../src/gateway/store/sqlite-store.js';
 import { endLine, startLine } from '../../src/gateway/audit/journal-lines.js';
 import { foldJournals, journalDir } from '../../src/gateway/audit/journal-recovery.js';
 import { openDatabase, type Db } from '../../src/gateway/store/database.js';
@@ -48,16 +49,17 @@ function deadPid(): number {
  * What the next gateway makes of a journal a killed gateway left with this text: the rows, what it
  * logged, and the files left in the journal folder.
  */
-function foldLeftJournal(text: string): { rows: string[]; logged: string[]; left: string[] } {
+async function foldLeftJournal(text: string): Promise<{ rows: string[]; logged: string[]; left: string[] }> {
   const home = freshHome();
   const db = openDatabase(home);
   const logged: string[] = [];
   leaveJournal(home, deadPid(), text);
-  new AuditJournal({
+  const journal = await AuditJournal.open({
     home,
-    store: new AuditStore(db),
+    store: sqliteAuditRows(new AuditStore(db)),
     log: createLogger({ write: (l) => logged.push(l) }),
-  }).close();
+  });
+  await journal.close();
   const result = { rows: rows(db), logged, left: fs.readdirSync(journalDir(home)) };
   db.close();
   return result;
@@ -80,56 +82,64 @@ function rows(db: Db): string[] {
   ).map((r) => `${r.tool_call_id}:${r.outcome}`);
 }
 
-function readRows(home: string): string[] {
-  const reader = openAuditReader(home);
+async function readRows(home: string): Promise<string[]> {
+  const reader = await openAuditReader(home);
   try {
-    return reader.store.list({ limit: 1000 }).map((e) => `${e.tool_call_id ?? ''}:${e.outcome}`);
+    return (await reader.store.list({ limit: 1000 })).map((e) => `${e.tool_call_id ?? ''}:${e.outcome}`);
   } finally {
-    reader.close();
+    await reader.close();
   }
 }
 
 describe('audit journal', () => {
-  it('has a call in a file on disk as soon as it is dispatched, before it ends', () => {
+  it('has a call in a file on disk as soon as it is dispatched, before it ends', async () => {
     const home = freshHome();
     const db = openDatabase(home);
-    const journal = new AuditJournal({ home, store: new AuditStore(db), log: silentLogger });
+    const journal = await AuditJournal.open({
+      home,
+      store: sqliteAuditRows(new AuditStore(db)),
+      log: silentLogger,
+    });
     const ticket = journal.begin(start('on-disk'));
     const files = fs.readdirSync(journalDir(home));
     assert.equal(files.length, 1);
     assert.match(fs.readFileSync(path.join(journalDir(home), files[0] as string), 'utf8'), /"on-disk"/);
     journal.end(ticket, ended('controller_timeout'));
     assert.deepEqual(rows(db), [], 'the row waits for the next fold');
-    journal.flush();
+    await journal.flush();
     assert.deepEqual(rows(db), ['on-disk:controller_timeout']);
-    journal.close();
+    await journal.close();
     assert.deepEqual(fs.readdirSync(journalDir(home)), [], 'a clean close leaves no journal');
     db.close();
   });
 
-  it('writes lines at the front of its presized file, so a write never grows it', () => {
+  it('writes lines at the front of its presized file, so a write never grows it', async () => {
     const home = freshHome();
     const db = openDatabase(home);
-    const journal = new AuditJournal({ home, store: new AuditStore(db), log: silentLogger });
+    const journal = await AuditJournal.open({
+      home,
+      store: sqliteAuditRows(new AuditStore(db)),
+      log: silentLogger,
+    });
     journal.begin(start('first'));
     const file = path.join(journalDir(home), fs.readdirSync(journalDir(home))[0] as string);
     const sizeBefore = fs.statSync(file).size;
     journal.begin(start('second'));
     assert.match(fs.readFileSync(file, 'utf8'), /^\{"s":1,.*"first".*\n\{"s":2,.*"second"/);
     assert.equal(fs.statSync(file).size, sizeBefore);
-    journal.close();
+    await journal.close();
     db.close();
   });
 
-  it('keeps a call still open at close in its file, and the next gateway logs it as interrupted', () => {
+  it('keeps a call still open at close in its file, and the next gateway logs it as interrupted', async () => {
     const home = freshHome();
     const db = openDatabase(home);
-    const store = new AuditStore(db);
-    const journal = new AuditJournal({ home, store, log: silentLogger });
+    const store = sqliteAuditRows(new AuditStore(db));
+    const journal = await AuditJournal.open({ home, store, log: silentLogger });
     journal.end(journal.begin(start('done')), ended());
     journal.begin(start('still-open'));
-    journal.close();
-    foldJournals(store, journalDir(home), silentLogger, () => false);
+    await journal.close();
+    await foldJournals(store, journalDir(home), silentLogger, () => false);
     assert.deepEqual(rows(db), ['done:ok', 'still-open:interrupted']);
     db.close();
   });
@@ -137,8 +147,8 @@ describe('audit journal', () => {
   it('keeps the outcome of a call answered after its file rotated, for whoever folds after a kill', async () => {
     const home = freshHome();
     const db = openDatabase(home);
-    const store = new AuditStore(db);
-    const journal = new AuditJournal({ home, store, log: silentLogger });
+    const store = sqliteAuditRows(new AuditStore(db));
+    const journal = await AuditJournal.open({ home, store, log: silentLogger });
     const long = journal.begin(start('long'));
     const big = { arguments: { text: 'x'.repeat(600_000) } };
     for (const id of ['big1', 'big2', 'after-rotation']) journal.begin(start(id, big));
@@ -146,9 +156,9 @@ describe('audit journal', () => {
     journal.end(long, ended('controller_rejected'));
     // The answer leaves after the end lines' microtask; the gateway is killed right then.
     await Promise.resolve();
-    foldJournals(store, journalDir(home), silentLogger, () => false);
+    await foldJournals(store, journalDir(home), silentLogger, () => false);
     assert.ok(rows(db).includes('long:controller_rejected'), rows(db).join(' '));
-    journal.close();
+    await journal.close();
     db.close();
   });
 
@@ -180,11 +190,13 @@ describe('audit journal', () => {
       'f:interrupted',
       'g:interrupted',
     ];
-    assert.deepEqual(readRows(home).sort(), expected);
+    assert.deepEqual((await readRows(home)).sort(), expected);
     assert.deepEqual(fs.readdirSync(journalDir(home)), [], 'the dead gateway’s journal is gone');
-    assert.deepEqual(readRows(home).sort(), expected, 'reading again adds nothing');
+    assert.deepEqual((await readRows(home)).sort(), expected, 'reading again adds nothing');
     const db = openDatabase(home);
-    new AuditJournal({ home, store: new AuditStore(db), log: silentLogger }).close();
+    await (
+      await AuditJournal.open({ home, store: sqliteAuditRows(new AuditStore(db)), log: silentLogger })
+    ).close();
     assert.deepEqual(rows(db).sort(), expected, 'the next gateway adds nothing either');
     db.close();
   });
@@ -231,7 +243,10 @@ describe('audit journal', () => {
       await Promise.all(Array.from({ length: AGENTS }, agent));
       await gw.kill9();
       const outcomes = new Map(
-        readRows(home).map((row) => [row.slice(0, row.indexOf(':')), row.slice(row.indexOf(':') + 1)]),
+        (await readRows(home)).map((row) => [
+          row.slice(0, row.indexOf(':')),
+          row.slice(row.indexOf(':') + 1),
+        ]),
       );
       const interrupted = [...outcomes.values()].filter((o) => o === 'interrupted').length;
       console.log(
@@ -245,19 +260,25 @@ describe('audit journal', () => {
   it('folds an ended call by itself on its timer, and leaves a running gateway’s journal to it', async () => {
     const home = freshHome();
     const db = openDatabase(home);
-    const journal = new AuditJournal({ home, store: new AuditStore(db), log: silentLogger });
+    const journal = await AuditJournal.open({
+      home,
+      store: sqliteAuditRows(new AuditStore(db)),
+      log: silentLogger,
+    });
     const answered = journal.begin(start('answered'));
     journal.begin(start('running'));
     journal.end(answered, ended());
-    assert.deepEqual(readRows(home), [], 'another process leaves a live journal alone');
+    assert.deepEqual(await readRows(home), [], 'another process leaves a live journal alone');
     assert.equal(fs.readdirSync(journalDir(home)).length, 1);
-    await waitFor(() => readRows(home).length > 0, { what: 'the fold timer to fold the ended call' });
-    assert.deepEqual(readRows(home), ['answered:ok']);
-    journal.close();
+    await waitFor(async () => (await readRows(home)).length > 0, {
+      what: 'the fold timer to fold the ended call',
+    });
+    assert.deepEqual(await readRows(home), ['answered:ok']);
+    await journal.close();
     db.close();
   });
 
-  it('keeps every character of what a call held through its lines: quotes, newlines, non-ASCII', () => {
+  it('keeps every character of what a call held through its lines: quotes, newlines, non-ASCII', async () => {
     const odd = 'a "quoted" \\ back\nslash\u2028 ünïcødé 🦊 \u0001';
     const home = freshHome();
     const db = openDatabase(home);
@@ -269,9 +290,9 @@ describe('audit journal', () => {
         start(odd, { session_id: odd, controller_id: null, arguments: { url: odd, n: 2 }, origin: odd }),
       ) + endLine(7, { outcome: 'controller_rejected', duration_ms: 12.5, origin: 'https://other.example' }),
     );
-    const store = new AuditStore(db);
-    new AuditJournal({ home, store, log: silentLogger }).close();
-    const [entry] = store.list({ limit: 10 });
+    const store = sqliteAuditRows(new AuditStore(db));
+    await (await AuditJournal.open({ home, store, log: silentLogger })).close();
+    const [entry] = await store.list({ limit: 10 });
     assert.deepEqual(
       {
         session_id: entry?.session_id,
@@ -295,8 +316,8 @@ describe('audit journal', () => {
     db.close();
   });
 
-  it('skips a line that is not one, folds the rest and says so in the log', () => {
-    const { rows: folded, logged } = foldLeftJournal(
+  it('skips a line that is not one, folds the rest and says so in the log', async () => {
+    const { rows: folded, logged } = await foldLeftJournal(
       startLine(1, start('before')) +
         '{"not":"a line"}\n' +
         'garbage\n' +
@@ -307,19 +328,19 @@ describe('audit journal', () => {
     assert.ok(logged.some((l) => l.includes('audit journal lines unreadable') && l.includes('skipped=2')));
   });
 
-  it('keeps every whole line of a journal torn mid-line and drops only the torn tail', () => {
+  it('keeps every whole line of a journal torn mid-line and drops only the torn tail', async () => {
     const {
       rows: folded,
       logged,
       left,
-    } = foldLeftJournal(startLine(1, start('whole')) + startLine(2, start('torn')).slice(0, 40));
+    } = await foldLeftJournal(startLine(1, start('whole')) + startLine(2, start('torn')).slice(0, 40));
     assert.deepEqual(folded, ['whole:interrupted']);
     assert.ok(logged.some((l) => l.includes('torn line')));
     assert.deepEqual(left, []);
   });
 
-  it('reads a killed gateway’s journal up to its NUL padding, and past a page a power cut lost', () => {
-    const { rows: folded, logged } = foldLeftJournal(
+  it('reads a killed gateway’s journal up to its NUL padding, and past a page a power cut lost', async () => {
+    const { rows: folded, logged } = await foldLeftJournal(
       startLine(1, start('before-hole')) +
         '\0'.repeat(4096) +
         startLine(2, start('after-hole')) +
@@ -334,13 +355,13 @@ describe('audit journal', () => {
     );
   });
 
-  it('still logs every call, from memory, when a fresh journal file cannot be opened', () => {
+  it('still logs every call, from memory, when a fresh journal file cannot be opened', async () => {
     const home = freshHome();
     const db = openDatabase(home);
     const logged: string[] = [];
-    const journal = new AuditJournal({
+    const journal = await AuditJournal.open({
       home,
-      store: new AuditStore(db),
+      store: sqliteAuditRows(new AuditStore(db)),
       log: createLogger({ write: (l) => logged.push(l) }),
     });
     // Root ignores permissions, so the folder is taken away instead: a file now holds its name.
@@ -348,18 +369,22 @@ describe('audit journal', () => {
     fs.writeFileSync(journalDir(home), '');
     const ids = Array.from({ length: 6000 }, (_, i) => `r${i}`);
     for (const id of ids) journal.end(journal.begin(start(id)), ended());
-    journal.flush();
+    await journal.flush();
     assert.equal(rows(db).length, ids.length);
     assert.ok(logged.some((l) => l.includes('audit journal file could not be opened')));
-    journal.close();
+    await journal.close();
     db.close();
     fs.rmSync(journalDir(home), { force: true });
   });
 
-  it('moves to a fresh file past 1 MiB, keeping the file of a call still open until it ends', () => {
+  it('moves to a fresh file past 1 MiB, keeping the file of a call still open until it ends', async () => {
     const home = freshHome();
     const db = openDatabase(home);
-    const journal = new AuditJournal({ home, store: new AuditStore(db), log: silentLogger });
+    const journal = await AuditJournal.open({
+      home,
+      store: sqliteAuditRows(new AuditStore(db)),
+      log: silentLogger,
+    });
     const long = journal.begin(start('long'));
     const ids = Array.from({ length: 6000 }, (_, i) => `r${i}`);
     const seen = new Set<string>();
@@ -367,14 +392,14 @@ describe('audit journal', () => {
       journal.end(journal.begin(start(id)), ended());
       for (const name of fs.readdirSync(journalDir(home))) seen.add(name);
     }
-    journal.flush();
+    await journal.flush();
     assert.ok(seen.size >= 2, `rotated (files seen: ${seen.size})`);
     assert.equal(fs.readdirSync(journalDir(home)).length, 2, 'the first file waits for its open call');
     journal.end(long, ended());
-    journal.flush();
+    await journal.flush();
     assert.equal(fs.readdirSync(journalDir(home)).length, 1);
     assert.deepEqual(rows(db).sort(), [...ids, 'long'].map((id) => `${id}:ok`).sort());
-    journal.close();
+    await journal.close();
     db.close();
   });
 });

@@ -1,6 +1,7 @@
 /**
  * `tabgate audit [--session ID] [--limit N] [--follow] [--json]`: prints the audit log. It reads the
- * gateway's SQLite file directly rather than the HTTP API, because the log matters most when the
+ * gateway's store directly (the SQLite file, or with `store.url` the PostgreSQL database every gateway
+ * of a cluster writes, so `--follow` follows the whole cluster) rather than the HTTP API, because the log matters most when the
  * gateway is down or was killed (after an incident), and because whoever can read the home folder can
  * read the API key there anyway: no new access is granted. Rows a killed gateway left in its journal
  * are folded in first; no row is ever changed or removed.
@@ -13,6 +14,9 @@ import { AuditStore, MAX_AUDIT_LIMIT, type AuditEntry } from '../../gateway/audi
 import { foldJournals, journalDir } from '../../gateway/audit/journal-recovery.js';
 import { ConfigError, loadConfig } from '../../gateway/config/index.js';
 import { STATE_DB_FILE } from '../../gateway/store/database.js';
+import { PostgresStore } from '../../gateway/store/postgres/postgres-store.js';
+import { sqliteAuditRows } from '../../gateway/store/sqlite-store.js';
+import type { AuditRows } from '../../gateway/store/store.js';
 import { createLogger } from '../../log/logger.js';
 
 const FOLLOW_INTERVAL_MS = 1000;
@@ -55,7 +59,32 @@ const hasTable = (db: Database.Database, name: string) =>
  * after answering has its last rows there). Without write access to the file it reads what is folded.
  * A missing file or a gateway too old to have the table is an error.
  */
-export function openAuditReader(home: string): { store: AuditStore; close(): void } {
+export interface AuditReader {
+  store: AuditRows;
+  close(): Promise<void>;
+}
+
+/** The audit log of the store the configuration names: PostgreSQL with `storeUrl`, else the home's file. */
+export async function openAuditReader(home: string, storeUrl?: string): Promise<AuditReader> {
+  if (storeUrl === undefined) return openSqliteAuditReader(home);
+  const store = await PostgresStore.open({ url: storeUrl });
+  await foldLocalJournals(store.audit, home);
+  return { store: store.audit, close: () => store.close() };
+}
+
+/** Rows a gateway of this home left in its journal when it was killed. */
+async function foldLocalJournals(store: AuditRows, home: string): Promise<void> {
+  const log = createLogger({ level: 'warn' });
+  try {
+    await foldJournals(store, journalDir(home), log);
+  } catch (error) {
+    log.warn('could not fold the audit journal; showing what is folded', {
+      reason: (error as Error).message,
+    });
+  }
+}
+
+async function openSqliteAuditReader(home: string): Promise<AuditReader> {
   const file = path.join(home, STATE_DB_FILE);
   if (!fs.existsSync(file))
     throw new Error(`no audit log yet: ${file} does not exist (start the gateway once)`);
@@ -70,18 +99,15 @@ export function openAuditReader(home: string): { store: AuditStore; close(): voi
     db.close();
     throw new Error(`${file} has no audit log yet; start this version of the gateway once`);
   }
-  const store = new AuditStore(db);
-  if (!db.readonly && hasTable(db, 'audit_journal')) {
-    const log = createLogger({ level: 'warn' });
-    try {
-      foldJournals(store, journalDir(home), log);
-    } catch (error) {
-      log.warn('could not fold the audit journal; showing what is folded', {
-        reason: (error as Error).message,
-      });
-    }
-  }
-  return { store, close: () => db.close() };
+  const store = sqliteAuditRows(new AuditStore(db));
+  if (!db.readonly && hasTable(db, 'audit_journal')) await foldLocalJournals(store, home);
+  return {
+    store,
+    close: () => {
+      db.close();
+      return Promise.resolve();
+    },
+  };
 }
 
 export function auditCommand(program: Command): void {
@@ -93,9 +119,10 @@ export function auditCommand(program: Command): void {
     .option('--follow', 'keep printing new entries as they are written (Ctrl-C stops)')
     .option('--json', 'one JSON object per line')
     .action(async (options: AuditOptions) => {
-      let reader: ReturnType<typeof openAuditReader>;
+      let reader: AuditReader;
       try {
-        reader = openAuditReader(loadConfig({ env: process.env }).home);
+        const config = loadConfig({ env: process.env });
+        reader = await openAuditReader(config.home, config.store.url);
       } catch (error) {
         const message =
           error instanceof ConfigError || error instanceof Error ? error.message : String(error);
@@ -107,22 +134,31 @@ export function auditCommand(program: Command): void {
         for (const entry of entries)
           process.stdout.write((options.json ? JSON.stringify(entry) : formatEntry(entry)) + '\n');
       };
-      let entries = reader.store.list({ session: options.session, limit: options.limit });
+      let entries = await reader.store.list({ session: options.session, limit: options.limit });
       print(entries);
       if (!options.follow) {
-        reader.close();
+        await reader.close();
         return;
       }
       let after = entries.at(-1)?.id ?? 0;
-      const timer = setInterval(() => {
-        entries = reader.store.list({ session: options.session, after, limit: MAX_AUDIT_LIMIT });
-        print(entries);
-        after = entries.at(-1)?.id ?? after;
-      }, FOLLOW_INTERVAL_MS);
+      let stopped = false;
+      // One read at a time: the next waits for the last, so a slow store never stacks reads.
+      const follow = async () => {
+        while (!stopped) {
+          try {
+            entries = await reader.store.list({ session: options.session, after, limit: MAX_AUDIT_LIMIT });
+            print(entries);
+            after = entries.at(-1)?.id ?? after;
+          } catch (error) {
+            process.stderr.write(`tabgate audit: ${(error as Error).message}; retrying\n`);
+          }
+          await new Promise((resolve) => setTimeout(resolve, FOLLOW_INTERVAL_MS));
+        }
+      };
+      void follow();
       const stop = () => {
-        clearInterval(timer);
-        reader.close();
-        process.exit(0);
+        stopped = true;
+        void reader.close().finally(() => process.exit(0));
       };
       process.on('SIGINT', stop);
       process.on('SIGTERM', stop);

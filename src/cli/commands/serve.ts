@@ -1,11 +1,13 @@
 /**
- * `tabgate serve [--host] [--port]`: runs the gateway until SIGINT/SIGTERM, then closes it gracefully
- * and exits 0. Prints where the API key is stored, never the key.
+ * `tabgate serve [--host] [--port] [--store]`: runs the gateway until SIGINT/SIGTERM, then closes it
+ * gracefully and exits 0. Prints where the API key is stored, never the key. A store that cannot be
+ * reached stops it at once (exit 1), naming the URL with its password hidden.
  */
 import type { Command } from 'commander';
 import { ConfigError, loadConfig } from '../../gateway/config/index.js';
 import { createLogger } from '../../log/logger.js';
 import { startGateway } from '../../gateway/server.js';
+import { StoreUnavailableError } from '../../gateway/store/postgres/postgres-store.js';
 import { parsePort } from '../options.js';
 
 const LOOPBACK = /^(127\.|::1$|localhost$)/;
@@ -16,11 +18,19 @@ export function serveCommand(program: Command): void {
     .description('Run the gateway (HTTP API, controller socket).')
     .option('--host <address>', 'address to bind (default 127.0.0.1)')
     .option('--port <port>', 'port to listen on (default 8642; 0 picks a free one)', parsePort)
-    .action(async (options: { host?: string; port?: number }) => {
+    .option(
+      '--store <url>',
+      'postgres://USER@HOST:PORT/DB to share sessions, grants and the audit log with other gateways (default: the SQLite file in the home folder)',
+    )
+    .action(async (options: { host?: string; port?: number; store?: string }) => {
       const log = createLogger();
       let config;
       try {
-        config = loadConfig({ env: process.env, flags: { host: options.host, port: options.port }, log });
+        config = loadConfig({
+          env: process.env,
+          flags: { host: options.host, port: options.port, store: options.store },
+          log,
+        });
       } catch (error) {
         if (error instanceof ConfigError) {
           console.error(`tabgate: ${error.message}`);
@@ -32,7 +42,16 @@ export function serveCommand(program: Command): void {
       const tellOwner = process.stderr.isTTY
         ? (text: string) => process.stderr.write(text + '\n')
         : undefined;
-      const gateway = await startGateway({ config, env: process.env, log, tellOwner });
+      let gateway;
+      try {
+        gateway = await startGateway({ config, env: process.env, log, tellOwner });
+      } catch (error) {
+        if (error instanceof StoreUnavailableError) {
+          console.error(`tabgate: ${error.message}`);
+          process.exit(1);
+        }
+        throw error;
+      }
       if (!LOOPBACK.test(gateway.host)) {
         console.warn(
           `WARNING: tabgate is bound to ${gateway.host}, reachable from other machines. Anyone who has the API key can drive browsers through it.`,

@@ -1,9 +1,10 @@
 /**
  * The audit log's write-ahead journal. A call that reached a browser must be in the log even if the
  * gateway is killed the next instant, but a committed SQLite insert costs ~15 syscalls (WAL frames,
- * locks, now and then a checkpoint's fsync). So each call is journaled as one line in a file of this
+ * locks, now and then a checkpoint's fsync), and a PostgreSQL one a round trip. So each call is journaled as one line in a file of this
  * gateway's own when it is dispatched (one `write`), and its row, with how it ended, reaches SQLite in
- * a batch (a *fold*) within 50 ms of its end, at once before `GET /v1/audit` reads. A call its gateway
+ * a batch (a *fold*) within 50 ms of its end, at once before `GET /v1/audit` reads. Folds run one
+ * at a time, each taking every call ended before it starts. A call its gateway
  * never saw end is logged as `interrupted`. Calls that end in the same turn share one write, and a
  * start line written meanwhile carries the waiting end lines along, so under load most ends cost no
  * write of their own.
@@ -19,7 +20,7 @@
  *    `synchronous=NORMAL`.
  * 2. Fold offsets. A file's folded offset is the offset of the first line still needed to rebuild a
  *    row that is not in the table (the start line of the oldest call not yet folded), and it is
- *    stored in the same SQLite transaction as the rows it accounts for. Every row carries its
+ *    stored in the same store transaction as the rows it accounts for. Every row carries its
  *    `journal_ref` (`file#seq`, unique), so lines past the offset that were folded already are
  *    skipped, and an end line only completes a row still `interrupted`: folding a file again, after a
  *    crash of whoever folded it, repeats and loses nothing.
@@ -35,13 +36,14 @@
  *    there, and reads on past it, since after a power cut a later page may be on disk and an earlier
  *    one not.
  * 5. One writer. Only the gateway whose pid names a file writes it; another process folds it only once
- *    that pid is gone (journal-recovery.ts), under SQLite's write lock.
+ *    that pid is gone (journal-recovery.ts), under the store's write lock. With a shared store
+ *    (PostgreSQL) each gateway has its own home, and so its own journal: file names are unique.
  */
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Logger } from '../../log/logger.js';
 import { journalRef, type AuditEnd, type AuditStart, type NewAuditEntry } from './audit-entry.js';
-import type { AuditStore } from './audit-store.js';
+import type { AuditRows, FoldedAuditRow } from '../store/store.js';
 import { JournalFile } from './journal-file.js';
 import { endLine, startLine } from './journal-lines.js';
 import { foldJournals, journalDir, newJournalFileName } from './journal-recovery.js';
@@ -59,7 +61,7 @@ export interface JournalTicket {
 
 export interface AuditJournalOptions {
   home: string;
-  store: AuditStore;
+  store: AuditRows;
   log: Logger;
 }
 
@@ -90,11 +92,22 @@ export class AuditJournal {
   /** The last fold failed: only its retry timer folds again, not every call that ends meanwhile. */
   private failing = false;
   private closed = false;
+  /** The fold running, if any: the next one waits for it, so they never overlap. */
+  private folding: Promise<void> | null = null;
 
-  constructor(private readonly o: AuditJournalOptions) {
-    this.dir = journalDir(o.home);
-    fs.mkdirSync(this.dir, { recursive: true, mode: 0o700 });
-    foldJournals(o.store, this.dir, o.log);
+  /** Folds the journals of gateways that are gone, then opens this gateway's own. */
+  static async open(o: AuditJournalOptions): Promise<AuditJournal> {
+    const dir = journalDir(o.home);
+    fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+    await foldJournals(o.store, dir, o.log);
+    return new AuditJournal(o, dir);
+  }
+
+  private constructor(
+    private readonly o: AuditJournalOptions,
+    dir: string,
+  ) {
+    this.dir = dir;
     this.current = this.newFile();
   }
 
@@ -139,16 +152,30 @@ export class AuditJournal {
       }
     }
     this.ended.push(call);
-    if (this.ended.length >= FOLD_BATCH && !this.failing) this.flush();
-    else this.timer ??= setTimeout(() => this.flush(), FOLD_DELAY_MS);
+    if (this.ended.length >= FOLD_BATCH && !this.failing) void this.flush();
+    else this.timer ??= setTimeout(() => void this.flush(), FOLD_DELAY_MS);
   }
 
-  /** Folds every ended call into SQLite now (before a read of the log, and at close). */
-  flush(): void {
+  /**
+   * Folds every call ended so far into the store (before a read of the log, and at close); resolves
+   * once they are in, or once the fold failed (logged; its retry timer tries again). Never rejects.
+   */
+  flush(): Promise<void> {
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
+    // With no fold running it starts now: SQLite's transaction commits before this returns.
+    const next = this.folding ? this.folding.then(() => this.fold()) : this.fold();
+    const tracked: Promise<void> = next.finally(() => {
+      if (this.folding === tracked) this.folding = null;
+    });
+    this.folding = tracked;
+    return tracked;
+  }
+
+  private async fold(): Promise<void> {
     if (this.ended.length === 0) return;
     const batch = this.ended;
+    this.ended = [];
     const folding = new Map<JournalFile, Set<number>>();
     for (const { ticket } of batch) {
       if (!ticket.file) continue;
@@ -156,38 +183,41 @@ export class AuditJournal {
       if (!seqs) folding.set(ticket.file, (seqs = new Set()));
       seqs.add(ticket.seq);
     }
+    const rows: FoldedAuditRow[] = batch.map((call) => {
+      const { file, seq } = call.ticket;
+      return { entry: rowOf(call), journalRef: file ? journalRef(file.name, seq) : null };
+    });
+    const offsets = new Map<string, number>();
+    for (const [file, seqs] of folding) offsets.set(file.name, file.foldedOffset(seqs));
     try {
-      this.o.store.transaction(() => {
-        for (const call of batch) {
-          const { file, seq } = call.ticket;
-          this.o.store.append(rowOf(call), file ? journalRef(file.name, seq) : null);
-        }
-        for (const [file, seqs] of folding) this.o.store.setJournalOffset(file.name, file.foldedOffset(seqs));
-      });
+      await this.o.store.fold(rows, offsets);
     } catch (error) {
       // The calls are safe in the journal; the next fold (or the next start) picks them up.
       this.o.log.warn('audit journal fold failed; will retry', { reason: (error as Error).message });
+      this.ended = [...batch, ...this.ended];
       this.failing = true;
-      this.timer = setTimeout(() => this.flush(), FOLD_DELAY_MS * 20);
-      this.timer.unref();
+      if (!this.closed) {
+        if (this.timer) clearTimeout(this.timer);
+        this.timer = setTimeout(() => void this.flush(), FOLD_DELAY_MS * 20);
+        this.timer.unref();
+      }
       return;
     }
     this.failing = false;
     for (const [file, seqs] of folding) for (const seq of seqs) file.open.delete(seq);
-    this.ended = [];
-    for (const file of this.retired) if (file.open.size === 0) this.remove(file);
+    for (const file of [...this.retired]) if (file.open.size === 0) await this.remove(file);
   }
 
   /** Folds what has ended; the journal goes unless a call is still open in it. */
-  close(): void {
+  async close(): Promise<void> {
     if (this.closed) return;
-    this.flush();
+    await this.flush();
     this.writeEnds();
     this.closed = true;
     if (this.timer) clearTimeout(this.timer);
     for (const file of [this.current, ...this.retired]) {
       file.closeFd();
-      if (file.open.size === 0) this.remove(file);
+      if (file.open.size === 0) await this.remove(file);
     }
   }
 
@@ -241,11 +271,11 @@ export class AuditJournal {
     // The old file's last end lines go into it, so a crash before the next fold still knows them.
     this.writeEnds();
     this.current = this.newFile();
-    if (old.open.size === 0) this.remove(old);
+    if (old.open.size === 0) void this.remove(old);
     else this.retired.add(old);
   }
 
-  private remove(file: JournalFile): void {
+  private async remove(file: JournalFile): Promise<void> {
     file.closeFd();
     this.retired.delete(file);
     try {
@@ -255,6 +285,11 @@ export class AuditJournal {
       this.o.log.warn('audit journal file could not be removed', { reason: (error as Error).message });
       return;
     }
-    this.o.store.forgetJournal(file.name);
+    try {
+      await this.o.store.forgetJournal(file.name);
+    } catch (error) {
+      // An offset row about no file: harmless, the next gateway's recovery never looks for it.
+      this.o.log.warn('audit journal offset could not be forgotten', { reason: (error as Error).message });
+    }
   }
 }

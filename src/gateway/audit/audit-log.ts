@@ -12,7 +12,7 @@ import type { Logger } from '../../log/logger.js';
 import type { Caller } from '../service.js';
 import { AuditJournal, type JournalTicket } from './audit-journal.js';
 import type { AuditEntry, AuditQuery, AuditStart } from './audit-entry.js';
-import type { AuditStore } from './audit-store.js';
+import type { AuditRows } from '../store/store.js';
 import { originOf, redactArguments } from './redact.js';
 
 const DAY_MS = 86_400_000;
@@ -30,7 +30,7 @@ export interface AuditedCall {
 }
 
 export interface AuditLogOptions {
-  store: AuditStore;
+  store: AuditRows;
   /** The gateway's home: the journal lives there. */
   home: string;
   clock: Clock;
@@ -50,12 +50,20 @@ function resultUrl(result: unknown): unknown {
 
 export class AuditLog {
   private readonly purgeTimer: NodeJS.Timeout;
-  private readonly journal: AuditJournal;
 
-  constructor(private readonly o: AuditLogOptions) {
-    this.journal = new AuditJournal({ home: o.home, store: o.store, log: o.log });
-    this.purge();
-    this.purgeTimer = setInterval(() => this.purge(), DAY_MS);
+  /** Folds what gone gateways' journals hold, purges past retention, and opens this one's journal. */
+  static async open(o: AuditLogOptions): Promise<AuditLog> {
+    const journal = await AuditJournal.open({ home: o.home, store: o.store, log: o.log });
+    const log = new AuditLog(o, journal);
+    await log.purge();
+    return log;
+  }
+
+  private constructor(
+    private readonly o: AuditLogOptions,
+    private readonly journal: AuditJournal,
+  ) {
+    this.purgeTimer = setInterval(() => void this.purge(), DAY_MS);
     this.purgeTimer.unref();
   }
 
@@ -92,16 +100,16 @@ export class AuditLog {
     });
   }
 
-  /** The log as it stands, every answered call included. */
-  list(query: AuditQuery): AuditEntry[] {
-    this.journal.flush();
+  /** The log as it stands, every answered call included (with a shared store: every gateway's). */
+  async list(query: AuditQuery): Promise<AuditEntry[]> {
+    await this.journal.flush();
     return this.o.store.list(query);
   }
 
   /** Folds what the journal still holds and stops the purge timer. */
-  close(): void {
+  close(): Promise<void> {
     clearInterval(this.purgeTimer);
-    this.journal.close();
+    return this.journal.close();
   }
 
   private startOf(call: AuditedCall, at: number): AuditStart {
@@ -119,10 +127,10 @@ export class AuditLog {
     };
   }
 
-  private purge(): void {
+  private async purge(): Promise<void> {
     try {
       const cutoff = this.o.clock.now() - this.o.retentionDays * DAY_MS;
-      const removed = this.o.store.purgeBefore(cutoff);
+      const removed = await this.o.store.purgeBefore(cutoff);
       if (removed > 0) this.o.log.info('audit rows past retention purged', { removed });
     } catch (error) {
       this.o.log.warn('audit purge failed', { reason: (error as Error).message });

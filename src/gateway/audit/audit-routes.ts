@@ -35,14 +35,14 @@ export function parseAuditQuery(url: string | undefined): AuditQuery {
   };
 }
 
-export function auditRoutes(log: { list(query: AuditQuery): AuditEntry[] }): Route[] {
+export function auditRoutes(log: { list(query: AuditQuery): Promise<AuditEntry[]> }): Route[] {
   return [
     {
       method: 'GET',
       path: AUDIT_PATH,
-      handle: (ctx) => {
+      handle: async (ctx) => {
         const query = parseAuditQuery(ctx.req.url);
-        const entries = log.list(query);
+        const entries = await log.list(query);
         const last = entries.at(-1)?.id ?? query.after ?? null;
         return { status: 200, body: { entries, next_after: last } };
       },

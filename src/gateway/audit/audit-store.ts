@@ -5,6 +5,7 @@
  */
 import type { Statement } from 'better-sqlite3';
 import type { Db } from '../store/database.js';
+import type { FoldedAuditRow, RecoveredChunk } from '../store/store.js';
 import { INTERRUPTED, type AuditEntry, type AuditQuery, type NewAuditEntry } from './audit-entry.js';
 
 // The types of the store's own methods, for whoever holds a store.
@@ -110,6 +111,28 @@ export class AuditStore {
       journalRef,
     );
     return info.changes === 1;
+  }
+
+  /** Rows and the journal offsets that account for them, in one transaction. */
+  fold(rows: readonly FoldedAuditRow[], offsets: ReadonlyMap<string, number>): void {
+    this.transaction(() => {
+      for (const row of rows) this.append(row.entry, row.journalRef);
+      for (const [file, folded] of offsets) this.setJournalOffset(file, folded);
+    });
+  }
+
+  /** One step of recovering a journal file, under the write lock (see the storage interface). */
+  recover(file: string, read: (offset: number) => RecoveredChunk | null): boolean {
+    return this.transaction(() => {
+      const chunk = read(this.journalOffset(file));
+      if (!chunk) return false;
+      for (const line of chunk.lines) {
+        if (line.kind === 'start') this.append(line.entry, line.journalRef);
+        else this.completeInterrupted(line.journalRef, line.outcome, line.duration_ms, line.origin);
+      }
+      this.setJournalOffset(file, chunk.folded);
+      return chunk.more;
+    });
   }
 
   /** Gives a row logged as interrupted the outcome its journal recorded after all. */

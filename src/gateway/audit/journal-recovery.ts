@@ -8,14 +8,14 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Logger } from '../../log/logger.js';
-import type { AuditStore } from './audit-store.js';
+import type { AuditRows, RecoveredChunk, RecoveredLine } from '../store/store.js';
 import { INTERRUPTED, journalRef } from './audit-entry.js';
 import { parseLine } from './journal-lines.js';
 
 const AUDIT_JOURNAL_DIR = 'audit-journal';
 /** `<pid>-<16 hex>.jsonl`: the pid says whether its gateway still runs. */
 const JOURNAL_FILE_PATTERN = /^(\d+)-[0-9a-f]{16}\.jsonl$/;
-/** Bytes read per transaction, so a long journal never holds SQLite's write lock for long. */
+/** Bytes read per transaction, so a long journal never holds the store's write lock for long. */
 const READ_CHUNK = 4 << 20;
 
 export function journalDir(home: string): string {
@@ -38,40 +38,45 @@ function processAlive(pid: number): boolean {
 }
 
 /** Folds what a gone gateway's journal file holds past its folded offset. */
-export function foldJournalFile(store: AuditStore, file: string, log: Logger): void {
+export async function foldJournalFile(store: AuditRows, file: string, log: Logger): Promise<void> {
   const name = path.basename(file);
   const fd = fs.openSync(file, 'r');
   let skipped = 0;
   let torn = 0;
-  try {
-    for (;;) {
-      const more = store.transaction(() => {
-        const offset = store.journalOffset(name);
-        const want = Math.min(fs.fstatSync(fd).size - offset, READ_CHUNK);
-        if (want <= 0) return false;
-        const buffer = Buffer.allocUnsafe(want);
-        const read = fs.readSync(fd, buffer, 0, want, offset);
-        const end = buffer.lastIndexOf(0x0a, read - 1);
-        if (end === -1) return false;
-        for (const text of buffer.toString('utf8', 0, end).split('\n')) {
-          const line = parseLine(afterNul(text));
-          if (!line) skipped += 1;
-          else if (line.kind === 'start')
-            store.append({ ...line.start, outcome: INTERRUPTED, duration_ms: 0 }, journalRef(name, line.seq));
-          else
-            store.completeInterrupted(
-              journalRef(name, line.seq),
-              line.outcome,
-              line.duration_ms,
-              line.origin,
-            );
-        }
-        store.setJournalOffset(name, offset + end + 1);
-        return read === READ_CHUNK;
-      });
-      if (!more) break;
+  // Runs inside the store's transaction, once it holds the lock: the offset it gets is current.
+  const readFrom = (offset: number): RecoveredChunk | null => {
+    const want = Math.min(fs.fstatSync(fd).size - offset, READ_CHUNK);
+    if (want <= 0) return null;
+    const buffer = Buffer.allocUnsafe(want);
+    const read = fs.readSync(fd, buffer, 0, want, offset);
+    const end = buffer.lastIndexOf(0x0a, read - 1);
+    if (end === -1) return null;
+    const lines: RecoveredLine[] = [];
+    for (const text of buffer.toString('utf8', 0, end).split('\n')) {
+      const line = parseLine(afterNul(text));
+      if (!line) skipped += 1;
+      else if (line.kind === 'start')
+        lines.push({
+          kind: 'start',
+          entry: { ...line.start, outcome: INTERRUPTED, duration_ms: 0 },
+          journalRef: journalRef(name, line.seq),
+        });
+      else
+        lines.push({
+          kind: 'end',
+          journalRef: journalRef(name, line.seq),
+          outcome: line.outcome,
+          duration_ms: line.duration_ms,
+          origin: line.origin,
+        });
     }
-    torn = bytesPastLines(fd, store.journalOffset(name));
+    return { lines, folded: offset + end + 1, more: read === READ_CHUNK };
+  };
+  try {
+    while (await store.recover(name, readFrom)) {
+      // Another chunk.
+    }
+    torn = bytesPastLines(fd, await store.journalOffset(name));
   } finally {
     fs.closeSync(fd);
   }
@@ -104,12 +109,12 @@ function bytesPastLines(fd: number, offset: number): number {
  * fold would start over. `running` says whether a pid's gateway still runs (tests, whose killed
  * journals were written by their own pid, say which are gone).
  */
-export function foldJournals(
-  store: AuditStore,
+export async function foldJournals(
+  store: AuditRows,
   dir: string,
   log: Logger,
   running: (pid: number) => boolean = processAlive,
-): void {
+): Promise<void> {
   let names: string[];
   try {
     names = fs.readdirSync(dir);
@@ -121,8 +126,8 @@ export function foldJournals(
     const match = JOURNAL_FILE_PATTERN.exec(name);
     if (!match || running(Number(match[1]))) continue;
     const file = path.join(dir, name);
-    foldJournalFile(store, file, log);
+    await foldJournalFile(store, file, log);
     fs.rmSync(file, { force: true });
-    store.forgetJournal(name);
+    await store.forgetJournal(name);
   }
 }

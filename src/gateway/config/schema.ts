@@ -165,6 +165,19 @@ export const configSchema = z.object({
       retention_days: z.number().int().min(1).default(30),
     })
     .default({ all_backends: false, retention_days: 30 }),
+  /**
+   * Where sessions, grants and the audit log live: unset, the embedded SQLite file in the home folder;
+   * a `postgres://` URL, a PostgreSQL database shared by every gateway given it (docs/cluster.md).
+   */
+  store: z
+    .object({
+      // The message never quotes the value: it may hold a password.
+      url: z
+        .string()
+        .regex(/^postgres(ql)?:\/\/\S+$/i, 'expected a postgres:// URL (unset: the embedded SQLite file)')
+        .optional(),
+    })
+    .default({}),
   safety: safetySchema,
 });
 

@@ -66,15 +66,17 @@ export class McpHttpEndpoint {
         'Send an initialize request first (no Mcp-Session-Id header).',
       );
     }
-    const { transport, release } = this.open(caller);
+    const { transport, release } = await this.open(caller);
     await transport.handleRequest(req, res, body);
     // An initialize the SDK refused leaves no MCP session behind, so its tabgate session must go too.
     if (!transport.sessionId) release();
   }
 
-  private open(caller: Caller): { transport: StreamableHTTPServerTransport; release: () => void } {
+  private async open(
+    caller: Caller,
+  ): Promise<{ transport: StreamableHTTPServerTransport; release: () => void }> {
     const { service, log } = this.options;
-    const record = service.createSession(caller, { title: 'MCP (streamable HTTP)', source: 'mcp' });
+    const record = await service.createSession(caller, { title: 'MCP (streamable HTTP)', source: 'mcp' });
     const transport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
       onsessioninitialized: (id) => {

@@ -32,6 +32,12 @@ const SCHEMA = `CREATE TABLE IF NOT EXISTS pairing_grants (
 /** How stale `last_used_at` may get before a use writes it again: one write per minute, not per request. */
 const TOUCH_INTERVAL_MS = 60_000;
 
+/** Whether a use at `at` is worth writing: `last_used_at` is a minute old or more. */
+export function touchDue(grant: PairingGrant, at: Date): boolean {
+  const last = grant.last_used_at ? Date.parse(grant.last_used_at) : 0;
+  return at.getTime() - last >= TOUCH_INTERVAL_MS;
+}
+
 const toGrant = ({ secret_hash: _hash, ...grant }: Row): PairingGrant => grant;
 
 export class PairingGrantStore {
@@ -72,6 +78,16 @@ export class PairingGrantStore {
     return row ? toGrant(row) : null;
   }
 
+  /** A grant with its token hash, revoked or not. */
+  getWithHash(grantId: string): { grant: PairingGrant; secretHash: Buffer } | null {
+    const row = this.byIdStmt.get(grantId);
+    return row ? { grant: toGrant(row), secretHash: row.secret_hash } : null;
+  }
+
+  listWithHashes(): { grant: PairingGrant; secretHash: Buffer }[] {
+    return this.listStmt.all().map((row) => ({ grant: toGrant(row), secretHash: row.secret_hash }));
+  }
+
   /** The stored hash of a live (unrevoked) grant, for the token check; null when unknown or revoked. */
   liveSecretHash(grantId: string): Buffer | null {
     const row = this.byIdStmt.get(grantId);
@@ -89,8 +105,12 @@ export class PairingGrantStore {
 
   /** Records a use, at most once a minute per grant. */
   touch(grant: PairingGrant, at: Date): void {
-    const last = grant.last_used_at ? Date.parse(grant.last_used_at) : 0;
-    if (at.getTime() - last < TOUCH_INTERVAL_MS) return;
+    if (!touchDue(grant, at)) return;
     this.touchStmt.run(at.toISOString(), grant.grant_id);
+  }
+
+  /** Writes `last_used_at` whatever it was. */
+  touchNow(grantId: string, at: string): void {
+    this.touchStmt.run(at, grantId);
   }
 }

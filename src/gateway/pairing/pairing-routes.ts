@@ -74,8 +74,8 @@ export function pairingRoutes(service: PairingService, operator: OperatorAuth): 
       method: 'POST',
       path: `${PAIR_PATH}/:id/token`,
       auth: 'custom',
-      handle: (ctx) => {
-        const outcome = service.collect(ctx.params.id ?? '', ctx.req.headers.origin);
+      handle: async (ctx) => {
+        const outcome = await service.collect(ctx.params.id ?? '', ctx.req.headers.origin);
         if (outcome.status === 'pending') return { status: 202, body: outcome };
         return {
           status: 200,
@@ -102,7 +102,7 @@ export function pairingRoutes(service: PairingService, operator: OperatorAuth): 
       method: 'DELETE',
       path: OWN_PAIRING_PATH,
       auth: 'controller',
-      handle: (ctx) => {
+      handle: async (ctx) => {
         const grantId = ctx.caller?.credential === 'pairing_token' ? ctx.caller.credentialId : undefined;
         if (!grantId) {
           throw new TabgateError(
@@ -110,7 +110,7 @@ export function pairingRoutes(service: PairingService, operator: OperatorAuth): 
             'Only a paired extension may unpair itself this way.',
           );
         }
-        return { status: 200, body: { revoked: true, grant: service.revoke(grantId) } };
+        return { status: 200, body: { revoked: true, grant: await service.revoke(grantId) } };
       },
     },
     {
@@ -141,7 +141,10 @@ export function pairingRoutes(service: PairingService, operator: OperatorAuth): 
       method: 'DELETE',
       path: `${PAIRINGS_PATH}/:id`,
       auth: 'operator',
-      handle: (ctx) => ({ status: 200, body: { revoked: true, grant: service.revoke(ctx.params.id ?? '') } }),
+      handle: async (ctx) => ({
+        status: 200,
+        body: { revoked: true, grant: await service.revoke(ctx.params.id ?? '') },
+      }),
     },
   ];
 }

@@ -9,7 +9,8 @@ import type { Clock } from '../clock.js';
 import type { Logger } from '../../log/logger.js';
 import { ApprovalLimiter, MAX_WRONG_POSTS_PER_REQUEST } from './approval-limiter.js';
 import { normalizePairingCode } from './code.js';
-import type { PairingGrant, PairingGrantStore } from './grant-store.js';
+import type { PairingGrant } from './grant-store.js';
+import type { PairingGrants } from './grant-mirror.js';
 import { mintToken, parseToken, secretMatches } from './pairing-token.js';
 import { PAIRING_TTL_SECONDS, PendingPairings, type PairingRequest } from './pending-pairings.js';
 import { secretsEqual } from '../auth/api-key.js';
@@ -17,7 +18,7 @@ import { secretsEqual } from '../auth/api-key.js';
 export const MAX_PAIRING_NAME_CHARS = 80;
 
 export interface PairingServiceOptions {
-  grants: PairingGrantStore;
+  grants: PairingGrants;
   clock: Clock;
   log: Logger;
   /** Whether an Origin is an extension the gateway accepts (tabgate's own, or a configured one). */
@@ -140,7 +141,7 @@ export class PairingService {
    * `POST /v1/browser-control/pair/{id}/token`: the extension polls. Only the Origin that asked may
    * collect, and the token is handed out exactly once, in this response body.
    */
-  collect(pairingId: string, origin: string | undefined): CollectOutcome {
+  async collect(pairingId: string, origin: string | undefined): Promise<CollectOutcome> {
     const now = this.o.clock.now();
     const request = this.pending.get(pairingId, now);
     if (!request || origin === undefined || origin.toLowerCase() !== request.origin) {
@@ -164,14 +165,15 @@ export class PairingService {
         );
       case 'approved': {
         const minted = mintToken();
-        const grant = this.o.grants.insert({
+        // Finished before the write, so a second poll meanwhile cannot mint a second token.
+        this.pending.finish(request);
+        const grant = await this.o.grants.insert({
           grantId: minted.grantId,
           secretHash: minted.secretHash,
           name: request.name,
           origin: request.origin,
           createdAt: new Date(now).toISOString(),
         });
-        this.pending.finish(request);
         this.o.log.info('pairing completed', {
           grant_id: grant.grant_id,
           name: grant.name,
@@ -222,19 +224,24 @@ export class PairingService {
     return this.pending.pending(this.o.clock.now()).map(summaryOf);
   }
 
-  /** Revokes a grant; its live controller sockets are closed by the listeners before this returns. */
-  revoke(grantId: string): PairingGrant {
+  /** Revokes a grant; its live controller sockets are closed by the listeners before this resolves. */
+  async revoke(grantId: string): Promise<PairingGrant> {
     const grant = this.o.grants.get(grantId);
     if (!grant)
       throw new TabgateError(
         'pairing_grant_not_found',
         `No paired extension with id ${JSON.stringify(grantId)}.`,
       );
-    if (this.o.grants.revoke(grantId, new Date(this.o.clock.now()))) {
+    if (await this.o.grants.revoke(grantId, new Date(this.o.clock.now()))) {
       this.o.log.info('pairing revoked', { grant_id: grantId, name: grant.name });
     }
-    for (const listener of this.revokeListeners) listener(grantId);
+    this.revoked(grantId);
     return this.o.grants.get(grantId) as PairingGrant;
+  }
+
+  /** A grant was revoked (here, or through another gateway sharing the store): its sockets go. */
+  revoked(grantId: string): void {
+    for (const listener of this.revokeListeners) listener(grantId);
   }
 
   /** Subscribes to new pairing requests (the owner's terminal is told); returns the unsubscribe function. */

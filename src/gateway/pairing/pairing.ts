@@ -1,5 +1,5 @@
 /**
- * Pairing as the gateway composes it: the grant table on the gateway's SQLite handle, the service, the
+ * Pairing as the gateway composes it: the grants (held in memory, over the store), the service, the
  * bearer credential for its tokens, the routes, and revocation wired to the broker. `server.ts` needs
  * only this one call and three lines of wiring.
  */
@@ -12,8 +12,7 @@ import type { Route } from '../http/route-table.js';
 import type { Logger } from '../../log/logger.js';
 import type { OperatorAuth } from '../operator/index.js';
 import type { Caller } from '../service.js';
-import type { Db } from '../store/database.js';
-import { PairingGrantStore } from './grant-store.js';
+import type { PairingGrants } from './grant-mirror.js';
 import { GrantControllers } from './grant-controllers.js';
 import { pairingTokenCredential } from './pairing-credential.js';
 import { pairingRoutes } from './pairing-routes.js';
@@ -28,7 +27,7 @@ export interface Pairing {
 }
 
 export function createPairing(deps: {
-  db: Db;
+  grants: PairingGrants;
   clock: Clock;
   log: Logger;
   originGuard: OriginGuard;
@@ -36,13 +35,18 @@ export function createPairing(deps: {
   operator: OperatorAuth;
 }): Pairing {
   const service = new PairingService({
-    grants: new PairingGrantStore(deps.db),
+    grants: deps.grants,
     clock: deps.clock,
     log: deps.log,
     isAllowedOrigin: (origin) => deps.originGuard.allows(origin),
   });
   const controllers = new GrantControllers();
   service.onRevoke((grantId) => controllers.revoke(grantId, deps.broker));
+  // Revoked through another gateway sharing the store: this gateway's sockets of it close too.
+  deps.grants.onRevoked((grantId) => {
+    deps.log.info('pairing revoked through another gateway', { grant_id: grantId });
+    service.revoked(grantId);
+  });
   return {
     service,
     credential: pairingTokenCredential(service),

@@ -27,8 +27,8 @@ export function siteGrantRoutes(
       method: 'GET',
       path: SITE_GRANTS_PATH,
       auth: 'operator',
-      handle: (ctx) => {
-        const record = session(ctx);
+      handle: async (ctx) => {
+        const record = await session(ctx);
         return { status: 200, body: { session_id: record.session_id, sites: view(record) } };
       },
     },
@@ -36,9 +36,9 @@ export function siteGrantRoutes(
       method: 'POST',
       path: SITE_GRANTS_PATH,
       auth: 'operator',
-      handle: (ctx) => {
-        const record = session(ctx);
-        const site = sites.grant(record.session_id, objectBody(ctx.body).site);
+      handle: async (ctx) => {
+        const record = await session(ctx);
+        const site = await sites.grant(record.session_id, objectBody(ctx.body).site);
         return { status: 200, body: { session_id: record.session_id, granted: site, sites: view(record) } };
       },
     },
@@ -46,10 +46,10 @@ export function siteGrantRoutes(
       method: 'POST',
       path: `${SITE_GRANTS_PATH}/revoke`,
       auth: 'operator',
-      handle: (ctx) => {
-        const record = session(ctx);
+      handle: async (ctx) => {
+        const record = await session(ctx);
         const site = objectBody(ctx.body).site;
-        if (!sites.revoke(record.session_id, site))
+        if (!(await sites.revoke(record.session_id, site)))
           throw new TabgateError(
             'invalid_request',
             'This session holds no such grant; `tabgate grants list` shows them.',

@@ -19,6 +19,7 @@ export class GrantStore {
   private readonly revokeStmt;
   private readonly bySessionStmt;
   private readonly dropSessionStmt;
+  private readonly allStmt;
 
   constructor(db: Db) {
     // Asking again never downgrades a grant.
@@ -36,6 +37,7 @@ export class GrantStore {
       'SELECT * FROM site_grants WHERE session_id = ? ORDER BY rowid',
     );
     this.dropSessionStmt = db.prepare<[string]>('DELETE FROM site_grants WHERE session_id = ?');
+    this.allStmt = db.prepare<[], GrantRow>('SELECT * FROM site_grants ORDER BY rowid');
   }
 
   request(sessionId: string, site: string, at: string): void {
@@ -53,6 +55,10 @@ export class GrantStore {
 
   list(sessionId: string): GrantRow[] {
     return this.bySessionStmt.all(sessionId);
+  }
+
+  listAll(): GrantRow[] {
+    return this.allStmt.all();
   }
 
   dropSession(sessionId: string): void {

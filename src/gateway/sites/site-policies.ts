@@ -2,7 +2,9 @@
  * The site policy in force for each session (docs/safety.md): `safety:` from config.yaml, the sites the
  * session asked for when it was created, and the grants the owner made. Rules are compiled once per
  * session and dropped whenever a grant changes, so the network guard's per-navigation question is a
- * Map lookup and a few pattern comparisons. Anything that goes wrong building a policy yields the
+ * Map lookup and a few pattern comparisons. The grants of every session are held in memory (loaded at
+ * start, kept by this gateway's own writes and, with a shared store, by the store's change feed), so
+ * that question never waits for the store. Anything that goes wrong building a policy yields the
  * policy that refuses everything: a session never runs looser than written because of a failure.
  */
 import {
@@ -15,7 +17,8 @@ import {
 import type { SiteRulesSource } from '../backends/site-rules-source.js';
 import type { Clock } from '../clock.js';
 import type { SafetyConfig } from '../config/safety-schema.js';
-import type { GrantStore } from './grant-store.js';
+import type { SiteGrantRows, StoreChange } from '../store/store.js';
+import type { GrantRow } from './grant-store.js';
 
 /** Which browser a session runs in, which picks its mode. */
 export type SiteBrowser = 'user_tab' | 'local' | 'remote';
@@ -37,20 +40,61 @@ export const MAX_REQUESTED_SITES = 50;
 
 export class SitePolicies implements SiteRulesSource {
   private readonly compiled = new Map<string, SiteRules>();
+  /** Every session's rows, in the store's order; a session without rows is absent. */
+  private readonly grants = new Map<string, GrantRow[]>();
+  /** Reloads started per session: only the latest one's answer is kept. */
+  private readonly reloads = new Map<string, number>();
 
   constructor(
     private readonly safety: SafetyConfig,
-    private readonly store: GrantStore,
+    private readonly store: SiteGrantRows,
     private readonly clock: Clock,
   ) {}
+
+  /** Reads every session's rows from the store (at start, and when the change feed was lost). */
+  async loadAll(): Promise<void> {
+    const rows = await this.store.listAll();
+    this.grants.clear();
+    for (const row of rows) {
+      const list = this.grants.get(row.session_id);
+      if (list) list.push(row);
+      else this.grants.set(row.session_id, [row]);
+    }
+    this.compiled.clear();
+  }
+
+  /** Another gateway changed a session's rows (or, `*`, perhaps anything): read them again. */
+  storeChanged(change: StoreChange): Promise<void> {
+    if (change.table === '*') return this.loadAll();
+    if (change.table !== 'site_grants') return Promise.resolve();
+    return this.reload(change.key);
+  }
+
+  private async reload(sessionId: string): Promise<void> {
+    const started = (this.reloads.get(sessionId) ?? 0) + 1;
+    this.reloads.set(sessionId, started);
+    const rows = await this.store.list(sessionId);
+    if (this.reloads.get(sessionId) !== started) return;
+    this.reloads.delete(sessionId);
+    this.setRows(sessionId, rows);
+  }
+
+  private setRows(sessionId: string, rows: GrantRow[]): void {
+    if (rows.length > 0) this.grants.set(sessionId, rows);
+    else this.grants.delete(sessionId);
+    this.changed(sessionId);
+  }
+
+  private rowsOf(sessionId: string): GrantRow[] {
+    return this.grants.get(sessionId) ?? [];
+  }
 
   /** The policy of a session in a browser, grants included (`allow-listed` ignores them). */
   policyFor(sessionId: string | null, browser: SiteBrowser): SitePolicy {
     const grants =
       sessionId === null
         ? []
-        : this.store
-            .list(sessionId)
+        : this.rowsOf(sessionId)
             .filter((row) => row.state === 'granted')
             .map((row) => row.site);
     return {
@@ -87,7 +131,7 @@ export class SitePolicies implements SiteRulesSource {
   }
 
   view(sessionId: string, browser: SiteBrowser): SitePolicyView {
-    const rows = this.store.list(sessionId);
+    const rows = this.rowsOf(sessionId);
     const policy = this.policyFor(sessionId, browser);
     return {
       browser,
@@ -109,29 +153,32 @@ export class SitePolicies implements SiteRulesSource {
    * The sites a session asks for when it is created (its plan), already validated, stored as requests.
    * Asking grants nothing; only the owner grants.
    */
-  request(sessionId: string, sites: readonly string[]): void {
-    for (const site of sites) this.store.request(sessionId, site, this.now());
+  async request(sessionId: string, sites: readonly string[]): Promise<void> {
+    if (sites.length === 0) return;
+    for (const site of sites) await this.store.request(sessionId, site, this.now());
+    await this.reload(sessionId);
   }
 
-  /** The owner's grant. Returns the site in its canonical form. */
-  grant(sessionId: string, raw: unknown): string {
+  /** The owner's grant, in force here once this resolves. Returns the site in its canonical form. */
+  async grant(sessionId: string, raw: unknown): Promise<string> {
     const [site] = validSites([raw], 'site');
     if (site === undefined) throw new TabgateError('invalid_request', 'site is required.');
-    this.store.grant(sessionId, site, this.now());
-    this.changed(sessionId);
+    await this.store.grant(sessionId, site, this.now());
+    await this.reload(sessionId);
     return site;
   }
 
-  revoke(sessionId: string, raw: unknown): boolean {
+  async revoke(sessionId: string, raw: unknown): Promise<boolean> {
     const [site] = validSites([raw], 'site');
-    const removed = site !== undefined && this.store.revoke(sessionId, site);
-    this.changed(sessionId);
+    const removed = site !== undefined && (await this.store.revoke(sessionId, site));
+    await this.reload(sessionId);
     return removed;
   }
 
-  forget(sessionId: string): void {
-    this.store.dropSession(sessionId);
-    this.changed(sessionId);
+  async forget(sessionId: string): Promise<void> {
+    await this.store.dropSession(sessionId);
+    this.reloads.delete(sessionId);
+    this.setRows(sessionId, []);
   }
 
   private changed(sessionId: string): void {

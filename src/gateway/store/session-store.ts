@@ -1,10 +1,12 @@
 /**
- * Sessions in SQLite, so they survive a restart and a controller can register for one. Every query is
+ * Sessions in SQLite (the embedded store's synchronous half; sqlite-store.ts wraps it), so they survive a restart and a controller can register for one. Every query is
  * scoped to the owning principal: another principal's session does not exist for you.
  */
-import type { SessionRecord } from '../service.js';
 import type { BindingState, SessionBinding } from '../session-binding.js';
 import type { Db } from './database.js';
+import type { StoredSession } from './store.js';
+
+export type { StoredSession } from './store.js';
 
 interface Row {
   id: string;
@@ -16,10 +18,6 @@ interface Row {
   binding_changed_at: string | null;
   binding_controller_id: string | null;
   stopped_at: string | null;
-}
-
-export interface StoredSession extends SessionRecord {
-  principal_id: string;
 }
 
 const toRecord = (row: Row): StoredSession => ({

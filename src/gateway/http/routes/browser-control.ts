@@ -61,7 +61,7 @@ export function browserControlRoutes(deps: BrowserControlRouteDeps): Route[] {
       method: 'POST',
       path: REGISTER_PATH,
       auth: 'custom',
-      handle: (ctx) => {
+      handle: async (ctx) => {
         if (!deps.extensionControl.enabled()) {
           throw new TabgateError(
             'browser_control_disabled',
@@ -80,7 +80,7 @@ export function browserControlRoutes(deps: BrowserControlRouteDeps): Route[] {
         );
         if (!caller) throw new TabgateError('invalid_api_key', 'Invalid API key.');
         const body = ctx.body.kind === 'json' ? ctx.body.value : null;
-        const registration = registerController(deps, caller, body);
+        const registration = await registerController(deps, caller, body);
         deps.onRegistered?.(caller, registration);
         return { status: 201, body: registration };
       },

@@ -120,8 +120,8 @@ export function dashboardApiRoutes(d: DashboardDeps): Route[] {
       method: 'GET',
       path: `${DASHBOARD_API}/sessions`,
       auth: 'operator',
-      handle: (ctx) => {
-        const records = d.sessions.list(ownerOf(ctx)).reverse();
+      handle: async (ctx) => {
+        const records = (await d.sessions.list(ownerOf(ctx))).reverse();
         return { status: 200, body: { sessions: records.map((record) => summaryOf(d, record)) } };
       },
     },
@@ -129,8 +129,8 @@ export function dashboardApiRoutes(d: DashboardDeps): Route[] {
       method: 'GET',
       path: `${DASHBOARD_API}/sessions/:id`,
       auth: 'operator',
-      handle: (ctx) => {
-        const record = session(ctx);
+      handle: async (ctx) => {
+        const record = await session(ctx);
         d.screenshots.watch(record.session_id);
         const timeline: readonly ActionEntry[] = d.activity.timeline(record.session_id);
         return { status: 200, body: { session: summaryOf(d, record), timeline } };
@@ -140,8 +140,8 @@ export function dashboardApiRoutes(d: DashboardDeps): Route[] {
       method: 'GET',
       path: `${DASHBOARD_API}/sessions/:id/screenshot`,
       auth: 'operator',
-      handle: (ctx) => {
-        const record = session(ctx);
+      handle: async (ctx) => {
+        const record = await session(ctx);
         d.screenshots.watch(record.session_id);
         const shot = d.screenshots.latest(record.session_id);
         if (!shot) throw new TabgateError('not_found', 'No screenshot of this session yet.');
@@ -152,11 +152,11 @@ export function dashboardApiRoutes(d: DashboardDeps): Route[] {
       method: 'GET',
       path: `${DASHBOARD_API}/activity`,
       auth: 'operator',
-      handle: (ctx) => {
+      handle: async (ctx) => {
         const filter = activityFilterOf(ctx.req.url);
-        const entries = d.audit
-          .list({ session: filter.session, limit: 1000 })
-          .filter((e) => matchesFilter(e, filter));
+        const entries = (await d.audit.list({ session: filter.session, limit: 1000 })).filter((e) =>
+          matchesFilter(e, filter),
+        );
         return { status: 200, body: { entries: entries.slice(-200).reverse() } };
       },
     },
@@ -164,9 +164,9 @@ export function dashboardApiRoutes(d: DashboardDeps): Route[] {
       method: 'GET',
       path: `${DASHBOARD_API}/activity/export`,
       auth: 'operator',
-      handle: (ctx) => {
+      handle: async (ctx) => {
         const filter = activityFilterOf(ctx.req.url);
-        const rows = d.audit.list({ session: filter.session, after: 0, limit: EXPORT_LIMIT });
+        const rows = await d.audit.list({ session: filter.session, after: 0, limit: EXPORT_LIMIT });
         const text = rows
           .filter((e) => matchesFilter(e, filter))
           .map((e) => JSON.stringify(e) + '\n')
@@ -205,9 +205,9 @@ export function dashboardApiRoutes(d: DashboardDeps): Route[] {
     d.csrf.ownerAction({
       method: 'DELETE',
       path: `${DASHBOARD_API}/browsers/:id`,
-      handle: (ctx) => ({
+      handle: async (ctx) => ({
         status: 200,
-        body: { revoked: true, grant: d.pairing.revoke(ctx.params.id ?? '') },
+        body: { revoked: true, grant: await d.pairing.revoke(ctx.params.id ?? '') },
       }),
     }),
     {

@@ -44,6 +44,9 @@ class DashboardStream {
   private wake: NodeJS.Timeout | null = null;
   private readonly tick: NodeJS.Timeout;
   private lastWrite = Date.now();
+  /** A pump is reading the store; another asked meanwhile runs when it ends. */
+  private pumping = false;
+  private pumpAgain = false;
   closed = false;
 
   constructor(
@@ -82,7 +85,28 @@ class DashboardStream {
 
   /** Writes what is due while the socket takes it; stops at the first full buffer until 'drain'. */
   pump(): void {
-    if (this.closed || this.res.writableNeedDrain) return;
+    if (this.pumping) {
+      this.pumpAgain = true;
+      return;
+    }
+    this.pumping = true;
+    this.pumpOnce()
+      .catch(() => undefined)
+      .finally(() => {
+        this.pumping = false;
+        if (this.pumpAgain) {
+          this.pumpAgain = false;
+          this.pump();
+        }
+      });
+  }
+
+  private blocked(): boolean {
+    return this.closed || this.res.writableNeedDrain;
+  }
+
+  private async pumpOnce(): Promise<void> {
+    if (this.blocked()) return;
     if (this.resync) {
       this.resync = false;
       this.actions.length = 0;
@@ -96,9 +120,10 @@ class DashboardStream {
       this.shots.delete(sessionId);
       if (!this.write(frame('screenshot', { session_id: sessionId, seq }))) return;
     }
-    if (!this.writeSessions()) return;
+    if (!(await this.writeSessions())) return;
     for (;;) {
-      const rows = this.d.audit.list({ after: this.cursor, limit: AUDIT_BATCH });
+      const rows = await this.d.audit.list({ after: this.cursor, limit: AUDIT_BATCH });
+      if (this.blocked()) return;
       for (const row of rows) {
         this.cursor = row.id;
         if (!this.write(frame('audit', row, row.id))) return;
@@ -109,9 +134,11 @@ class DashboardStream {
   }
 
   /** Session lines that changed since last sent; a deleted session is sent once as gone. */
-  private writeSessions(): boolean {
+  private async writeSessions(): Promise<boolean> {
+    const records = await this.d.sessions.list(this.owner);
+    if (this.blocked()) return false;
     const seen = new Set<string>();
-    for (const record of this.d.sessions.list(this.owner)) {
+    for (const record of records) {
       seen.add(record.session_id);
       const summary = summaryOf(this.d, record);
       const text = JSON.stringify(summary);
@@ -159,7 +186,7 @@ export class DashboardStreams {
         method: 'GET',
         path: `${DASHBOARD_API}/events`,
         auth: 'operator',
-        handle: (ctx) => {
+        handle: async (ctx) => {
           if (!ctx.caller) throw new Error('route requires a caller');
           if (this.streams.size >= MAX_STREAMS) {
             throw new TabgateError('rate_limited', 'Too many dashboard tabs are open; close some.', {
@@ -167,7 +194,7 @@ export class DashboardStreams {
             });
           }
           const resume = resumeCursor(ctx.req.headers['last-event-id'], ctx.req.url);
-          const cursor = resume ?? this.d.audit.list({ limit: 1 }).at(-1)?.id ?? 0;
+          const cursor = resume ?? (await this.d.audit.list({ limit: 1 })).at(-1)?.id ?? 0;
           ctx.res.writeHead(200, {
             'content-type': 'text/event-stream; charset=utf-8',
             'cache-control': 'no-store',

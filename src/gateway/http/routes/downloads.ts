@@ -20,7 +20,7 @@ export function downloadRoutes(service: GatewayService, downloadsDir: string): R
         if (!ctx.caller) throw new Error('route requires a caller');
         const sessionId = ctx.params.id ?? '';
         // Throws session_not_found for another owner's session, as every session route does.
-        service.getSession(ctx.caller, sessionId);
+        await service.getSession(ctx.caller, sessionId);
         const name = ctx.params.name ?? '';
         const missing = new TabgateError(
           'download_not_found',

@@ -29,7 +29,7 @@ export function sessionRoutes(
     {
       method: 'POST',
       path: '/v1/sessions',
-      handle: (ctx) => {
+      handle: async (ctx) => {
         const body = objectBody(ctx.body);
         const title = body.title;
         if (title !== undefined && title !== null && typeof title !== 'string') {
@@ -39,8 +39,8 @@ export function sessionRoutes(
           throw new TabgateError('invalid_request', 'This gateway takes no site requests.');
         // Validated first: a bad site list creates nothing.
         const requested = body.sites === undefined ? [] : (sites?.validate(body.sites) ?? []);
-        const record = service.createSession(callerOf(ctx), { title: title ?? null });
-        sites?.request(record.session_id, requested);
+        const record = await service.createSession(callerOf(ctx), { title: title ?? null });
+        await sites?.request(record.session_id, requested);
         return { status: 201, body: withSites(record) };
       },
     },
@@ -49,14 +49,17 @@ export function sessionRoutes(
       path: '/v1/sessions',
       // A paired extension lists the sessions it may serve (pairing token scope).
       auth: 'controller',
-      handle: (ctx) => ({ status: 200, body: { sessions: service.listSessions(callerOf(ctx)) } }),
+      handle: async (ctx) => ({
+        status: 200,
+        body: { sessions: await service.listSessions(callerOf(ctx)) },
+      }),
     },
     {
       method: 'GET',
       path: '/v1/sessions/:id',
-      handle: (ctx) => ({
+      handle: async (ctx) => ({
         status: 200,
-        body: withSites(service.getSession(callerOf(ctx), ctx.params.id ?? '')),
+        body: withSites(await service.getSession(callerOf(ctx), ctx.params.id ?? '')),
       }),
     },
     {
@@ -65,7 +68,7 @@ export function sessionRoutes(
       handle: async (ctx) => {
         const sessionId = ctx.params.id ?? '';
         await service.deleteSession(callerOf(ctx), sessionId);
-        sites?.forget(sessionId);
+        await sites?.forget(sessionId);
         return { status: 200, body: { deleted: true, session_id: sessionId } };
       },
     },
@@ -82,12 +85,12 @@ export function sessionRoutes(
     {
       method: 'POST',
       path: '/api/sessions',
-      handle: (ctx) => {
+      handle: async (ctx) => {
         const body = objectBody(ctx.body);
         if (typeof body.id !== 'string') throw new TabgateError('invalid_request', 'id must be a string.');
         const title = body.title === undefined || body.title === null ? null : body.title;
         const source = body.source === undefined ? 'api' : body.source;
-        const { record, created } = sessions.create(callerOf(ctx), {
+        const { record, created } = await sessions.create(callerOf(ctx), {
           id: body.id,
           title: title as string | null,
           source: source as string,

@@ -12,11 +12,11 @@ export function toolRoutes(service: GatewayService): Route[] {
       method: 'GET',
       path: '/v1/tools',
       // `?session=<id>`: only the tools that session can run where its calls go now.
-      handle: (ctx) => {
+      handle: async (ctx) => {
         const sessionId = new URL(ctx.req.url ?? '/', 'http://x').searchParams.get('session');
         if (sessionId === null) return { status: 200, body: catalog };
         if (!ctx.caller) throw new Error('route requires a caller');
-        const runnable = new Set<string>(service.toolsFor(ctx.caller, sessionId));
+        const runnable = new Set<string>(await service.toolsFor(ctx.caller, sessionId));
         return {
           status: 200,
           body: { session_id: sessionId, tools: catalog.tools.filter((tool) => runnable.has(tool.name)) },

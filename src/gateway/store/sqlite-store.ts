@@ -1,0 +1,95 @@
+/**
+ * The embedded store: one SQLite file in the gateway's home, written by this gateway alone. Each
+ * method runs its statement at once and hands back a settled promise, so a write is done before the
+ * caller's next line (the order the broker's binding reports rely on), and nothing is ever announced
+ * as changed from outside.
+ */
+import path from 'node:path';
+import { AuditStore } from '../audit/audit-store.js';
+import { PairingGrantStore } from '../pairing/grant-store.js';
+import { GrantStore } from '../sites/grant-store.js';
+import { openDatabase, STATE_DB_FILE, type Db } from './database.js';
+import { SessionStore } from './session-store.js';
+import type { AuditRows, PairingGrantRows, SessionRows, SiteGrantRows, Store } from './store.js';
+
+/** Runs `fn` now; its value or its throw as a settled promise. */
+function now<T>(fn: () => T): Promise<T> {
+  try {
+    return Promise.resolve(fn());
+  } catch (error) {
+    return Promise.reject(error instanceof Error ? error : new Error(String(error)));
+  }
+}
+
+export function sqliteAuditRows(audit: AuditStore): AuditRows {
+  return {
+    fold: (rows, offsets) => now(() => audit.fold(rows, offsets)),
+    recover: (file, read) => now(() => audit.recover(file, read)),
+    journalOffset: (file) => now(() => audit.journalOffset(file)),
+    forgetJournal: (file) => now(() => audit.forgetJournal(file)),
+    list: (query) => now(() => audit.list(query)),
+    purgeBefore: (cutoff) => now(() => audit.purgeBefore(cutoff)),
+  };
+}
+
+export class SqliteStore implements Store {
+  readonly kind = 'sqlite';
+  readonly shared = false;
+  readonly where: string;
+  readonly sessions: SessionRows;
+  readonly siteGrants: SiteGrantRows;
+  readonly pairingGrants: PairingGrantRows;
+  readonly audit: AuditRows;
+
+  /** Opens (creating and migrating) `state.db` in the home folder. */
+  static open(home: string): SqliteStore {
+    return new SqliteStore(openDatabase(home), path.join(home, STATE_DB_FILE));
+  }
+
+  constructor(
+    private readonly db: Db,
+    where: string,
+  ) {
+    this.where = where;
+    const sessions = new SessionStore(db);
+    this.sessions = {
+      insert: (record) => now(() => sessions.insert(record)),
+      get: (id) => now(() => sessions.get(id)),
+      list: (principalId) => now(() => sessions.list(principalId)),
+      setBinding: (id, binding, at) => now(() => sessions.setBinding(id, binding, at)),
+      setStopped: (id, stoppedAt) => now(() => sessions.setStopped(id, stoppedAt)),
+      delete: (id, principalId) => now(() => sessions.delete(id, principalId)),
+    };
+    const sites = new GrantStore(db);
+    this.siteGrants = {
+      request: (sessionId, site, at) => now(() => sites.request(sessionId, site, at)),
+      grant: (sessionId, site, at) => now(() => sites.grant(sessionId, site, at)),
+      revoke: (sessionId, site) => now(() => sites.revoke(sessionId, site)),
+      list: (sessionId) => now(() => sites.list(sessionId)),
+      listAll: () => now(() => sites.listAll()),
+      dropSession: (sessionId) => now(() => sites.dropSession(sessionId)),
+    };
+    const pairing = new PairingGrantStore(db);
+    this.pairingGrants = {
+      insert: (grant) => now(() => pairing.insert(grant)),
+      listWithHashes: () => now(() => pairing.listWithHashes()),
+      get: (grantId) => now(() => pairing.getWithHash(grantId)),
+      revoke: (grantId, at) => now(() => pairing.revoke(grantId, new Date(at))),
+      touch: (grantId, at) => now(() => pairing.touchNow(grantId, at)),
+    };
+    this.audit = sqliteAuditRows(new AuditStore(db));
+  }
+
+  onChange(): () => void {
+    return () => undefined;
+  }
+
+  close(): Promise<void> {
+    try {
+      this.db.close();
+    } catch {
+      // Closing never throws.
+    }
+    return Promise.resolve();
+  }
+}
