@@ -109,6 +109,10 @@ export const ERROR_TABLE = {
     hint: "The user's browser refused the command; read the message before retrying.",
   },
   backend_unavailable: { status: 503, hint: 'No browser backend can serve this session.' },
+  cluster_unavailable: {
+    status: 503,
+    hint: 'This gateway runs as a cluster node and has lost its Redis; nothing was sent to any browser. Retry once Redis is reachable again.',
+  },
 
   // Browsers
   browser_not_found: {

@@ -1,11 +1,12 @@
 /**
- * `tabgate serve [--host] [--port]`: runs the gateway until SIGINT/SIGTERM, then closes it gracefully
+ * `tabgate serve [--host] [--port] [--cluster redis://HOST:PORT]`: runs the gateway until SIGINT/SIGTERM, then closes it gracefully
  * and exits 0. Prints where the API key is stored, never the key.
  */
 import type { Command } from 'commander';
 import { ConfigError, loadConfig } from '../../gateway/config/index.js';
 import { createLogger } from '../../log/logger.js';
 import { startGateway } from '../../gateway/server.js';
+import { ClusterUnreachableError } from '../../gateway/cluster/index.js';
 import { parsePort } from '../options.js';
 
 const LOOPBACK = /^(127\.|::1$|localhost$)/;
@@ -16,11 +17,16 @@ export function serveCommand(program: Command): void {
     .description('Run the gateway (HTTP API, controller socket).')
     .option('--host <address>', 'address to bind (default 127.0.0.1)')
     .option('--port <port>', 'port to listen on (default 8642; 0 picks a free one)', parsePort)
-    .action(async (options: { host?: string; port?: number }) => {
+    .option('--cluster <redis-url>', 'run as one node of a cluster on this Redis (redis://HOST:PORT)')
+    .action(async (options: { host?: string; port?: number; cluster?: string }) => {
       const log = createLogger();
       let config;
       try {
-        config = loadConfig({ env: process.env, flags: { host: options.host, port: options.port }, log });
+        config = loadConfig({
+          env: process.env,
+          flags: { host: options.host, port: options.port, cluster: options.cluster },
+          log,
+        });
       } catch (error) {
         if (error instanceof ConfigError) {
           console.error(`tabgate: ${error.message}`);
@@ -32,7 +38,16 @@ export function serveCommand(program: Command): void {
       const tellOwner = process.stderr.isTTY
         ? (text: string) => process.stderr.write(text + '\n')
         : undefined;
-      const gateway = await startGateway({ config, env: process.env, log, tellOwner });
+      let gateway;
+      try {
+        gateway = await startGateway({ config, env: process.env, log, tellOwner });
+      } catch (error) {
+        if (error instanceof ClusterUnreachableError) {
+          console.error(`tabgate: ${error.message}`);
+          process.exit(1);
+        }
+        throw error;
+      }
       if (!LOOPBACK.test(gateway.host)) {
         console.warn(
           `WARNING: tabgate is bound to ${gateway.host}, reachable from other machines. Anyone who has the API key can drive browsers through it.`,

@@ -17,6 +17,8 @@ export type Environment = Readonly<Record<string, string | undefined>>;
 export interface ConfigFlags {
   host?: string;
   port?: number;
+  /** `--cluster redis://HOST:PORT`. */
+  cluster?: string;
 }
 
 export interface LoadConfigOptions {
@@ -58,6 +60,7 @@ function fromEnvironment(env: Environment): Tree {
   const tree: Tree = {};
   if (env.API_SERVER_KEY !== undefined) tree.gateway = { api_server: { key: env.API_SERVER_KEY } };
   if (env.BROWSER_CDP_URL) tree.browser = { cdp_url: env.BROWSER_CDP_URL };
+  if (env.TABGATE_REDIS_URL) tree.cluster = { redis_url: env.TABGATE_REDIS_URL };
   return tree;
 }
 
@@ -65,7 +68,9 @@ function fromFlags(flags: ConfigFlags): Tree {
   const gateway: Tree = {};
   if (flags.host !== undefined) gateway.host = flags.host;
   if (flags.port !== undefined) gateway.port = flags.port;
-  return Object.keys(gateway).length > 0 ? { gateway } : {};
+  const tree: Tree = Object.keys(gateway).length > 0 ? { gateway } : {};
+  if (flags.cluster !== undefined) tree.cluster = { redis_url: flags.cluster };
+  return tree;
 }
 
 function innerObject(schema: z.ZodType): z.ZodObject | null {

@@ -166,6 +166,18 @@ export const configSchema = z.object({
     })
     .default({ all_backends: false, retention_days: 30 }),
   safety: safetySchema,
+  cluster: z
+    .object({
+      /**
+       * `redis://[user:password@]host:port[/db]`: run as one node of a cluster whose routing state
+       * (tickets, lanes, commands, node leases) lives in this Redis. Unset: one process, all in memory.
+       */
+      redis_url: z
+        .string()
+        .regex(/^rediss?:\/\//, 'must be a redis:// or rediss:// URL')
+        .optional(),
+    })
+    .default({}),
 });
 
 export type ConfigValues = z.output<typeof configSchema>;
