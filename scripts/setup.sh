@@ -11,6 +11,8 @@ command -v chromium > /dev/null 2>&1 || [ -n "${CHROME_PATH:-}" ] || apt_package
 # The test suite also checks a headed browser under a virtual display.
 if [ "${TABGATE_SETUP_TESTS:-0}" = 1 ]; then
   command -v Xvfb > /dev/null 2>&1 || apt_packages+=(xvfb xauth)
+  # The cluster tests start their own redis-server (apt installs it without starting it).
+  command -v redis-server > /dev/null 2>&1 || apt_packages+=(redis-server)
 fi
 if [ "${#apt_packages[@]}" -gt 0 ]; then
   echo "setup: installing ${apt_packages[*]} from Debian"
