@@ -28,8 +28,17 @@ describe('broker rules, cluster of three nodes: register on A, socket on B, call
     await cluster?.close();
     await redis?.stop();
   });
-  brokerConformance((): Topology => {
-    const [a, b, c] = cluster.nodes.map((node) => node.gw) as [TestGateway, TestGateway, TestGateway];
-    return { register: a, upgrade: b, call: c, reconnect: a };
+  const nodes = () => cluster.nodes.map((node) => node.gw) as [TestGateway, TestGateway, TestGateway];
+  describe('every step on another node', () => {
+    brokerConformance((): Topology => {
+      const [a, b, c] = nodes();
+      return { register: a, upgrade: b, call: c, reconnect: a };
+    });
+  });
+  describe('the call on the node that holds the socket', () => {
+    brokerConformance((): Topology => {
+      const [a, b, c] = nodes();
+      return { register: a, upgrade: b, call: b, reconnect: c };
+    });
   });
 });

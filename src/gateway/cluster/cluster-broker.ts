@@ -256,6 +256,17 @@ export class ClusterBroker implements ControllerBroker {
           else reject(this.errorFor(commandId, outcome));
         },
       };
+      // Waiting before the command exists anywhere: its result may come through the inbox connection
+      // before this connection hands over the dispatch reply, and must find its waiter.
+      this.waiters.set(commandId, waiter);
+      this.deadlines.add(commandId);
+      signal?.addEventListener('abort', onAbort, { once: true });
+      const refuse = (error: TabgateError) => {
+        if (!this.waiters.delete(commandId)) return;
+        this.deadlines.remove(commandId);
+        signal?.removeEventListener('abort', onAbort);
+        reject(error);
+      };
       this.o.link
         .run(
           lua.DISPATCH,
@@ -276,7 +287,7 @@ export class ClusterBroker implements ControllerBroker {
           (reply) => {
             const [verdict, gen, owner] = reply as string[];
             if (verdict !== 'local' && verdict !== 'remote') {
-              reject(
+              refuse(
                 new TabgateError(
                   'controller_unavailable',
                   verdict === 'owner_gone'
@@ -286,9 +297,6 @@ export class ClusterBroker implements ControllerBroker {
               );
               return;
             }
-            this.waiters.set(commandId, waiter);
-            this.deadlines.add(commandId);
-            signal?.addEventListener('abort', onAbort, { once: true });
             if (verdict === 'remote') {
               waiter.owner = owner ?? null;
               return;
@@ -302,14 +310,15 @@ export class ClusterBroker implements ControllerBroker {
               this.finishLocal(commandId, { kind: 'cancelled' });
             }
           },
-          () => reject(unavailable(request.action)),
+          () => refuse(unavailable(request.action)),
         );
     });
   }
 
   async complete(commandId: string, scope: ControllerScope, ok: boolean, payload: unknown): Promise<boolean> {
     const keys = laneKeys(scope);
-    const where = await this.o.link.run(
+    const outcome: Outcome = ok ? { kind: 'ok', result: payload } : { kind: 'rejected', error: payload };
+    const finish = this.o.link.run(
       lua.FINISH,
       [keys.pend],
       [
@@ -322,11 +331,18 @@ export class ClusterBroker implements ControllerBroker {
         INBOX_MAXLEN,
       ],
     );
-    if (where === 'local')
-      this.settleWaiter(
-        commandId,
-        ok ? { kind: 'ok', result: payload } : { kind: 'rejected', error: payload },
+    // The caller waits on this node for this identity's command: its outcome is decided here (the
+    // waiter is single-shot) and the reply need not wait for Redis to drop the pending entry.
+    const waiter = this.waiters.get(commandId);
+    if (waiter && waiter.keys.h === keys.h) {
+      this.settleWaiter(commandId, outcome);
+      finish.catch((error: unknown) =>
+        this.o.log.warn('cluster result not recorded', { reason: (error as Error).message }),
       );
+      return true;
+    }
+    const where = await finish;
+    if (where === 'local') this.settleWaiter(commandId, outcome);
     return where !== null;
   }
 
@@ -408,7 +424,7 @@ export class ClusterBroker implements ControllerBroker {
       }
       case 'revoke': {
         const lane = this.local.get(entry.h ?? '');
-        if (lane && lane.gen <= (entry.gen ?? '')) this.local.delete(entry.h ?? '');
+        if (lane && Number(lane.gen) <= Number(entry.gen)) this.local.delete(entry.h ?? '');
         return;
       }
       case 'result':

@@ -24,11 +24,13 @@ return {'ok', string.format('%.0f', now), string.format('%.0f', exp)}`;
 
 /** KEYS: ticket. → {'ok', scope} | {'unknown'} | {'consumed'} | {'expired'}; at exactly exp it still succeeds. */
 export const CONSUME = `local v = redis.call('HMGET', KEYS[1], 'scope', 'exp', 'used')
-if not v[1] then return {'unknown'} end
 if v[3] == '1' then return {'consumed'} end
+if not v[1] then return {'unknown'} end
 ${NOW_MS}
 if now > tonumber(v[2]) then return {'expired'} end
+-- The spent ticket keeps only what tells a replay "consumed" from "unknown", not its scope.
 redis.call('HSET', KEYS[1], 'used', '1')
+redis.call('HDEL', KEYS[1], 'scope')
 return {'ok', v[1]}`;
 
 /**
