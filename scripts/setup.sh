@@ -14,6 +14,8 @@ if [ "${TABGATE_SETUP_TESTS:-0}" = 1 ]; then
   # The shared-store tests start their own PostgreSQL (initdb + postgres on a free port); a gateway on
   # the default path needs none, so only the test set-up installs it.
   compgen -G '/usr/lib/postgresql/*/bin/initdb' > /dev/null || apt_packages+=(postgresql)
+  # The cluster tests start their own redis-server (apt installs it without starting it).
+  command -v redis-server > /dev/null 2>&1 || apt_packages+=(redis-server)
 fi
 if [ "${#apt_packages[@]}" -gt 0 ]; then
   echo "setup: installing ${apt_packages[*]} from Debian"

@@ -10,7 +10,7 @@ import {
   PROTOCOL_VERSION,
   TabgateError,
 } from '../protocol/index.js';
-import type { Broker } from './broker/broker.js';
+import { settle, type ControllerBroker } from './broker/controller-broker.js';
 import type { ControllerScope } from './broker/scope.js';
 import type { Clock } from './clock.js';
 import type { Caller } from './service.js';
@@ -33,7 +33,7 @@ function invalid(message: string): TabgateError {
 }
 
 export async function registerController(
-  deps: { broker: Broker; sessions: Sessions; clock: Clock },
+  deps: { broker: ControllerBroker; sessions: Sessions; clock: Clock },
   caller: Caller,
   body: unknown,
 ): Promise<RegistrationResponse> {
@@ -77,14 +77,15 @@ export async function registerController(
     capabilities,
   };
   noteRegistration(caller, scope);
-  const minted = deps.broker.mintTicket(scope);
-  const now = deps.clock.now();
-  return {
-    protocol_version: PROTOCOL_VERSION,
-    ticket: minted.ticket,
-    ticket_expires_at: minted.expiresAt / 1000,
-    ticket_expires_in_seconds: Math.max(0.001, (minted.expiresAt - now) / 1000),
-    ws_path: CONTROLLER_WS_PATH,
-    scope: { ...scope, capabilities: [...capabilities] },
-  };
+  return await settle(deps.broker.mintTicket(scope), (minted) => {
+    const now = minted.issuedAt ?? deps.clock.now();
+    return {
+      protocol_version: PROTOCOL_VERSION,
+      ticket: minted.ticket,
+      ticket_expires_at: minted.expiresAt / 1000,
+      ticket_expires_in_seconds: Math.max(0.001, (minted.expiresAt - now) / 1000),
+      ws_path: CONTROLLER_WS_PATH,
+      scope: { ...scope, capabilities: [...capabilities] },
+    };
+  });
 }

@@ -16,7 +16,8 @@ import {
 } from '../protocol/index.js';
 import type { AuditLog } from './audit/audit-log.js';
 import type { BrowserBackend } from './backends/index.js';
-import type { Broker } from './broker/broker.js';
+import type { LaneState } from './broker/broker.js';
+import type { ControllerBroker } from './broker/controller-broker.js';
 import type { FeatureFlag } from './config/live-flag.js';
 import type { Logger } from '../log/logger.js';
 import type { SessionActivity } from './activity/session-activity.js';
@@ -37,7 +38,7 @@ import type { Sessions } from './sessions.js';
 
 export interface GatewayServiceDeps {
   sessions: Sessions;
-  broker: Broker;
+  broker: ControllerBroker;
   backend: BrowserBackend;
   extensionControl: FeatureFlag;
   log: Logger;
@@ -99,7 +100,8 @@ export class DefaultGatewayService implements GatewayService {
           'The session was deleted while this call ran; the call was cancelled.',
         ),
     );
-    this.d.broker.detachSession(sessionId);
+    const detached = this.d.broker.detachSession(sessionId);
+    if (detached instanceof Promise) await detached;
     await this.d.backend.closeSession(sessionId);
   }
 
@@ -110,7 +112,7 @@ export class DefaultGatewayService implements GatewayService {
       throw new TabgateError('session_not_bound', "This session was never bound to a user's browser.");
     }
     const release = async () => {
-      this.d.broker.detachSession(sessionId);
+      await this.d.broker.detachSession(sessionId);
       await this.d.sessions.setBinding(sessionId, null);
       this.d.log.info('session released from the user browser by the owner', { session_id: sessionId });
       return this.d.sessions.get(caller, sessionId);
@@ -152,6 +154,7 @@ export class DefaultGatewayService implements GatewayService {
     sessionId: string,
     binding: SessionRecord['binding'],
     tool: ToolName,
+    lane?: LaneState,
   ): RouteDecision {
     return decideRoute({
       tool,
@@ -160,6 +163,7 @@ export class DefaultGatewayService implements GatewayService {
       transportFamily: caller.transportFamily,
       binding,
       lane: () =>
+        lane ??
         this.d.broker.laneState({
           principalId: caller.principalId,
           profileId: caller.profileId,
@@ -308,8 +312,31 @@ export class DefaultGatewayService implements GatewayService {
     options: CallToolOptions,
   ): Promise<unknown> {
     const sessionId = session.session_id;
+    // A cluster node reads the lane from Redis first; the embedded broker answers inside decide().
+    if (this.d.broker.lookupLane && this.d.extensionControl.enabled()) {
+      return this.d.broker
+        .lookupLane({
+          principalId: caller.principalId,
+          profileId: caller.profileId,
+          sessionId,
+          transportFamily: caller.transportFamily,
+        })
+        .then((lane) => this.routeDecided(caller, sessionId, session, name, rawArguments, options, lane));
+    }
+    return this.routeDecided(caller, sessionId, session, name, rawArguments, options);
+  }
+
+  private routeDecided(
+    caller: Caller,
+    sessionId: string,
+    session: SessionRecord,
+    name: ToolName,
+    rawArguments: unknown,
+    options: CallToolOptions,
+    lane?: LaneState,
+  ): Promise<unknown> {
     const toolCallId = options.toolCallId ?? null;
-    const decision = this.decide(caller, sessionId, session.binding, name);
+    const decision = this.decide(caller, sessionId, session.binding, name, lane);
     // A stopped session's calls are refused inside `run`, so the audit log shows each refusal.
     const call = () =>
       session.stopped_at !== null

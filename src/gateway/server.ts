@@ -11,7 +11,8 @@ import { apiKeyCredential, Authenticator } from './auth/authenticator.js';
 import type { BrowserBackend } from './backends/index.js';
 import { resolveBackend } from './backends/resolve.js';
 import { createInMemoryBroker } from './broker/index.js';
-import type { Broker } from './broker/broker.js';
+import type { ControllerBroker } from './broker/controller-broker.js';
+import { startClusterBroker } from './cluster/index.js';
 import { systemClock, type Clock } from './clock.js';
 import {
   configPath,
@@ -92,7 +93,7 @@ export interface RunningGateway {
   /** A one-time link that signs a browser in as the owner, then opens `next` (a path). */
   signInLink(next?: string): string;
   service: GatewayService;
-  broker: Broker;
+  broker: ControllerBroker;
   /** Every route served, mounted ones included: the security suite walks it. */
   routes(): readonly Route[];
   /** Mounts more routes after start. */
@@ -145,12 +146,28 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
     config.browser.extension_control.enabled,
     log,
   );
-  const broker = createInMemoryBroker({
+  const brokerOptions = {
     clock,
     log,
     commandTimeoutMs: config.browser.extension_control.command_timeout * 1000,
     bindings: sessions.bindingObserver(),
-  });
+  };
+  let broker: ControllerBroker;
+  try {
+    broker = config.cluster.redis_url
+      ? await startClusterBroker({
+          ...brokerOptions,
+          redisUrl: config.cluster.redis_url,
+          configDigestOf: { ...config, home: null },
+        })
+      : createInMemoryBroker(brokerOptions);
+  } catch (error) {
+    await audit.close();
+    unwatchStore();
+    await store.close();
+    extensionControl.close();
+    throw error;
+  }
   const originGuard = new OriginGuard(config.browser.extension_control.allowed_origins);
   const operator = createOperator({ home: config.home, clock });
   const pairing = createPairing({
@@ -313,6 +330,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
     await mcp.close();
     endpoint.close();
     unwatchStore();
+    await broker.close();
     await store.close();
     await backend.close().catch(() => undefined);
     throw error;
@@ -341,7 +359,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
       screenshots.close();
       await mcp.close();
       endpoint.close();
-      broker.close();
+      await broker.close();
       server.closeAllConnections();
       await stopped;
       await backend

@@ -113,7 +113,7 @@ export const ERROR_TABLE = {
   // Cluster mode: gateways sharing engines
   cluster_unavailable: {
     status: 503,
-    hint: 'The gateway cannot reach an engine its cluster shares (the PostgreSQL store); nothing was done. Retry shortly: it reconnects by itself.',
+    hint: 'The gateway cannot reach an engine its cluster shares (Redis or the PostgreSQL store); nothing was done and nothing was sent to any browser. Retry shortly: it reconnects by itself.',
   },
 
   // Browsers

@@ -1,13 +1,15 @@
 /**
- * `tabgate serve [--host] [--port] [--store]`: runs the gateway until SIGINT/SIGTERM, then closes it
- * gracefully and exits 0. Prints where the API key is stored, never the key. A store that cannot be
- * reached stops it at once (exit 1), naming the URL with its password hidden.
+ * `tabgate serve [--host] [--port] [--store URL] [--cluster redis://HOST:PORT]`: runs the gateway until
+ * SIGINT/SIGTERM, then closes it gracefully and exits 0. Prints where the API key is stored, never the
+ * key. A store or a Redis that cannot be reached stops it at once (exit 1), naming the URL with its
+ * password hidden.
  */
 import type { Command } from 'commander';
 import { ConfigError, loadConfig } from '../../gateway/config/index.js';
 import { createLogger } from '../../log/logger.js';
 import { startGateway } from '../../gateway/server.js';
 import { StoreUnavailableError } from '../../gateway/store/postgres/postgres-store.js';
+import { ClusterUnreachableError } from '../../gateway/cluster/index.js';
 import { parsePort } from '../options.js';
 
 const LOOPBACK = /^(127\.|::1$|localhost$)/;
@@ -22,13 +24,14 @@ export function serveCommand(program: Command): void {
       '--store <url>',
       'postgres://USER@HOST:PORT/DB to share sessions, grants and the audit log with other gateways (default: the SQLite file in the home folder)',
     )
-    .action(async (options: { host?: string; port?: number; store?: string }) => {
+    .option('--cluster <redis-url>', 'run as one node of a cluster on this Redis (redis://HOST:PORT)')
+    .action(async (options: { host?: string; port?: number; store?: string; cluster?: string }) => {
       const log = createLogger();
       let config;
       try {
         config = loadConfig({
           env: process.env,
-          flags: { host: options.host, port: options.port, store: options.store },
+          flags: { host: options.host, port: options.port, store: options.store, cluster: options.cluster },
           log,
         });
       } catch (error) {
@@ -46,7 +49,7 @@ export function serveCommand(program: Command): void {
       try {
         gateway = await startGateway({ config, env: process.env, log, tellOwner });
       } catch (error) {
-        if (error instanceof StoreUnavailableError) {
+        if (error instanceof StoreUnavailableError || error instanceof ClusterUnreachableError) {
           console.error(`tabgate: ${error.message}`);
           process.exit(1);
         }

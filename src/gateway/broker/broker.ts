@@ -16,6 +16,7 @@ import { identityKey, sessionLookupKey, type ControllerScope, type LaneQuery } f
 import type { ConsumeOutcome, MintedTicket, TicketStore } from './tickets.js';
 import { DEFERRED_CANCEL_CAP } from '../../protocol/index.js';
 import { DeadlineQueue } from './deadlines.js';
+import type { ControllerBroker } from './controller-broker.js';
 import { describeRejection, rejectionCode } from './rejection.js';
 import type { BindingObserver } from '../session-binding.js';
 
@@ -62,7 +63,7 @@ export interface DispatchRequest {
   secret?: SecretFill;
 }
 
-export class Broker {
+export class Broker implements ControllerBroker {
   private readonly deadlines: DeadlineQueue;
 
   constructor(private readonly o: BrokerOptions) {

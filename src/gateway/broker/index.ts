@@ -3,6 +3,7 @@ export * from './scope.js';
 export * from './tickets.js';
 export * from './lanes.js';
 export * from './commands.js';
+export * from './controller-broker.js';
 import type { Clock } from '../clock.js';
 import type { Logger } from '../../log/logger.js';
 import { Broker } from './broker.js';

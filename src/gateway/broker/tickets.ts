@@ -11,6 +11,8 @@ export interface MintedTicket {
   ticket: string;
   /** Epoch ms. */
   expiresAt: number;
+  /** Epoch ms on the store's own clock when it lives elsewhere (Redis), so the reply's TTL is its TTL. */
+  issuedAt?: number;
 }
 
 export type ConsumeOutcome =

@@ -19,6 +19,8 @@ export interface ConfigFlags {
   port?: number;
   /** `--store`: the store's URL. */
   store?: string;
+  /** `--cluster redis://HOST:PORT`. */
+  cluster?: string;
 }
 
 export interface LoadConfigOptions {
@@ -61,6 +63,7 @@ function fromEnvironment(env: Environment): Tree {
   if (env.API_SERVER_KEY !== undefined) tree.gateway = { api_server: { key: env.API_SERVER_KEY } };
   if (env.BROWSER_CDP_URL) tree.browser = { cdp_url: env.BROWSER_CDP_URL };
   if (env.TABGATE_STORE_URL) tree.store = { url: env.TABGATE_STORE_URL };
+  if (env.TABGATE_REDIS_URL) tree.cluster = { redis_url: env.TABGATE_REDIS_URL };
   return tree;
 }
 
@@ -70,6 +73,7 @@ function fromFlags(flags: ConfigFlags): Tree {
   if (flags.port !== undefined) gateway.port = flags.port;
   const tree: Tree = Object.keys(gateway).length > 0 ? { gateway } : {};
   if (flags.store !== undefined) tree.store = { url: flags.store };
+  if (flags.cluster !== undefined) tree.cluster = { redis_url: flags.cluster };
   return tree;
 }
 

@@ -179,6 +179,18 @@ export const configSchema = z.object({
     })
     .default({}),
   safety: safetySchema,
+  cluster: z
+    .object({
+      /**
+       * `redis://[user:password@]host:port[/db]`: run as one node of a cluster whose routing state
+       * (tickets, lanes, commands, node leases) lives in this Redis. Unset: one process, all in memory.
+       */
+      redis_url: z
+        .string()
+        .regex(/^rediss?:\/\//, 'must be a redis:// or rediss:// URL')
+        .optional(),
+    })
+    .default({}),
 });
 
 export type ConfigValues = z.output<typeof configSchema>;

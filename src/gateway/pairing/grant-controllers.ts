@@ -3,11 +3,16 @@
  * unused tickets are burnt, its controllers detached (pending work cancelled, lanes unbound) and their
  * sockets closed. Filled from the registration route; in memory, like the sockets it describes.
  */
-import type { Broker } from '../broker/broker.js';
+import { settle, type ControllerBroker, type MaybePromise } from '../broker/controller-broker.js';
 import { identityKey, type ControllerScope } from '../broker/scope.js';
 import type { RegistrationResponse } from '../controller-registration.js';
 import type { Caller } from '../service.js';
 import { ControllerConnection } from '../ws/controller-connection.js';
+
+/** A cluster broker that lost Redis cannot take these back now; the pairing itself is revoked anyway. */
+function quietly(result: MaybePromise<unknown>): void {
+  if (result instanceof Promise) result.catch(() => undefined);
+}
 
 /** The close code a revoked controller's socket gets: policy violation. */
 export const REVOKED_CLOSE_CODE = 1008;
@@ -33,15 +38,19 @@ export class GrantControllers {
   }
 
   /** Takes back everything the grant opened. */
-  revoke(grantId: string, broker: Broker): void {
+  revoke(grantId: string, broker: ControllerBroker): void {
     const opened = this.byGrant.get(grantId);
     this.byGrant.delete(grantId);
     if (!opened) return;
     // Consuming a ticket is how it is burnt: an unused one can then never open a socket.
-    for (const ticket of opened.tickets) broker.consumeTicket(ticket);
+    for (const ticket of opened.tickets) quietly(broker.consumeTicket(ticket));
     for (const scope of opened.scopes.values()) {
-      const owner = broker.detachController(scope);
-      if (owner instanceof ControllerConnection) owner.socket.close(REVOKED_CLOSE_CODE, 'pairing revoked');
+      quietly(
+        settle(broker.detachController(scope), (owner) => {
+          if (owner instanceof ControllerConnection)
+            owner.socket.close(REVOKED_CLOSE_CODE, 'pairing revoked');
+        }),
+      );
     }
   }
 }

@@ -4,7 +4,7 @@
  * only this one call and three lines of wiring.
  */
 import type { CredentialVerifier } from '../auth/authenticator.js';
-import type { Broker } from '../broker/broker.js';
+import type { ControllerBroker } from '../broker/controller-broker.js';
 import type { Clock } from '../clock.js';
 import type { RegistrationResponse } from '../controller-registration.js';
 import type { OriginGuard } from '../guards/origin.js';
@@ -31,7 +31,7 @@ export function createPairing(deps: {
   clock: Clock;
   log: Logger;
   originGuard: OriginGuard;
-  broker: Broker;
+  broker: ControllerBroker;
   operator: OperatorAuth;
 }): Pairing {
   const service = new PairingService({

@@ -5,7 +5,7 @@
  */
 import type { WebSocket } from 'ws';
 import { encodeFrame, FRAME_METHODS, isSuccessfulResult, parseFrame } from '../../protocol/index.js';
-import type { Broker } from '../broker/broker.js';
+import { settle, type ControllerBroker, type MaybePromise } from '../broker/controller-broker.js';
 import type { ControllerScope } from '../broker/scope.js';
 import type { Logger } from '../../log/logger.js';
 
@@ -18,26 +18,43 @@ export class ControllerConnection {
   constructor(
     readonly socket: WebSocket,
     readonly scope: ControllerScope,
-    private readonly broker: Broker,
+    private readonly broker: ControllerBroker,
     private readonly log: Logger,
   ) {}
 
   /** Attaches to the broker and starts reading frames; false (socket closed) when the attach failed. */
-  start(): boolean {
+  start(): MaybePromise<boolean> {
     this.socket.on('message', (data, isBinary) => this.onMessage(data, isBinary));
-    this.socket.on('close', () => this.broker.disconnect(this.scope, this));
+    this.socket.on('close', () => this.quietly(this.broker.disconnect(this.scope, this)));
     this.socket.on('error', (error) => this.log.debug('controller socket error', { reason: error.message }));
     try {
-      this.broker.attach(this.scope, this, (text) => this.send(text));
-      return true;
+      const attached = this.broker.attach(this.scope, this, (text) => this.send(text));
+      return attached instanceof Promise
+        ? attached.then(
+            () => true,
+            (error: unknown) => this.attachFailed(error),
+          )
+        : true;
     } catch (error) {
-      this.log.warn('browser controller reconnect could not flush deferred cancels', {
-        reason: (error as Error).message,
-      });
-      this.broker.disconnect(this.scope, this);
-      this.socket.close(1011, 'reconnect failed');
-      return false;
+      return this.attachFailed(error);
     }
+  }
+
+  private attachFailed(error: unknown): false {
+    this.log.warn('browser controller reconnect could not flush deferred cancels', {
+      reason: (error as Error).message,
+    });
+    this.quietly(this.broker.disconnect(this.scope, this));
+    this.socket.close(1011, 'reconnect failed');
+    return false;
+  }
+
+  /** A cluster broker's answer is a promise; its failure is logged, never left unhandled. */
+  private quietly(result: MaybePromise<unknown>): void {
+    if (result instanceof Promise)
+      result.catch((error: unknown) =>
+        this.log.warn('browser controller event not recorded', { reason: (error as Error).message }),
+      );
   }
 
   send(text: string): void {
@@ -67,7 +84,7 @@ export class ControllerConnection {
     const { command_id: commandId, ok, result, error } = params as Record<string, unknown>;
     if (typeof commandId !== 'string' || commandId.length === 0) return false;
     this.garbage = 0;
-    this.broker.complete(commandId, this.scope, ok === true, ok === true ? result : error);
+    this.quietly(this.broker.complete(commandId, this.scope, ok === true, ok === true ? result : error));
     return true;
   }
 
@@ -83,11 +100,13 @@ export class ControllerConnection {
     switch (frame.method) {
       case FRAME_METHODS.result: {
         const ok = isSuccessfulResult(frame.params);
-        this.broker.complete(
-          frame.params.command_id,
-          this.scope,
-          ok,
-          ok ? frame.params.result : frame.params.error,
+        this.quietly(
+          this.broker.complete(
+            frame.params.command_id,
+            this.scope,
+            ok,
+            ok ? frame.params.result : frame.params.error,
+          ),
         );
         return;
       }
@@ -100,9 +119,12 @@ export class ControllerConnection {
         }
         return;
       case FRAME_METHODS.detach:
-        if (this.broker.detach(this.scope, this)) {
-          this.socket.send(encodeFrame({ method: FRAME_METHODS.detach, params: { ok: true } }));
-        }
+        this.quietly(
+          settle(this.broker.detach(this.scope, this), (detached) => {
+            if (detached && this.socket.readyState === this.socket.OPEN)
+              this.socket.send(encodeFrame({ method: FRAME_METHODS.detach, params: { ok: true } }));
+          }),
+        );
         return;
       default:
         // Commands and cancels only flow server → controller; from a controller they mean nothing.

@@ -16,7 +16,9 @@ import {
   httpStatusOf,
   type ErrorCode,
 } from '../../protocol/index.js';
-import type { Broker } from '../broker/broker.js';
+import type { ControllerBroker } from '../broker/controller-broker.js';
+import type { ConsumeOutcome } from '../broker/tickets.js';
+import { settle } from '../broker/controller-broker.js';
 import type { HostGuard } from '../guards/host.js';
 import type { OriginGuard } from '../guards/origin.js';
 import type { Logger } from '../../log/logger.js';
@@ -24,7 +26,7 @@ import { ControllerConnection } from './controller-connection.js';
 import { checkUpgrade } from './upgrade-guards.js';
 
 export interface ControllerEndpointDeps {
-  broker: Broker;
+  broker: ControllerBroker;
   featureEnabled: () => boolean;
   hostGuard: () => HostGuard;
   originGuard: OriginGuard;
@@ -85,7 +87,34 @@ export class ControllerEndpoint {
       refuse(socket, verdict.code, verdict.reason);
       return true;
     }
-    const consumed = this.d.broker.consumeTicket(verdict.ticket);
+    let consumed: ConsumeOutcome | Promise<ConsumeOutcome>;
+    try {
+      consumed = this.d.broker.consumeTicket(verdict.ticket);
+    } catch (error) {
+      this.refuseUnavailable(socket, error);
+      return true;
+    }
+    if (consumed instanceof Promise) {
+      consumed.then(
+        (outcome) => this.accept(req, socket, head, outcome),
+        (error: unknown) => this.refuseUnavailable(socket, error),
+      );
+    } else this.accept(req, socket, head, consumed);
+    return true;
+  }
+
+  /** The ticket store could not answer (a cluster node without Redis): nothing was consumed or opened. */
+  private refuseUnavailable(socket: Duplex, error: unknown): void {
+    this.d.log.warn('controller upgrade refused', {
+      code: 'cluster_unavailable',
+      reason: (error as Error).message,
+    });
+    refuse(socket, 'cluster_unavailable', 'The gateway cannot reach its cluster store; try again shortly.');
+  }
+
+  private accept(req: IncomingMessage, socket: Duplex, head: Buffer, consumed: ConsumeOutcome): void {
+    // A cluster's consume took a round trip: the client may have gone meanwhile.
+    if (socket.destroyed) return;
     if (!consumed.ok) {
       this.d.log.info('controller upgrade refused', { code: 'invalid_ticket', reason: consumed.reason });
       refuse(
@@ -93,21 +122,21 @@ export class ControllerEndpoint {
         'invalid_ticket',
         'The ticket is unknown, used or expired: register again for a new one.',
       );
-      return true;
+      return;
     }
     this.d.onAccepted?.(socket);
     this.wss.handleUpgrade(req, socket, head, (ws) => {
       const connection = new ControllerConnection(ws, consumed.scope, this.d.broker, this.d.log);
       this.connections.add(connection);
       ws.on('close', () => this.connections.delete(connection));
-      if (connection.start()) {
+      void settle(connection.start(), (attached) => {
+        if (!attached) return;
         this.d.log.info('browser controller attached', {
           session: consumed.scope.session_id,
           transport: consumed.scope.transport_family,
         });
-      }
+      });
     });
-    return true;
   }
 
   /** Closes every socket with 1001 and stops the keepalive timer. */

@@ -13,7 +13,7 @@ import {
 } from '../../../protocol/index.js';
 import type { ApiKeyVerifier } from '../../auth/api-key.js';
 import type { Authenticator } from '../../auth/authenticator.js';
-import type { Broker } from '../../broker/broker.js';
+import type { ControllerBroker } from '../../broker/controller-broker.js';
 import type { Clock } from '../../clock.js';
 import type { FeatureFlag } from '../../config/live-flag.js';
 import { registerController, type RegistrationResponse } from '../../controller-registration.js';
@@ -25,7 +25,7 @@ export interface BrowserControlRouteDeps {
   extensionControl: FeatureFlag;
   apiKey: ApiKeyVerifier;
   authenticator: Authenticator;
-  broker: Broker;
+  broker: ControllerBroker;
   sessions: Sessions;
   clock: Clock;
   /** Told of every successful registration (pairing remembers which grant opened which controller). */

@@ -1,0 +1,37 @@
+/**
+ * What the rest of the gateway asks of a broker, whichever state it keeps. The embedded broker answers
+ * every question synchronously from memory; a cluster broker answers from Redis and so returns promises.
+ * `MaybePromise` lets the embedded one keep its synchronous hot path (no promise, no microtask per call)
+ * while callers that must also serve a cluster handle both through `settle` below.
+ */
+import type { DispatchRequest, LaneState } from './broker.js';
+import type { FrameSender } from './commands.js';
+import type { ControllerScope, LaneQuery } from './scope.js';
+import type { ConsumeOutcome, MintedTicket } from './tickets.js';
+
+export type MaybePromise<T> = T | Promise<T>;
+
+export interface ControllerBroker {
+  mintTicket(scope: ControllerScope): MaybePromise<MintedTicket>;
+  consumeTicket(ticket: string): MaybePromise<ConsumeOutcome>;
+  /**
+   * The lane as this gateway knows it without waiting: exact in memory; in a cluster, the view of the
+   * last `lookupLane` on this node (advisory, for tool lists and the dashboard, never for routing).
+   */
+  laneState(query: LaneQuery): LaneState;
+  /** Present only where the lane lives elsewhere: the authoritative lane, read before routing a call. */
+  lookupLane?(query: LaneQuery): Promise<LaneState>;
+  attach(scope: ControllerScope, owner: object, sender: FrameSender): MaybePromise<void>;
+  disconnect(scope: ControllerScope, owner: object): MaybePromise<boolean>;
+  detach(scope: ControllerScope, owner: object): MaybePromise<boolean>;
+  detachSession(sessionId: string): MaybePromise<object[]>;
+  detachController(scope: ControllerScope): MaybePromise<object | null>;
+  dispatch(request: DispatchRequest): Promise<unknown>;
+  complete(commandId: string, scope: ControllerScope, ok: boolean, payload: unknown): MaybePromise<boolean>;
+  close(): MaybePromise<void>;
+}
+
+/** Runs `next` on the value now when it is one, or once the promise fulfils. */
+export function settle<T, R>(value: MaybePromise<T>, next: (value: T) => R): MaybePromise<R> {
+  return value instanceof Promise ? value.then(next) : next(value);
+}

@@ -1,0 +1,49 @@
+/**
+ * Where a lane lives in Redis. Ids travel hashed: a ticket is stored under its SHA-256 (so no usable
+ * ticket sits in Redis), and identities and lookup keys become short hex names. Every key of one lookup
+ * key shares the `{S}` hash tag, so the scripts stay inside one slot should Redis Cluster ever be used.
+ */
+import { createHash } from 'node:crypto';
+import { identityKey, lookupKeyOfScope, type ControllerScope } from '../broker/scope.js';
+
+const hex = (text: string): string => createHash('sha256').update(text).digest('hex').slice(0, 32);
+
+export const ticketKey = (ticket: string): string =>
+  `tg:tkt:${createHash('sha256').update(ticket).digest('hex')}`;
+export const nodeKey = (nodeId: string): string => `tg:node:${nodeId}`;
+export const inboxKey = (nodeId: string): string => `tg:inbox:${nodeId}`;
+export const sessionKey = (sessionId: string): string => `tg:sess:${hex(sessionId)}`;
+
+/** The keys of one controller identity (`h`) in its lookup key's slot (`S`). */
+export interface LaneKeys {
+  readonly S: string;
+  readonly h: string;
+  readonly prefix: string;
+  readonly idx: string;
+  readonly lane: string;
+  readonly pend: string;
+  readonly defer: string;
+}
+
+export function laneKeysOf(S: string, h: string): LaneKeys {
+  const prefix = `tg:{${S}}:`;
+  return {
+    S,
+    h,
+    prefix,
+    idx: `${prefix}idx`,
+    lane: `${prefix}lane:${h}`,
+    pend: `${prefix}pend:${h}`,
+    defer: `${prefix}defer:${h}`,
+  };
+}
+
+const cache = new WeakMap<ControllerScope, LaneKeys>();
+
+export function laneKeys(scope: ControllerScope): LaneKeys {
+  let keys = cache.get(scope);
+  if (!keys) cache.set(scope, (keys = laneKeysOf(hex(lookupKeyOfScope(scope)), hex(identityKey(scope)))));
+  return keys;
+}
+
+export const lookupSlot = (sessionLookupKey: string): string => hex(sessionLookupKey);

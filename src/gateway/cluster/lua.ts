@@ -1,0 +1,218 @@
+/**
+ * The cluster's atomic steps, one Lua script each (docs/cluster.md "What Redis holds"). Redis runs a
+ * script alone, so each step's checks and writes cannot interleave with another node's. Redis `TIME` is
+ * the only clock; a generation is never below Redis' microsecond time, so a Redis that forgot a lane
+ * still never hands out a generation that was used before.
+ *
+ * A pending entry is `sent|callerNode|toolCallIdJson` under its command id in the lane's `pend` hash.
+ */
+
+const NOW_MS = `local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)`;
+
+const CANCEL_FRAME = `local function cancelFrame(id, tcid)
+  return '{"method":"browser.controller.cancel","params":{"command_id":"' .. id .. '","tool_call_id":' .. tcid .. '}}'
+end`;
+
+/** KEYS: ticket. ARGV: scope JSON, ttl ms. → {'ok', now, exp} | {'exists'} */
+export const MINT = `${NOW_MS}
+if redis.call('EXISTS', KEYS[1]) == 1 then return {'exists'} end
+local exp = now + tonumber(ARGV[2])
+redis.call('HSET', KEYS[1], 'scope', ARGV[1], 'exp', string.format('%.0f', exp), 'used', '0')
+redis.call('PEXPIRE', KEYS[1], tonumber(ARGV[2]) + 60000)
+return {'ok', string.format('%.0f', now), string.format('%.0f', exp)}`;
+
+/** KEYS: ticket. → {'ok', scope} | {'unknown'} | {'consumed'} | {'expired'}; at exactly exp it still succeeds. */
+export const CONSUME = `local v = redis.call('HMGET', KEYS[1], 'scope', 'exp', 'used')
+if v[3] == '1' then return {'consumed'} end
+if not v[1] then return {'unknown'} end
+${NOW_MS}
+if now > tonumber(v[2]) then return {'expired'} end
+-- The spent ticket keeps only what tells a replay "consumed" from "unknown", not its scope.
+redis.call('HSET', KEYS[1], 'used', '1')
+redis.call('HDEL', KEYS[1], 'scope')
+return {'ok', v[1]}`;
+
+/**
+ * KEYS: idx, lane, sess. ARGV: h, scope JSON, laneKey, caps ",a,b,", node, prefix, S, maxlen.
+ * Replaces other identities of the same lane (their callers told `cancelled`, their owners `revoke`),
+ * then takes the lane for this node with a new generation. → {gen, deferred cancel frames}
+ */
+export const ATTACH = `local pre = ARGV[6]
+for _, m in ipairs(redis.call('SMEMBERS', KEYS[1])) do
+  if m ~= ARGV[1] then
+    local lk = pre .. 'lane:' .. m
+    local f = redis.call('HMGET', lk, 'lk', 'owner', 'gen')
+    if f[1] == ARGV[3] then
+      local pk = pre .. 'pend:' .. m
+      local p = redis.call('HGETALL', pk)
+      for i = 1, #p, 2 do
+        local caller = string.match(p[i + 1], '^%d|([^|]*)|')
+        redis.call('XADD', 'tg:inbox:' .. caller, 'MAXLEN', '~', ARGV[8], '*', 'k', 'cancelled', 'id', p[i])
+      end
+      if f[2] and f[2] ~= '' then
+        redis.call('XADD', 'tg:inbox:' .. f[2], 'MAXLEN', '~', ARGV[8], '*', 'k', 'revoke', 'h', m, 'gen', f[3])
+      end
+      redis.call('DEL', lk, pk, pre .. 'defer:' .. m)
+      redis.call('SREM', KEYS[1], m)
+      redis.call('SREM', KEYS[3], ARGV[7] .. ':' .. m)
+    end
+  end
+end
+local t = redis.call('TIME')
+local nowus = tonumber(t[1]) * 1000000 + tonumber(t[2])
+local old = tonumber(redis.call('HGET', KEYS[2], 'gen') or '0')
+local gen = string.format('%.0f', math.max(old + 1, nowus))
+local deferred = redis.call('LRANGE', pre .. 'defer:' .. ARGV[1], 0, -1)
+local state = 'connected'
+if #deferred > 0 then state = 'flushing' end
+redis.call('HSET', KEYS[2], 'scope', ARGV[2], 'lk', ARGV[3], 'caps', ARGV[4], 'owner', ARGV[5], 'gen', gen, 'state', state)
+redis.call('SADD', KEYS[1], ARGV[1])
+redis.call('SADD', KEYS[3], ARGV[7] .. ':' .. ARGV[1])
+return {gen, deferred}`;
+
+/**
+ * KEYS: lane, defer. ARGV: gen, how many deferred cancels were written. Routable again only when nothing
+ * is left; else the cancels queued meanwhile come back for another round. → {status, remaining frames}
+ */
+export const COMMIT = `if redis.call('HGET', KEYS[1], 'gen') ~= ARGV[1] then return {'moved', {}} end
+redis.call('LTRIM', KEYS[2], tonumber(ARGV[2]), -1)
+local left = redis.call('LRANGE', KEYS[2], 0, -1)
+if #left == 0 then
+  redis.call('HSET', KEYS[1], 'state', 'connected')
+  return {'ok', {}}
+end
+return {'more', left}`;
+
+/** KEYS: idx. ARGV: prefix. → flat list of scope JSON, '1' when routable now (connected, owner alive) */
+export const LOOKUP = `local out = {}
+for _, m in ipairs(redis.call('SMEMBERS', KEYS[1])) do
+  local f = redis.call('HMGET', ARGV[1] .. 'lane:' .. m, 'scope', 'state', 'owner')
+  if f[1] then
+    local live = '0'
+    if f[2] == 'connected' and f[3] and f[3] ~= '' and redis.call('EXISTS', 'tg:node:' .. f[3]) == 1 then
+      live = '1'
+    end
+    table.insert(out, f[1])
+    table.insert(out, live)
+  end
+end
+return out`;
+
+/**
+ * KEYS: idx, lane, pend. ARGV: h, action, command id, caller node, tool call id JSON, frame, maxlen, S,
+ * has secret. Checks and registers in one step: exactly one controller in the lookup key, connected, its
+ * owner's lease alive, capable. → {'local', gen} (already marked sent: the caller holds the socket) |
+ * {'remote', gen, owner} | {'none'|'offline'|'owner_gone'|'incapable'}
+ */
+export const DISPATCH = `if redis.call('SCARD', KEYS[1]) ~= 1 or redis.call('SISMEMBER', KEYS[1], ARGV[1]) ~= 1 then return {'none'} end
+local f = redis.call('HMGET', KEYS[2], 'state', 'owner', 'gen', 'caps')
+if f[1] ~= 'connected' then return {'offline'} end
+if redis.call('EXISTS', 'tg:node:' .. f[2]) ~= 1 then return {'owner_gone'} end
+if not string.find(f[4], ',' .. ARGV[2] .. ',', 1, true) then return {'incapable'} end
+if f[2] == ARGV[4] then
+  redis.call('HSET', KEYS[3], ARGV[3], '1|' .. ARGV[4] .. '|' .. ARGV[5])
+  return {'local', f[3]}
+end
+redis.call('HSET', KEYS[3], ARGV[3], '0|' .. ARGV[4] .. '|' .. ARGV[5])
+redis.call('XADD', 'tg:inbox:' .. f[2], 'MAXLEN', '~', ARGV[7], '*', 'k', 'command', 'h', ARGV[1], 'S', ARGV[8], 'gen', f[3], 'id', ARGV[3], 's', ARGV[9], 'f', ARGV[6])
+return {'remote', f[3], f[2]}`;
+
+/**
+ * KEYS: lane, pend. ARGV: command id, gen, node. The owner's fence before writing a command to the
+ * socket: still pending, never sent, and the lane still this node's at this generation. → 1 | 0
+ */
+export const MARK_SENT = `local v = redis.call('HGET', KEYS[2], ARGV[1])
+if not v or string.sub(v, 1, 1) ~= '0' then return 0 end
+local f = redis.call('HMGET', KEYS[1], 'gen', 'owner', 'state')
+if f[1] ~= ARGV[2] or f[2] ~= ARGV[3] or f[3] ~= 'connected' then return 0 end
+redis.call('HSET', KEYS[2], ARGV[1], '1' .. string.sub(v, 2))
+return 1`;
+
+/**
+ * KEYS: pend. ARGV: command id, node, only if unsent ('1'), kind, ok, payload JSON, maxlen. Ends a
+ * pending command once and tells its caller. → 'local' (the caller is this node) | 'sent' | false
+ */
+export const FINISH = `local v = redis.call('HGET', KEYS[1], ARGV[1])
+if not v then return false end
+if ARGV[3] == '1' and string.sub(v, 1, 1) ~= '0' then return false end
+redis.call('HDEL', KEYS[1], ARGV[1])
+local caller = string.match(v, '^%d|([^|]*)|')
+if caller == ARGV[2] then return 'local' end
+redis.call('XADD', 'tg:inbox:' .. caller, 'MAXLEN', '~', ARGV[7], '*', 'k', ARGV[4], 'id', ARGV[1], 'ok', ARGV[5], 'p', ARGV[6])
+return 'sent'`;
+
+/** KEYS: pend. ARGV: command id, owner node. The caller gives up a command its dead owner never sent. → 1 | 0 */
+export const ABANDON = `local v = redis.call('HGET', KEYS[1], ARGV[1])
+if not v or string.sub(v, 1, 1) ~= '0' then return 0 end
+if redis.call('EXISTS', 'tg:node:' .. ARGV[2]) == 1 then return 0 end
+redis.call('HDEL', KEYS[1], ARGV[1])
+return 1`;
+
+/**
+ * KEYS: lane, pend, defer. ARGV: command id, cancel frame, maxlen, node, h, cap. Timeout or abort at the
+ * caller: an unsent command is just dropped (it can never be sent now); a sent one gets its cancel,
+ * appended after it in the owner's inbox, or deferred while the controller is away.
+ * → 'gone' | 'unsent' | 'nolane' | 'local' | 'sent' | 'deferred'
+ */
+export const END_EARLY = `local v = redis.call('HGET', KEYS[2], ARGV[1])
+if not v then return 'gone' end
+redis.call('HDEL', KEYS[2], ARGV[1])
+if string.sub(v, 1, 1) == '0' then return 'unsent' end
+local f = redis.call('HMGET', KEYS[1], 'state', 'owner')
+if not f[1] then return 'nolane' end
+if f[1] == 'connected' and redis.call('EXISTS', 'tg:node:' .. f[2]) == 1 then
+  if f[2] == ARGV[4] then return 'local' end
+  redis.call('XADD', 'tg:inbox:' .. f[2], 'MAXLEN', '~', ARGV[3], '*', 'k', 'cancel', 'h', ARGV[5], 'f', ARGV[2])
+  return 'sent'
+end
+redis.call('RPUSH', KEYS[3], ARGV[2])
+redis.call('LTRIM', KEYS[3], -tonumber(ARGV[6]), -1)
+return 'deferred'`;
+
+/** KEYS: defer. ARGV: cancel frame, cap. A local cancel write failed: it waits for the reconnect. */
+export const DEFER = `redis.call('RPUSH', KEYS[1], ARGV[1])
+redis.call('LTRIM', KEYS[1], -tonumber(ARGV[2]), -1)
+return 1`;
+
+/** KEYS: lane. ARGV: node, gen. Only the socket holding the current generation takes the lane offline. */
+export const DISCONNECT = `local f = redis.call('HMGET', KEYS[1], 'owner', 'gen')
+if f[1] ~= ARGV[1] or f[2] ~= ARGV[2] then return 0 end
+redis.call('HSET', KEYS[1], 'state', 'offline', 'owner', '')
+return 1`;
+
+/**
+ * KEYS: idx, lane, pend, defer, sess. ARGV: h, node, notify ('1'), maxlen, S, expected owner ('' any),
+ * expected gen. Removes a controller: a connected one is told to cancel its sent commands (written here
+ * when this node holds the socket, else appended to its owner's inbox), every caller gets `cancelled`.
+ * → false | {scope, owner, cancel frames for this node, command ids cancelled for this node, controllers
+ * left in the session}
+ */
+export const DETACH = `${CANCEL_FRAME}
+local f = redis.call('HMGET', KEYS[2], 'owner', 'gen', 'state', 'scope')
+if not f[4] then return false end
+if ARGV[6] ~= '' and (f[1] ~= ARGV[6] or f[2] ~= ARGV[7]) then return false end
+local frames, cancelled = {}, {}
+local p = redis.call('HGETALL', KEYS[3])
+for i = 1, #p, 2 do
+  local sent, caller, tcid = string.match(p[i + 1], '^(%d)|([^|]*)|(.*)$')
+  if ARGV[3] == '1' and f[3] == 'connected' and sent == '1' then
+    if f[1] == ARGV[2] then
+      table.insert(frames, cancelFrame(p[i], tcid))
+    else
+      redis.call('XADD', 'tg:inbox:' .. f[1], 'MAXLEN', '~', ARGV[4], '*', 'k', 'cancel', 'h', ARGV[1], 'f', cancelFrame(p[i], tcid))
+    end
+  end
+  if caller == ARGV[2] then
+    table.insert(cancelled, p[i])
+  else
+    redis.call('XADD', 'tg:inbox:' .. caller, 'MAXLEN', '~', ARGV[4], '*', 'k', 'cancelled', 'id', p[i])
+  end
+end
+if f[1] ~= '' and f[1] ~= ARGV[2] then
+  redis.call('XADD', 'tg:inbox:' .. f[1], 'MAXLEN', '~', ARGV[4], '*', 'k', 'revoke', 'h', ARGV[1], 'gen', f[2])
+end
+redis.call('DEL', KEYS[2], KEYS[3], KEYS[4])
+redis.call('SREM', KEYS[1], ARGV[1])
+redis.call('SREM', KEYS[5], ARGV[5] .. ':' .. ARGV[1])
+return {f[4], f[1], frames, cancelled, redis.call('SCARD', KEYS[5])}`;

@@ -1,0 +1,95 @@
+/**
+ * The node's connections to Redis: one for commands and scripts, one for the blocking inbox read (a
+ * blocking command must not hold up the others). Commands are never queued while disconnected and never
+ * re-sent after a reconnect: a step whose outcome is unknown fails, and the call fails closed.
+ */
+import { createHash } from 'node:crypto';
+import { createClient } from 'redis';
+import type { Logger } from '../../log/logger.js';
+import { redactRedisUrl } from './redis-url.js';
+
+export type Reply = unknown;
+
+/** Redis is unreachable at start: `tabgate serve` prints this and exits. */
+export class ClusterUnreachableError extends Error {}
+
+const CONNECT_TIMEOUT_MS = 3000;
+
+function makeClient(url: string, name: string, log: Logger) {
+  const client = createClient({
+    url,
+    RESP: 2,
+    name,
+    disableOfflineQueue: true,
+    socket: {
+      connectTimeout: CONNECT_TIMEOUT_MS,
+      reconnectStrategy: (retries: number) => Math.min(50 * (retries + 1), 1000),
+    },
+  });
+  let down = false;
+  client.on('error', (error: Error) => {
+    if (down) return;
+    down = true;
+    // node-redis error messages name host and port, never the password; the URL is redacted anyway.
+    log.warn('cluster redis connection lost', { url: redactRedisUrl(url), reason: error.message });
+  });
+  client.on('ready', () => {
+    if (down) log.info('cluster redis connection back', { url: redactRedisUrl(url) });
+    down = false;
+  });
+  return client;
+}
+
+export type RedisClient = ReturnType<typeof makeClient>;
+
+export class RedisLink {
+  private readonly shas = new Map<string, string>();
+
+  private constructor(
+    readonly command: RedisClient,
+    readonly reader: RedisClient,
+  ) {}
+
+  static async open(url: string, nodeId: string, log: Logger): Promise<RedisLink> {
+    const command = makeClient(url, `tg-cmd-${nodeId}`, log);
+    const reader = makeClient(url, `tg-inbox-${nodeId}`, log);
+    try {
+      await Promise.race([
+        Promise.all([command.connect(), reader.connect()]),
+        new Promise((_, reject) =>
+          setTimeout(() => reject(new Error('no answer')), CONNECT_TIMEOUT_MS).unref(),
+        ),
+      ]);
+      await command.sendCommand(['PING']);
+    } catch (error) {
+      command.destroy();
+      reader.destroy();
+      throw new ClusterUnreachableError(
+        `cannot reach the cluster's Redis at ${redactRedisUrl(url)}: ${(error as Error).message}`,
+      );
+    }
+    return new RedisLink(command, reader);
+  }
+
+  get ready(): boolean {
+    return this.command.isReady;
+  }
+
+  /** Runs a script by its SHA-1, loading it once when Redis does not know it (first use, or a restart). */
+  async run(source: string, keys: readonly string[], args: readonly string[]): Promise<Reply> {
+    let sha = this.shas.get(source);
+    if (!sha) this.shas.set(source, (sha = createHash('sha1').update(source).digest('hex')));
+    const tail = [String(keys.length), ...keys, ...args];
+    try {
+      return await this.command.sendCommand(['EVALSHA', sha, ...tail]);
+    } catch (error) {
+      if (!(error as Error).message.startsWith('NOSCRIPT')) throw error;
+      return this.command.sendCommand(['EVAL', source, ...tail]);
+    }
+  }
+
+  close(): void {
+    this.command.destroy();
+    this.reader.destroy();
+  }
+}

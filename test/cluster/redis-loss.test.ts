@@ -1,0 +1,58 @@
+/* eslint-disable @typescript-eslint/no-unsafe-member-access -- tests read JSON bodies */
+/**
+ * Without its Redis a cluster node fails closed: it will not start, and once started it answers the calls
+ * that need Redis with 503 cluster_unavailable instead of guessing, and never names the Redis password.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { REGISTER_PATH } from '../../src/protocol/index.js';
+import { runTabgate } from '../helpers/tabgate-cli.js';
+import { registrationBody } from '../gateway/fixtures/controller.js';
+import { ENABLED_CONFIG, makeHome, startTestGateway, type TestGateway } from '../gateway/fixtures/gateway.js';
+import { callTool } from './broker-suite.js';
+import { freePort, startRedis, type TestRedis } from './fixtures/redis-server.js';
+
+describe('a cluster node without its Redis', () => {
+  it('will not start, and says which Redis it could not reach without showing its password', async () => {
+    const port = await freePort();
+    const result = await runTabgate(makeHome(), [
+      'serve',
+      '--port',
+      '0',
+      '--cluster',
+      `redis://tabgate:s3cr3t-pw@127.0.0.1:${port}`,
+    ]);
+    assert.notEqual(result.code, 0);
+    assert.match(result.stderr, new RegExp(`redis://tabgate:\\*\\*\\*@127\\.0\\.0\\.1:${port}`));
+    assert.doesNotMatch(result.stderr + result.stdout, /s3cr3t-pw/);
+  });
+
+  describe('once running', () => {
+    let redis: TestRedis;
+    let gw: TestGateway;
+    before(async () => {
+      redis = await startRedis();
+      gw = await startTestGateway({ config: { ...ENABLED_CONFIG, cluster: { redis_url: redis.url } } });
+    });
+    after(async () => {
+      await gw?.close();
+      await redis?.stop();
+    });
+
+    it('answers calls and registrations with 503 cluster_unavailable, sending nothing anywhere', async () => {
+      const sessionId = await gw.createSession();
+      assert.equal(
+        (await gw.request('POST', REGISTER_PATH, { body: registrationBody({ sessionId }) })).status,
+        201,
+      );
+      await redis.stop();
+      const call = await callTool(gw, sessionId);
+      assert.equal(call.status, 503);
+      assert.equal(call.body.error.code, 'cluster_unavailable');
+      const registration = await gw.request('POST', REGISTER_PATH, { body: registrationBody({ sessionId }) });
+      assert.equal(registration.status, 503);
+      assert.equal(registration.body.error.code, 'cluster_unavailable');
+      assert.doesNotMatch(gw.logLines.join('\n'), /"ticket":/);
+    });
+  });
+});
