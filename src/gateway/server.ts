@@ -51,6 +51,7 @@ import { openDatabase } from './store/database.js';
 import { SessionStore } from './store/session-store.js';
 import { GrantStore } from './sites/grant-store.js';
 import { siteGrantRoutes } from './sites/grant-routes.js';
+import { extensionSiteRoutes } from './http/routes/extension-sites.js';
 import { SitePolicies } from './sites/site-policies.js';
 import { warnIfExposed } from './security/exposure.js';
 import { securePrivateHome } from './security/private-home.js';
@@ -229,6 +230,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
     ...auditRoutes(audit),
     ...sessionRoutes(service, sessions, sitePolicies, siteBrowserOf),
     ...siteGrantRoutes(sessions, sitePolicies, siteBrowserOf),
+    ...extensionSiteRoutes(sessions, sitePolicies),
     ...sessionControlRoutes(service, csrf),
     ...dashboardPageRoutes(),
     ...dashboardApiRoutes(dashboard),
