@@ -1,4 +1,4 @@
-/* eslint-disable @typescript-eslint/no-unsafe-member-access -- tests read JSON bodies */
+/* eslint-disable @typescript-eslint/no-unsafe-member-access, @typescript-eslint/no-unsafe-call -- tests read JSON bodies */
 /**
  * The extension's own channel for site grants on the user's tab (`/v1/browser-control/sessions/{id}/sites`):
  * the paired extension reads the policy it enforces and records what the person granted, denied or
