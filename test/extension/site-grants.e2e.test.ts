@@ -20,6 +20,9 @@ import { toolSession, type ToolResult } from '../security/fixtures/tool-session.
 import { startStage, status, waitFor, type Stage } from './fixtures/paired-setup.js';
 import { openPopup, type PopupPage } from './fixtures/popup-page.js';
 
+/** A second site the session asks for, which the person denies. */
+const ADS_ORIGIN = 'https://ads.example';
+
 /** Long enough for a refused frame's retries, timers and popups to have happened. */
 const SETTLE_MS = 500;
 
@@ -64,7 +67,7 @@ describe("site grants on the user's tab (the extension)", () => {
       browserArgs: [servers.resolverRule],
     });
     const created = await stage.gw.request('POST', '/v1/sessions', {
-      body: { title: 'sites', sites: [servers.otherOrigin] },
+      body: { title: 'sites', sites: [servers.otherOrigin, ADS_ORIGIN] },
     });
     assert.equal(created.status, 201, JSON.stringify(created.body));
     sid = created.body.session_id;
@@ -92,8 +95,16 @@ describe("site grants on the user's tab (the extension)", () => {
   it('lists the site the session asks for in the popup, not granted', async () => {
     const text = await popup.waitForText(servers.otherOrigin);
     assert.match(text, /This session asks to open/);
+    assert.deepEqual((await sitesOf()).requested, [servers.otherOrigin, ADS_ORIGIN]);
+    assert.deepEqual((await sitesOf()).granted, []);
+  });
+
+  it('forgets a site the person denies in the popup, and grants it nothing', async () => {
+    await decide('deny', ADS_ORIGIN);
+    await waitFor('the gateway to drop the request', async () => (await sitesOf()).requested.length === 1);
     assert.deepEqual((await sitesOf()).requested, [servers.otherOrigin]);
     assert.deepEqual((await sitesOf()).granted, []);
+    await waitFor('the popup to stop offering it', async () => !(await popup.text()).includes(ADS_ORIGIN));
   });
 
   it('refuses a typed URL to a site that is neither shared nor granted, in the extension', async () => {

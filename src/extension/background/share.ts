@@ -96,6 +96,8 @@ export function guardNewTabs(until: number): Promise<void> {
     await guardSites(share);
     if (newTabGuardTimer !== null) clearTimeout(newTabGuardTimer);
     newTabGuardTimer = setTimeout(() => void refreshSiteRules(), Math.max(0, until - Date.now()) + 50);
+    // Where timers can hold a process (Node, running these modules in tests), this one must not.
+    (newTabGuardTimer as { unref?: () => void }).unref?.();
   });
 }
 
