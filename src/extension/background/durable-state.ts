@@ -89,8 +89,6 @@ interface SessionShape {
   pairing_error: { code: string; message: string } | null;
   gateway_check: GatewayCheck;
   site_policy: StoredSitePolicy | null;
-  /** While an agent's action may open tabs: every other tab that existed then, and until when (epoch ms). */
-  new_tab_guard: { excluded_tab_ids: number[]; until: number } | null;
 }
 
 const LOCAL_DEFAULTS: LocalShape = {
@@ -108,7 +106,6 @@ const SESSION_DEFAULTS: SessionShape = {
   pairing_error: null,
   gateway_check: 'unknown',
   site_policy: null,
-  new_tab_guard: null,
 };
 
 export async function readLocal<K extends keyof LocalShape>(key: K): Promise<LocalShape[K]> {

@@ -190,9 +190,10 @@ async function handle(parts: Parts, raw: unknown): Promise<unknown> {
         request.tab_id,
         site.ok ? site.site.origin : null,
       );
-      // Until the policy is read, the shared tab may stay on its own origin and go nowhere else.
-      await loadSessionSites(request.session_id).catch(() => undefined);
       await parts.link.ensure('share');
+      // Until the policy is read, the shared tab may stay on its own origin and go nowhere else; every
+      // command reads it anyway, so the share does not wait for it.
+      void loadSessionSites(request.session_id).catch(() => undefined);
       return status(parts);
     }
     case 'sites':

@@ -4,7 +4,7 @@
  * it. The share itself is durable state, so a restarted worker knows it at once.
  */
 import { chrome } from '../chrome-api.js';
-import { readLocal, readSession, writeLocal, writeSession, type Share } from './durable-state.js';
+import { readLocal, readSession, writeLocal, type Share } from './durable-state.js';
 import { blockMetadata, unblockMetadata } from './metadata-rule.js';
 import { FIRST_SITE_RULE_ID, installSiteRules, removeSiteRules, siteRulesFor } from './site-rules.js';
 
@@ -56,12 +56,13 @@ function serialized<T>(change: () => Promise<T>): Promise<T> {
  * gateway last gave for its session (none yet, or another session's: only the shared origin is open).
  */
 async function guardSites(share: Share): Promise<void> {
-  const [stored, newTabs] = await Promise.all([readSession('site_policy'), readSession('new_tab_guard')]);
+  const stored = await readSession('site_policy');
+  const newTabs = newTabGuard;
   const policy = stored?.session_id === share.session_id ? stored.policy : null;
   const shared = share.shared_origin ?? null;
   const rules = siteRulesFor(policy, { tabIds: share.tab_ids }, shared);
   if (newTabs && newTabs.until > Date.now()) {
-    const excluded = newTabs.excluded_tab_ids.filter((tabId) => !share.tab_ids.includes(tabId));
+    const excluded = newTabs.excludedTabIds.filter((tabId) => !share.tab_ids.includes(tabId));
     rules.push(
       ...siteRulesFor(policy, { excludedTabIds: excluded }, shared, FIRST_SITE_RULE_ID + rules.length),
     );
@@ -78,6 +79,11 @@ export function refreshSiteRules(): Promise<void> {
 }
 
 let newTabGuardTimer: ReturnType<typeof setTimeout> | null = null;
+/**
+ * The new-tab guard in force, in memory only: a worker Chrome restarted runs no action, and its wake
+ * installs the rules again without it.
+ */
+let newTabGuard: { excludedTabIds: number[]; until: number } | null = null;
 
 /**
  * Until `until`, every tab that does not exist yet is held to the session's policy too. A tab the shared
@@ -86,19 +92,29 @@ let newTabGuardTimer: ReturnType<typeof setTimeout> | null = null;
  * A tab the person opens meanwhile is held to it as well, for those few seconds only.
  */
 export function guardNewTabs(until: number): Promise<void> {
+  const live = newTabGuard;
+  if (live && live.until > Date.now()) {
+    // Its rules already hold every tab made since it began: only its end moves, off the rules.
+    live.until = until;
+    scheduleGuardEnd(until);
+    return Promise.resolve();
+  }
   return serialized(async () => {
     const share = await readLocal('share');
     if (!share) return;
     const existing = (await chrome.tabs.query({})).flatMap((tab) => (tab.id === undefined ? [] : [tab.id]));
-    const before = await readSession('new_tab_guard');
-    const excluded = before && before.until > Date.now() ? before.excluded_tab_ids : existing;
-    await writeSession('new_tab_guard', { excluded_tab_ids: excluded, until });
+    newTabGuard = { excludedTabIds: existing, until };
     await guardSites(share);
-    if (newTabGuardTimer !== null) clearTimeout(newTabGuardTimer);
-    newTabGuardTimer = setTimeout(() => void refreshSiteRules(), Math.max(0, until - Date.now()) + 50);
-    // Where timers can hold a process (Node, running these modules in tests), this one must not.
-    (newTabGuardTimer as { unref?: () => void }).unref?.();
+    scheduleGuardEnd(until);
   });
+}
+
+/** When the guard ends, the rules are installed again without it. */
+function scheduleGuardEnd(until: number): void {
+  if (newTabGuardTimer !== null) clearTimeout(newTabGuardTimer);
+  newTabGuardTimer = setTimeout(() => void refreshSiteRules(), Math.max(0, until - Date.now()) + 50);
+  // Where timers can hold a process (Node, running these modules in tests), this one must not.
+  (newTabGuardTimer as { unref?: () => void }).unref?.();
 }
 
 /** Resolves once every share change started so far is written. */
@@ -216,8 +232,8 @@ export function endShare(): Promise<void> {
     const share = await readLocal('share');
     await writeLocal('share', null);
     await unblockMetadata();
+    newTabGuard = null;
     await removeSiteRules();
-    await writeSession('new_tab_guard', null);
     if (!share) return;
     for (const tabId of share.tab_ids) {
       await chrome.action.setBadgeText({ tabId, text: '' }).catch(() => undefined);

@@ -83,6 +83,9 @@ export async function loadSessionSites(sessionId: string): Promise<StoredSitePol
   return keepSessionSites(sessionId, answer);
 }
 
+/** What was kept last, so an unchanged answer (nearly every one) costs no storage or rule update. */
+let lastKept: { key: string; stored: StoredSitePolicy } | null = null;
+
 /** Keeps what the gateway answered (a read, or a grant the person made) and applies it. */
 export async function keepSessionSites(sessionId: string, answer: unknown): Promise<StoredSitePolicy> {
   const parsed = sessionSitesSchema.safeParse(answer);
@@ -98,6 +101,12 @@ export async function keepSessionSites(sessionId: string, answer: unknown): Prom
     requested: parsed.data.sites.requested,
     fetched_at: Date.now(),
   };
+  const key = JSON.stringify([sessionId, parsed.data]);
+  if (lastKept?.key === key && (await readSession('site_policy'))?.session_id === sessionId) {
+    lastKept.stored.fetched_at = stored.fetched_at;
+    return lastKept.stored;
+  }
+  lastKept = { key, stored };
   const before = await readSession('site_policy');
   await writeSession('site_policy', stored);
   if (before?.session_id !== sessionId || JSON.stringify(before.policy) !== JSON.stringify(stored.policy))
@@ -116,9 +125,26 @@ function originKey(url: string): string {
   return parsed.ok ? parsed.site.origin : (url.split(':')[0] ?? '') + ':';
 }
 
+/**
+ * How long a policy read serves actions that only read the page (snapshot, screenshot, tabs): they move
+ * nothing, so a grant revoked a moment ago costs nothing there. Every action that acts or navigates
+ * reads the policy afresh.
+ */
+export const READING_POLICY_MAX_AGE_MS = 2_000;
+
 export class SiteGuard {
   /** The origin each tab's page had at its last snapshot, by chrome tab id. */
   private readonly snapshotOrigins = new Map<number, string>();
+  private last: StoredSitePolicy | null = null;
+
+  private async policy(sessionId: string, fresh: boolean): Promise<StoredSitePolicy> {
+    const last = this.last;
+    if (!fresh && last?.session_id === sessionId && Date.now() - last.fetched_at < READING_POLICY_MAX_AGE_MS)
+      return last;
+    this.last = null;
+    this.last = await loadSessionSites(sessionId);
+    return this.last;
+  }
 
   /** Checks an action before it runs; `deadline` (epoch ms) bounds how long it may open tabs. */
   async before(action: string, args: Record<string, unknown>, deadline: number): Promise<void> {
@@ -126,7 +152,7 @@ export class SiteGuard {
     if (!share) return;
     let stored: StoredSitePolicy;
     try {
-      stored = await loadSessionSites(share.session_id);
+      stored = await this.policy(share.session_id, ACTING.has(action) || MAY_OPEN_TABS.has(action));
     } catch (error) {
       if (error instanceof CommandError) throw error;
       throw new CommandError(
@@ -178,5 +204,6 @@ export class SiteGuard {
   /** The share ended: what was seen belongs to it. */
   clear(): void {
     this.snapshotOrigins.clear();
+    this.last = null;
   }
 }
