@@ -29,6 +29,13 @@ export const requestSchema = z.discriminatedUnion('type', [
     tab_id: z.number().int().min(0),
   }),
   z.object({ type: z.literal('stop') }),
+  // The shared session's sites, and the person's decision on one of them (never the agent's).
+  z.object({ type: z.literal('sites') }),
+  z.object({
+    type: z.literal('decide-site'),
+    decision: z.enum(['grant', 'deny', 'revoke']),
+    site: z.string().min(1).max(300),
+  }),
 ]);
 
 export type PopupRequest = z.input<typeof requestSchema>;
@@ -53,3 +60,13 @@ export interface StatusView {
 
 export type Response<T = unknown> =
   { ok: true; value: T } | { ok: false; error: { code: string; message: string } };
+
+/** The shared session's sites as the popup lists them. */
+export interface SitesView {
+  /** False until the gateway answered once for this session. */
+  loaded: boolean;
+  mode: string | null;
+  granted: string[];
+  /** Asked for by the session and not decided yet: each with Grant and Deny. */
+  requested: string[];
+}

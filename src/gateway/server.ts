@@ -52,6 +52,7 @@ import { openStore } from './store/open-store.js';
 import type { Store } from './store/store.js';
 import { PairingGrants } from './pairing/grant-mirror.js';
 import { siteGrantRoutes } from './sites/grant-routes.js';
+import { extensionSiteRoutes } from './http/routes/extension-sites.js';
 import { SitePolicies } from './sites/site-policies.js';
 import { warnIfExposed } from './security/exposure.js';
 import { securePrivateHome } from './security/private-home.js';
@@ -267,6 +268,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
     ...auditRoutes(audit),
     ...sessionRoutes(service, sessions, sitePolicies, siteBrowserOf),
     ...siteGrantRoutes(sessions, sitePolicies, siteBrowserOf),
+    ...extensionSiteRoutes(sessions, sitePolicies),
     ...sessionControlRoutes(service, csrf),
     ...dashboardPageRoutes(),
     ...dashboardApiRoutes(dashboard),

@@ -154,6 +154,10 @@ export const ERROR_TABLE = {
     status: 403,
     hint: 'That site is denied by the safety policy or belongs to a high-risk category; do not try to reach it another way.',
   },
+  domain_changed: {
+    status: 409,
+    hint: 'The page moved to another origin since the last snapshot; take a new browser_snapshot before acting.',
+  },
   navigation_failed: { status: 502, hint: 'The page could not be loaded; check the URL.' },
   navigation_timeout: {
     status: 504,

@@ -4,6 +4,7 @@
  * controller identity, the shared tabs) live in `local`; per-boot facts (connection status, backoff
  * step, boot count) in `session`, which a browser restart clears.
  */
+import type { SitePolicy } from '../../protocol/index.js';
 import { chrome } from '../chrome-api.js';
 
 export const DEFAULT_GATEWAY_URL = 'http://127.0.0.1:8642';
@@ -37,6 +38,21 @@ export interface Share {
    */
   agent_ids?: Record<string, number>;
   next_agent_id?: number;
+  /**
+   * The origin of the page the user shared, always allowed (but for `sites.deny`); null when the tab
+   * showed no site (a new tab page). Absent in a share written before site rules existed.
+   */
+  shared_origin?: string | null;
+}
+
+/** The site policy of the shared session as the gateway last gave it (site-policy-state.ts). */
+export interface StoredSitePolicy {
+  session_id: string;
+  policy: SitePolicy;
+  granted: string[];
+  requested: string[];
+  /** Epoch ms. */
+  fetched_at: number;
 }
 
 export interface Identity {
@@ -72,6 +88,7 @@ interface SessionShape {
   boot_count: number;
   pairing_error: { code: string; message: string } | null;
   gateway_check: GatewayCheck;
+  site_policy: StoredSitePolicy | null;
 }
 
 const LOCAL_DEFAULTS: LocalShape = {
@@ -88,6 +105,7 @@ const SESSION_DEFAULTS: SessionShape = {
   boot_count: 0,
   pairing_error: null,
   gateway_check: 'unknown',
+  site_policy: null,
 };
 
 export async function readLocal<K extends keyof LocalShape>(key: K): Promise<LocalShape[K]> {

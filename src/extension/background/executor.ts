@@ -15,7 +15,9 @@ import {
   type Frame,
   type ToolName,
 } from '../../protocol/index.js';
+import { CommandError } from './command-error.js';
 import type { SharedTabs } from './shared-tabs.js';
+import type { SiteGuard } from './site-guard.js';
 
 /** The reference protocol's cap on a screenshot data URL. */
 export const MAX_SCREENSHOT_DATA_URL_CHARS = 1_500_000;
@@ -26,15 +28,6 @@ const REMEMBERED_IDS = 1024;
 interface ErrorPayload {
   code: string;
   message: string;
-}
-
-class CommandError extends Error {
-  constructor(
-    readonly code: string,
-    message: string,
-  ) {
-    super(message);
-  }
 }
 
 interface Running {
@@ -52,6 +45,8 @@ export class CommandExecutor {
   constructor(
     private readonly tabs: SharedTabs,
     private readonly send: (frame: Frame) => void,
+    /** The session's site policy, checked before every action (site-guard.ts). */
+    private readonly sites: SiteGuard,
     private readonly snapshotMaxChars = SNAPSHOT_MAX_CHARS,
   ) {}
 
@@ -141,6 +136,21 @@ export class CommandExecutor {
     // frame's origin and the field's kind again here, in the user's browser, before it goes in.
     if (params.secret && action !== 'browser_type')
       throw new CommandError('unsupported_action', 'only browser_type may carry a vault secret');
+    // In the user's browser, on its own: the gateway judged the navigation too, but either alone holds.
+    await this.sites.before(action, args, deadline);
+    try {
+      return await this.run(action, args, deadline, params.secret);
+    } finally {
+      await this.sites.done(action);
+    }
+  }
+
+  private async run(
+    action: ToolName,
+    args: ReturnType<typeof parseToolArguments>,
+    deadline: number,
+    secret: CommandParams['secret'],
+  ): Promise<unknown> {
     const options: EngineOptions = {
       snapshotMaxChars: this.snapshotMaxChars,
       commandTimeoutMs: Math.max(1000, deadline - Date.now()),
@@ -148,7 +158,8 @@ export class CommandExecutor {
       remote: false,
       allowPrivateUrls: true,
     };
-    const result = await runTool(this.tabs, action as ToolName, args, options, params.secret);
+    const result = await runTool(this.tabs, action, args, options, secret);
+    await this.sites.after(action);
     if (action === 'browser_screenshot') {
       const data = (result as { data?: string }).data ?? '';
       if ('data:image/png;base64,'.length + data.length > MAX_SCREENSHOT_DATA_URL_CHARS) {

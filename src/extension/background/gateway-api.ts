@@ -9,6 +9,7 @@ import {
   PROTOCOL_VERSION,
   REGISTER_PATH,
   type ControllerCapability,
+  type SitePolicy,
 } from '../../protocol/index.js';
 
 /** A refusal from the gateway, with its stable code; `network` when it could not be reached at all. */
@@ -154,4 +155,35 @@ export async function register(
     ),
   );
   return body as Registration;
+}
+
+/** What the gateway holds for a session on the user's tab: the policy to enforce, and what to list. */
+export interface SessionSites {
+  policy: SitePolicy;
+  sites: { granted: string[]; requested: string[]; mode: string; allow: string[]; deny: string[] };
+}
+
+const sitesPath = (sessionId: string) =>
+  `/v1/browser-control/sessions/${encodeURIComponent(sessionId)}/sites`;
+
+/** The site policy of a session the extension serves, read with its own pairing token. */
+export async function fetchSessionSites(
+  base: string,
+  token: string,
+  sessionId: string,
+): Promise<SessionSites> {
+  const { body } = await call(base + sitesPath(sessionId), { headers: { authorization: `Bearer ${token}` } });
+  return body as SessionSites;
+}
+
+/** The person's decision in the popup: grant or deny a site the session asked for, revoke a grant. */
+export async function decideSite(
+  base: string,
+  token: string,
+  sessionId: string,
+  decision: 'grant' | 'deny' | 'revoke',
+  site: string,
+): Promise<SessionSites> {
+  return (await call(`${base}${sitesPath(sessionId)}/${decision}`, json({ site }, token)))
+    .body as SessionSites;
 }

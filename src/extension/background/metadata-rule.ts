@@ -62,9 +62,12 @@ export function metadataUrlPattern(host: string): string {
   return `^[a-z][a-z0-9+.-]*://([^/?#@]*@)?(${hostForms(host).join('|')})(:[0-9]*)?([/?#]|$)`;
 }
 
+/** Above every site rule (site-rules.ts): no grant or allow rule can reopen a metadata address. */
+export const METADATA_RULE_PRIORITY = 10;
+
 const RULES: Rule[] = CLOUD_METADATA_HOSTS.map((host, index) => ({
   id: FIRST_RULE_ID + index,
-  priority: 1,
+  priority: METADATA_RULE_PRIORITY,
   action: { type: 'block' },
   condition: {
     regexFilter: metadataUrlPattern(host),

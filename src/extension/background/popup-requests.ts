@@ -1,19 +1,29 @@
 /** The worker's side of the popup's requests: validated, then run against the durable state. */
 import { chrome, type MessageSender } from '../chrome-api.js';
 import { parseGatewayAddress } from '../gateway-address.js';
-import { requestSchema, type Phase, type Response, type StatusView } from '../messages.js';
+import { requestSchema, type Phase, type Response, type SitesView, type StatusView } from '../messages.js';
 import type { ControllerLink } from './controller-link.js';
-import { readLocal, readSession, writeLocal, writeSession, type GatewayCheck } from './durable-state.js';
+import {
+  readLocal,
+  readSession,
+  writeLocal,
+  writeSession,
+  type GatewayCheck,
+  type StoredSitePolicy,
+} from './durable-state.js';
+import { parseSiteUrl } from '../../protocol/index.js';
 import type { CommandExecutor } from './executor.js';
-import { extensionControlEnabled, GatewayError, listSessions } from './gateway-api.js';
+import { decideSite, extensionControlEnabled, GatewayError, listSessions } from './gateway-api.js';
 import { beginPairing, cancelPairing, forgetPairing, pairingRevoked } from './pairing-flow.js';
 import { endShare, startShare } from './share.js';
 import type { SharedTabs } from './shared-tabs.js';
+import { keepSessionSites, loadSessionSites, type SiteGuard } from './site-guard.js';
 
 export interface Parts {
   link: ControllerLink;
   executor: CommandExecutor;
   tabs: SharedTabs;
+  sites: SiteGuard;
 }
 
 export const REVOKED_MESSAGE = "This browser's pairing was revoked — Pair again.";
@@ -23,7 +33,26 @@ export async function stopSharing(parts: Parts): Promise<void> {
   await parts.link.stop();
   parts.executor.abortAll();
   await parts.tabs.releaseAll();
+  parts.sites.clear();
   await endShare();
+}
+
+function sitesView(stored: StoredSitePolicy | null, sessionId: string): SitesView {
+  if (stored?.session_id !== sessionId) return { loaded: false, mode: null, granted: [], requested: [] };
+  return { loaded: true, mode: stored.policy.mode, granted: stored.granted, requested: stored.requested };
+}
+
+/** The sites of the shared session, asked afresh; what was last read when the gateway cannot answer. */
+async function sharedSites(): Promise<SitesView & { shared_origin: string | null }> {
+  const share = await readLocal('share');
+  if (!share) throw new GatewayError('not_sharing', 'No tab is shared.', 0);
+  let stored: StoredSitePolicy | null;
+  try {
+    stored = await loadSessionSites(share.session_id);
+  } catch {
+    stored = await readSession('site_policy');
+  }
+  return { ...sitesView(stored, share.session_id), shared_origin: share.shared_origin ?? null };
 }
 
 /**
@@ -154,9 +183,29 @@ async function handle(parts: Parts, raw: unknown): Promise<unknown> {
         throw new GatewayError('not_paired', 'Pair with the gateway first.', 0);
       if (await readLocal('share')) await stopSharing(parts);
       await writeSession('status', { state: 'idle', error: null, attempt: 0 });
-      await startShare({ session_id: request.session_id, title: request.title }, request.tab_id);
+      const shown = await chrome.tabs.get(request.tab_id).catch(() => null);
+      const site = parseSiteUrl(shown?.url ?? '');
+      await startShare(
+        { session_id: request.session_id, title: request.title },
+        request.tab_id,
+        site.ok ? site.site.origin : null,
+      );
       await parts.link.ensure('share');
+      // Until the policy is read, the shared tab may stay on its own origin and go nowhere else; every
+      // command reads it anyway, so the share does not wait for it.
+      void loadSessionSites(request.session_id).catch(() => undefined);
       return status(parts);
+    }
+    case 'sites':
+      return sharedSites();
+    case 'decide-site': {
+      const share = await readLocal('share');
+      if (!share) throw new GatewayError('not_sharing', 'No tab is shared.', 0);
+      const answer = await withPairing(parts, (base, token) =>
+        decideSite(base, token, share.session_id, request.decision, request.site),
+      );
+      await keepSessionSites(share.session_id, answer);
+      return sharedSites();
     }
     case 'stop':
       await stopSharing(parts);

@@ -13,6 +13,7 @@ import { resumePairing } from './pairing-flow.js';
 import { gatewayRefused, popupListener, type Parts } from './popup-requests.js';
 import { adoptTab, forgetTab, guardLiveShare } from './share.js';
 import { SharedTabs } from './shared-tabs.js';
+import { loadSessionSites, SiteGuard } from './site-guard.js';
 
 const WAKE_ALARM = 'tabgate-wake';
 
@@ -25,13 +26,19 @@ const link: ControllerLink = new ControllerLink({
     await gatewayRefused(parts, error);
   },
 });
-const executor = new CommandExecutor(tabs, (frame) => link.send(frame));
-const parts: Parts = { link, executor, tabs };
+const sites = new SiteGuard();
+const executor = new CommandExecutor(tabs, (frame) => link.send(frame), sites);
+const parts: Parts = { link, executor, tabs, sites };
 
 async function wake(reason: string): Promise<void> {
   if (await readLocal('pending_pairing')) void resumePairing();
   // A browser restart drops session rules but not the share: the rules are back before any command.
-  if (await guardLiveShare()) await link.ensure(reason);
+  if (await guardLiveShare()) {
+    // Grants made or revoked elsewhere (`tabgate grants`) reach the network rules within one alarm.
+    const share = await readLocal('share');
+    if (share) await loadSessionSites(share.session_id).catch(() => undefined);
+    await link.ensure(reason);
+  }
 }
 
 installDebuggerListeners();

@@ -4,8 +4,9 @@
  * it. The share itself is durable state, so a restarted worker knows it at once.
  */
 import { chrome } from '../chrome-api.js';
-import { readLocal, writeLocal, type Share } from './durable-state.js';
+import { readLocal, readSession, writeLocal, type Share } from './durable-state.js';
 import { blockMetadata, unblockMetadata } from './metadata-rule.js';
+import { FIRST_SITE_RULE_ID, installSiteRules, removeSiteRules, siteRulesFor } from './site-rules.js';
 
 const BADGE = 'AI';
 
@@ -50,6 +51,72 @@ function serialized<T>(change: () => Promise<T>): Promise<T> {
   return run;
 }
 
+/**
+ * The site rules for the share as it is now: its tabs, the origin the user shared, and the policy the
+ * gateway last gave for its session (none yet, or another session's: only the shared origin is open).
+ */
+async function guardSites(share: Share): Promise<void> {
+  const stored = await readSession('site_policy');
+  const newTabs = newTabGuard;
+  const policy = stored?.session_id === share.session_id ? stored.policy : null;
+  const shared = share.shared_origin ?? null;
+  const rules = siteRulesFor(policy, { tabIds: share.tab_ids }, shared);
+  if (newTabs && newTabs.until > Date.now()) {
+    const excluded = newTabs.excludedTabIds.filter((tabId) => !share.tab_ids.includes(tabId));
+    rules.push(
+      ...siteRulesFor(policy, { excludedTabIds: excluded }, shared, FIRST_SITE_RULE_ID + rules.length),
+    );
+  }
+  await installSiteRules(rules);
+}
+
+/** Installs the site rules again after the policy changed (site-guard.ts). */
+export function refreshSiteRules(): Promise<void> {
+  return serialized(async () => {
+    const share = await readLocal('share');
+    if (share) await guardSites(share);
+  });
+}
+
+let newTabGuardTimer: ReturnType<typeof setTimeout> | null = null;
+/**
+ * The new-tab guard in force, in memory only: a worker Chrome restarted runs no action, and its wake
+ * installs the rules again without it.
+ */
+let newTabGuard: { excludedTabIds: number[]; until: number } | null = null;
+
+/**
+ * Until `until`, every tab that does not exist yet is held to the session's policy too. A tab the shared
+ * page opens (a link's target, `window.open`) sends its first request before Chrome has told anyone its
+ * id, so no rule scoped by tab id can cover it; a rule over "every tab but the ones that existed" can.
+ * A tab the person opens meanwhile is held to it as well, for those few seconds only.
+ */
+export function guardNewTabs(until: number): Promise<void> {
+  const live = newTabGuard;
+  if (live && live.until > Date.now()) {
+    // Its rules already hold every tab made since it began: only its end moves, off the rules.
+    live.until = until;
+    scheduleGuardEnd(until);
+    return Promise.resolve();
+  }
+  return serialized(async () => {
+    const share = await readLocal('share');
+    if (!share) return;
+    const existing = (await chrome.tabs.query({})).flatMap((tab) => (tab.id === undefined ? [] : [tab.id]));
+    newTabGuard = { excludedTabIds: existing, until };
+    await guardSites(share);
+    scheduleGuardEnd(until);
+  });
+}
+
+/** When the guard ends, the rules are installed again without it. */
+function scheduleGuardEnd(until: number): void {
+  if (newTabGuardTimer !== null) clearTimeout(newTabGuardTimer);
+  newTabGuardTimer = setTimeout(() => void refreshSiteRules(), Math.max(0, until - Date.now()) + 50);
+  // Where timers can hold a process (Node, running these modules in tests), this one must not.
+  (newTabGuardTimer as { unref?: () => void }).unref?.();
+}
+
 /** Resolves once every share change started so far is written. */
 export function shareSettled(): Promise<void> {
   return serialized(async () => undefined);
@@ -77,6 +144,7 @@ export function tabIdOfAgentId(share: Share, agentId: number): number | null {
 export function startShare(
   session: { session_id: string; title: string | null },
   tabId: number,
+  sharedOrigin: string | null,
 ): Promise<Share> {
   return serialized(async () => {
     // Before anything is shared: a browser that refuses the rules gets no share (metadata-rule.ts).
@@ -86,7 +154,9 @@ export function startShare(
       tab_ids: [tabId],
       active_tab_id: tabId,
       group_id: null,
+      shared_origin: sharedOrigin,
     });
+    await guardSites(share);
     share.group_id = await group([tabId], share);
     await mark(tabId, share);
     await writeLocal('share', share);
@@ -100,8 +170,10 @@ export function startShare(
  */
 export function guardLiveShare(): Promise<boolean> {
   return serialized(async () => {
-    if (!(await readLocal('share'))) return false;
+    const share = await readLocal('share');
+    if (!share) return false;
     await blockMetadata();
+    await guardSites(share);
     return true;
   });
 }
@@ -120,6 +192,8 @@ export function adoptTab(tabId: number, openerTabId: number | undefined): Promis
     }
     share.tab_ids.push(tabId);
     withAgentIds(share);
+    // The rules first: the page may already be loading in the new tab.
+    await guardSites(share);
     // Listed at once; the group and badge follow.
     await writeLocal('share', share);
     share.group_id = await group([tabId], share);
@@ -137,6 +211,8 @@ export function forgetTab(tabId: number): Promise<Share | null> {
     share.tab_ids = share.tab_ids.filter((id) => id !== tabId);
     if (share.active_tab_id === tabId) share.active_tab_id = share.tab_ids.at(-1) ?? -1;
     await writeLocal('share', share);
+    // A rule naming a closed tab does no harm: a failure here is not worth failing the close for.
+    await guardSites(share).catch(() => undefined);
     return share;
   });
 }
@@ -156,6 +232,8 @@ export function endShare(): Promise<void> {
     const share = await readLocal('share');
     await writeLocal('share', null);
     await unblockMetadata();
+    newTabGuard = null;
+    await removeSiteRules();
     if (!share) return;
     for (const tabId of share.tab_ids) {
       await chrome.action.setBadgeText({ tabId, text: '' }).catch(() => undefined);

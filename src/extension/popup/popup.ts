@@ -6,7 +6,8 @@
  */
 import { chrome } from '../chrome-api.js';
 import { parseGatewayAddress } from '../gateway-address.js';
-import type { Phase, PopupRequest, Response, StatusView } from '../messages.js';
+import type { Phase, PopupRequest, Response, SitesView, StatusView } from '../messages.js';
+import { renderSites, sitesChanged, type SiteDecision } from './sites.js';
 import { $, render, stateProblem } from './view.js';
 
 interface SessionSummary {
@@ -118,6 +119,24 @@ async function share(session: SessionSummary): Promise<StatusView> {
   });
 }
 
+async function refreshSites(): Promise<void> {
+  try {
+    renderSites(await ask<SitesView & { shared_origin: string | null }>({ type: 'sites' }), decideSite);
+  } catch (error) {
+    errors.sessions = (error as Error).message;
+    paintErrors();
+  }
+}
+
+function decideSite(decision: SiteDecision, site: string): void {
+  void act('action', async () => {
+    await ask({ type: 'decide-site', decision, site });
+    sitesChanged();
+    await refreshSites();
+    return ask<StatusView>({ type: 'status' });
+  });
+}
+
 /** Checked here first, so a malformed address is named next to the field before anything is sent. */
 async function pair(): Promise<StatusView> {
   const address = parseGatewayAddress($<HTMLInputElement>('gateway-url').value);
@@ -136,6 +155,7 @@ async function refresh(): Promise<void> {
     if (before !== actions) return;
     show(view);
     if (view.phase === 'paired') await renderSessions();
+    if (view.phase === 'sharing') await refreshSites();
   } catch (error) {
     errors.state = (error as Error).message;
     paintErrors();

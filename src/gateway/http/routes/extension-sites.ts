@@ -1,0 +1,99 @@
+/**
+ * The site grants of a session on the user's tab, for the tabgate extension (docs/extension.md, "Sites
+ * on your tab"): the extension reads the policy it enforces in the user's browser, and the person grants,
+ * denies or revokes sites in its popup. Only a paired extension's own token reaches these routes: the
+ * agent's API key reads nothing here and can never grant (403 `operator_required`), and a grant made here
+ * is the same grant `tabgate grants add` makes, so the gateway and the extension judge the same policy.
+ */
+import { TabgateError } from '../../../protocol/index.js';
+import type { Caller } from '../../service.js';
+import type { Sessions } from '../../sessions.js';
+import type { SitePolicies } from '../../sites/site-policies.js';
+import { objectBody } from '../body.js';
+import type { Route, RouteContext } from '../route-table.js';
+
+export const EXTENSION_SITES_PATH = '/v1/browser-control/sessions/:id/sites';
+
+/** The paired extension behind a request, or the refusal every other credential gets. */
+function pairedExtension(ctx: RouteContext): Caller {
+  const caller = ctx.caller;
+  if (caller?.credential !== 'pairing_token') {
+    throw new TabgateError(
+      'operator_required',
+      "Only the user grants sites on their own tab, in the tabgate extension's popup (or the owner with `tabgate grants add`); the API key is the agent's and cannot.",
+    );
+  }
+  return caller;
+}
+
+export function extensionSiteRoutes(sessions: Sessions, sites: SitePolicies): Route[] {
+  const session = (ctx: RouteContext) => sessions.require(pairedExtension(ctx), ctx.params.id ?? '');
+  /** Grants change only for a session a user's browser serves: other browsers are the owner's CLI's. */
+  const servedSession = (ctx: RouteContext) => {
+    const record = session(ctx);
+    if (!record.binding) {
+      throw new TabgateError(
+        'token_scope_forbidden',
+        'A paired extension grants sites only to a session it serves; share a tab with it first, or use `tabgate grants add` for other browsers.',
+      );
+    }
+    return record;
+  };
+  const answer = (sessionId: string, extra: Record<string, unknown> = {}) => ({
+    status: 200,
+    body: {
+      session_id: sessionId,
+      ...extra,
+      // What the extension enforces (the user's-tab policy, grants included) and what the popup lists.
+      policy: sites.policyFor(sessionId, 'user_tab'),
+      sites: sites.view(sessionId, 'user_tab'),
+    },
+  });
+  const siteOf = (ctx: RouteContext) => objectBody(ctx.body).site;
+  return [
+    {
+      method: 'GET',
+      path: EXTENSION_SITES_PATH,
+      auth: 'controller',
+      handle: (ctx) => answer(session(ctx).session_id),
+    },
+    {
+      method: 'POST',
+      path: `${EXTENSION_SITES_PATH}/grant`,
+      auth: 'controller',
+      handle: (ctx) => {
+        const record = servedSession(ctx);
+        return answer(record.session_id, { granted: sites.grant(record.session_id, siteOf(ctx)) });
+      },
+    },
+    {
+      // Deny drops a site the session asked for; revoke takes back a grant. Both forget the row.
+      method: 'POST',
+      path: `${EXTENSION_SITES_PATH}/deny`,
+      auth: 'controller',
+      handle: (ctx) => {
+        const record = servedSession(ctx);
+        const view = sites.view(record.session_id, 'user_tab');
+        const site = sites.validate([siteOf(ctx)])[0] ?? '';
+        if (!view.requested.includes(site))
+          throw new TabgateError('invalid_request', 'This session did not ask for that site.');
+        sites.revoke(record.session_id, site);
+        return answer(record.session_id, { denied: site });
+      },
+    },
+    {
+      method: 'POST',
+      path: `${EXTENSION_SITES_PATH}/revoke`,
+      auth: 'controller',
+      handle: (ctx) => {
+        const record = servedSession(ctx);
+        const view = sites.view(record.session_id, 'user_tab');
+        const site = sites.validate([siteOf(ctx)])[0] ?? '';
+        if (!view.granted.includes(site))
+          throw new TabgateError('invalid_request', 'This session holds no grant for that site.');
+        sites.revoke(record.session_id, site);
+        return answer(record.session_id, { revoked: site });
+      },
+    },
+  ];
+}

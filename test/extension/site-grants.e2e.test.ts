@@ -1,0 +1,203 @@
+/* eslint-disable @typescript-eslint/no-unsafe-member-access, @typescript-eslint/no-unsafe-call, @typescript-eslint/no-unsafe-return, @typescript-eslint/no-unsafe-assignment, @typescript-eslint/no-unsafe-argument -- tests read JSON bodies */
+/**
+ * Site grants on the user's own tab, enforced by the real extension in a real Chromium: the user shares
+ * a tab on `granted.test`, the session asks for `other.test`, and the agent tries every way a page can
+ * move a frame there. The other site's server records every request it receives: it must receive 0
+ * until the person grants the site in the popup (clicks, as a person would), and 0 again once they
+ * revoke it. The agent's API key cannot grant; an action on a page that moved since its snapshot gets
+ * `domain_changed`.
+ */
+import assert from 'node:assert/strict';
+import { after, afterEach, before, describe, it } from 'node:test';
+import { ENABLED_CONFIG, type HttpResult } from '../gateway/fixtures/gateway.js';
+import {
+  CATEGORY_HOST,
+  DENIED_HOST,
+  startSiteServers,
+  type SiteServers,
+} from '../security/fixtures/site-servers.js';
+import { toolSession, type ToolResult } from '../security/fixtures/tool-session.js';
+import { startStage, status, waitFor, type Stage } from './fixtures/paired-setup.js';
+import { openPopup, type PopupPage } from './fixtures/popup-page.js';
+
+/** A second site the session asks for, which the person denies. */
+const ADS_ORIGIN = 'https://ads.example';
+
+/** Long enough for a refused frame's retries, timers and popups to have happened. */
+const SETTLE_MS = 500;
+
+describe("site grants on the user's tab (the extension)", () => {
+  let servers: SiteServers;
+  let stage: Stage;
+  let sid: string;
+  let popup: PopupPage;
+  /** Requests the other server may have seen on purpose (while it was granted). */
+  let expectedOther = 0;
+
+  const call = (tool: string, args: Record<string, unknown> = {}): Promise<HttpResult> =>
+    stage.gw.request('POST', `/v1/sessions/${sid}/tools/${tool}`, { body: args });
+  const { ok, refOf } = toolSession(call);
+  const settle = () => new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
+  /** Refused by the extension: the gateway passes its code on as `controller_code`. */
+  const refusedByExtension = (result: HttpResult, code: string) => {
+    assert.equal(result.body.error?.code, 'controller_rejected', JSON.stringify(result.body));
+    assert.equal(result.body.error?.controller_code, code, JSON.stringify(result.body));
+  };
+  const onLinks = () => ok('browser_navigate', { url: servers.grantedUrl('/links') });
+  /** No tab of the share shows the other site's page. */
+  const neverOther = async () => {
+    await settle();
+    const tabs = (await ok('browser_tabs')).tabs ?? [];
+    for (const tab of tabs) assert.notEqual((tab as { title?: string }).title, 'Other', JSON.stringify(tabs));
+  };
+  const decide = async (decision: 'grant' | 'deny' | 'revoke', site: string) => {
+    const selector = `button[data-decision="${decision}"][data-site="${site}"]`;
+    await waitFor(`the popup to offer ${decision} for ${site}`, () => popup.visible(selector));
+    await popup.click(selector);
+  };
+  const sitesOf = async () => (await stage.gw.request('GET', `/v1/sessions/${sid}`)).body.sites;
+
+  before(async () => {
+    servers = await startSiteServers();
+    stage = await startStage({
+      config: {
+        browser: { extension_control: { ...ENABLED_CONFIG.browser.extension_control, command_timeout: 20 } },
+        safety: { sites: { deny: [DENIED_HOST] } },
+      },
+      browserArgs: [servers.resolverRule],
+    });
+    const created = await stage.gw.request('POST', '/v1/sessions', {
+      body: { title: 'sites', sites: [servers.otherOrigin, ADS_ORIGIN] },
+    });
+    assert.equal(created.status, 201, JSON.stringify(created.body));
+    sid = created.body.session_id;
+    const { targetId } = await stage.browser.cdp.openPage(servers.grantedUrl('/links'));
+    const tabId = await waitFor('the tab to load', () =>
+      stage.browser.tabIdOfTarget(targetId).catch(() => null),
+    );
+    popup = await openPopup(stage.browser, tabId);
+    await popup.click(`button[data-session-id="${sid}"]`);
+    await waitFor(
+      'the controller to connect',
+      async () => (await status(stage.browser)).connection.state === 'connected',
+    );
+  });
+  afterEach(async () => {
+    await settle();
+    assert.equal(servers.otherRequests.length, expectedOther, servers.otherRequests.join('\n'));
+  });
+  after(async () => {
+    await popup?.close();
+    await stage?.close();
+    await servers?.close();
+  });
+
+  it('lists the site the session asks for in the popup, not granted', async () => {
+    const text = await popup.waitForText(servers.otherOrigin);
+    assert.match(text, /This session asks to open/);
+    assert.deepEqual((await sitesOf()).requested, [servers.otherOrigin, ADS_ORIGIN]);
+    assert.deepEqual((await sitesOf()).granted, []);
+  });
+
+  it('forgets a site the person denies in the popup, and grants it nothing', async () => {
+    await decide('deny', ADS_ORIGIN);
+    await waitFor('the gateway to drop the request', async () => (await sitesOf()).requested.length === 1);
+    assert.deepEqual((await sitesOf()).requested, [servers.otherOrigin]);
+    assert.deepEqual((await sitesOf()).granted, []);
+    await waitFor('the popup to stop offering it', async () => !(await popup.text()).includes(ADS_ORIGIN));
+  });
+
+  it('refuses a typed URL to a site that is neither shared nor granted, in the extension', async () => {
+    await onLinks();
+    const result = await call('browser_navigate', { url: servers.otherUrl('/typed') });
+    refusedByExtension(result, 'site_not_granted');
+    assert.match(result.body.error.message, /other\.test/);
+    await neverOther();
+  });
+
+  it("does not let the agent's API key grant a site", async () => {
+    const granted = await stage.gw.request('POST', `/v1/browser-control/sessions/${sid}/sites/grant`, {
+      body: { site: servers.otherOrigin },
+    });
+    assert.equal(granted.status, 403);
+    assert.equal(granted.body.error.code, 'operator_required');
+    refusedByExtension(
+      await call('browser_navigate', { url: servers.otherUrl('/after-agent-grant') }),
+      'site_not_granted',
+    );
+  });
+
+  for (const label of [
+    'link "Other link"',
+    'link "Other new tab"',
+    'button "Other popup"',
+    'button "Search other"',
+    'button "Post to other"',
+    'link "Redirecting link"',
+    'button "Script navigate"',
+    'button "Add other frame"',
+  ]) {
+    it(`sends nothing to the other site when the agent clicks ${label}`, async () => {
+      await onLinks();
+      await ok('browser_click', { ref: await refOf(label) });
+      await neverOther();
+    });
+  }
+
+  for (const [path, what] of [
+    ['/meta-refresh', 'a meta refresh'],
+    ['/script-redirect', "a page's script redirect"],
+    ['/embeds', 'an iframe loaded with the page'],
+    ['/nested', 'an iframe that moves itself'],
+  ]) {
+    it(`sends nothing to the other site for ${what}`, async () => {
+      await ok('browser_navigate', { url: servers.grantedUrl(path ?? '/') });
+      await neverOther();
+    });
+  }
+
+  it("refuses an HTTP redirect of browser_navigate at the other site's door", async () => {
+    const url = servers.grantedUrl(`/redirect?to=${encodeURIComponent(servers.otherUrl('/redirected'))}`);
+    const result = await call('browser_navigate', { url });
+    assert.notEqual(result.status, 200, JSON.stringify(result.body));
+    await neverOther();
+  });
+
+  it('blocks a high-risk category site and a denied site with site_blocked', async () => {
+    for (const host of [CATEGORY_HOST, DENIED_HOST]) {
+      const result = await call('browser_navigate', { url: servers.otherUrl('/blocked', host) });
+      assert.equal(result.status, 403, JSON.stringify(result.body));
+      assert.equal(result.body.error.code, 'site_blocked');
+    }
+  });
+
+  it('opens the site once the person grants it in the popup, and refuses it again once revoked', async () => {
+    await decide('grant', servers.otherOrigin);
+    await waitFor('the gateway to hold the grant', async () =>
+      (await sitesOf()).granted.includes(servers.otherOrigin),
+    );
+    await popup.waitForText('You allowed:');
+    const opened: ToolResult = await ok('browser_navigate', { url: servers.otherUrl('/while-granted') });
+    assert.equal(opened.title, 'Other');
+    expectedOther = servers.otherRequests.length;
+    assert.ok(expectedOther > 0);
+
+    // A ref of a snapshot taken on one origin, used after the page moved to another: domain_changed.
+    await onLinks();
+    const ref = await refOf('link "Granted link"');
+    await ok('browser_navigate', { url: servers.otherUrl('/moved') });
+    expectedOther = servers.otherRequests.length;
+    refusedByExtension(await call('browser_click', { ref }), 'domain_changed');
+
+    await ok('browser_navigate', { url: servers.grantedUrl('/second') });
+    await decide('revoke', servers.otherOrigin);
+    await waitFor('the gateway to drop the grant', async () => (await sitesOf()).granted.length === 0);
+    refusedByExtension(
+      await call('browser_navigate', { url: servers.otherUrl('/after-revoke') }),
+      'site_not_granted',
+    );
+    // History: going back to the revoked site requests it again, and the rules refuse that request.
+    await call('browser_back');
+    await neverOther();
+  });
+});
