@@ -29,8 +29,8 @@ function pairedExtension(ctx: RouteContext): Caller {
 export function extensionSiteRoutes(sessions: Sessions, sites: SitePolicies): Route[] {
   const session = (ctx: RouteContext) => sessions.require(pairedExtension(ctx), ctx.params.id ?? '');
   /** Grants change only for a session a user's browser serves: other browsers are the owner's CLI's. */
-  const servedSession = (ctx: RouteContext) => {
-    const record = session(ctx);
+  const servedSession = async (ctx: RouteContext) => {
+    const record = await session(ctx);
     if (!record.binding) {
       throw new TabgateError(
         'token_scope_forbidden',
@@ -55,15 +55,15 @@ export function extensionSiteRoutes(sessions: Sessions, sites: SitePolicies): Ro
       method: 'GET',
       path: EXTENSION_SITES_PATH,
       auth: 'controller',
-      handle: (ctx) => answer(session(ctx).session_id),
+      handle: async (ctx) => answer((await session(ctx)).session_id),
     },
     {
       method: 'POST',
       path: `${EXTENSION_SITES_PATH}/grant`,
       auth: 'controller',
-      handle: (ctx) => {
-        const record = servedSession(ctx);
-        return answer(record.session_id, { granted: sites.grant(record.session_id, siteOf(ctx)) });
+      handle: async (ctx) => {
+        const record = await servedSession(ctx);
+        return answer(record.session_id, { granted: await sites.grant(record.session_id, siteOf(ctx)) });
       },
     },
     {
@@ -71,13 +71,13 @@ export function extensionSiteRoutes(sessions: Sessions, sites: SitePolicies): Ro
       method: 'POST',
       path: `${EXTENSION_SITES_PATH}/deny`,
       auth: 'controller',
-      handle: (ctx) => {
-        const record = servedSession(ctx);
+      handle: async (ctx) => {
+        const record = await servedSession(ctx);
         const view = sites.view(record.session_id, 'user_tab');
         const site = sites.validate([siteOf(ctx)])[0] ?? '';
         if (!view.requested.includes(site))
           throw new TabgateError('invalid_request', 'This session did not ask for that site.');
-        sites.revoke(record.session_id, site);
+        await sites.revoke(record.session_id, site);
         return answer(record.session_id, { denied: site });
       },
     },
@@ -85,13 +85,13 @@ export function extensionSiteRoutes(sessions: Sessions, sites: SitePolicies): Ro
       method: 'POST',
       path: `${EXTENSION_SITES_PATH}/revoke`,
       auth: 'controller',
-      handle: (ctx) => {
-        const record = servedSession(ctx);
+      handle: async (ctx) => {
+        const record = await servedSession(ctx);
         const view = sites.view(record.session_id, 'user_tab');
         const site = sites.validate([siteOf(ctx)])[0] ?? '';
         if (!view.granted.includes(site))
           throw new TabgateError('invalid_request', 'This session holds no grant for that site.');
-        sites.revoke(record.session_id, site);
+        await sites.revoke(record.session_id, site);
         return answer(record.session_id, { revoked: site });
       },
     },
