@@ -14,6 +14,7 @@ import {
   type SecretFill,
   type ToolName,
 } from '../protocol/index.js';
+import type { Approvals } from './approvals/index.js';
 import type { AuditLog } from './audit/audit-log.js';
 import type { BrowserBackend } from './backends/index.js';
 import type { Broker } from './broker/broker.js';
@@ -51,6 +52,10 @@ export interface GatewayServiceDeps {
   inFlight?: InFlightCalls;
   /** Told of every call's start and end (the dashboard's timeline). */
   activity?: SessionActivity;
+  /** Approvals of consequential actions (docs/safety.md "Approvals"); none asked for without them. */
+  approvals?: Approvals;
+  /** The kind of browser the backend is, for the approval classes its sessions are held to. */
+  backendBrowser?: 'local' | 'remote';
 }
 
 /** A refusal thrown before anything was sent, as the rejected promise the caller awaits. */
@@ -89,6 +94,7 @@ export class DefaultGatewayService implements GatewayService {
   async deleteSession(caller: Caller, sessionId: string): Promise<void> {
     this.d.sessions.delete(caller, sessionId);
     this.d.activity?.forget(sessionId);
+    this.d.approvals?.forgetSession(sessionId);
     // A user's browser's command ends as the protocol says a cancelled command does; a call on the
     // gateway's own browser with the neutral code.
     this.inFlight.cancel(
@@ -136,9 +142,12 @@ export class DefaultGatewayService implements GatewayService {
       name: tool.name,
       kind: this.decide(caller, sessionId, session.binding, tool.name).kind,
     }));
-    // Served by the user's browser: exactly what it was granted.
+    // Served by the user's browser: exactly what it was granted, and the gateway's own follow-up.
     if (decisions.some((decision) => decision.kind === 'controller'))
-      return decisions.filter((decision) => decision.kind === 'controller').map(({ name }) => name);
+      return [
+        ...decisions.filter((decision) => decision.kind === 'controller').map(({ name }) => name),
+        ...(this.d.approvals ? (['browser_approval_status'] as const) : []),
+      ];
     return decisions
       .filter(({ name, kind }) =>
         // Its browser is away: what such a browser runs, so the list holds still while it reconnects.
@@ -279,6 +288,8 @@ export class DefaultGatewayService implements GatewayService {
       throw new TabgateError('unknown_tool', `No tool named ${JSON.stringify(tool.slice(0, 100))}.`);
     const name = tool as ToolName;
     const session = this.d.sessions.require(caller, sessionId);
+    // Answered by the gateway, which keeps the approvals, wherever the session's calls go.
+    if (name === 'browser_approval_status') return this.approvalStatus(sessionId, rawArguments);
     const toolCallId = options.toolCallId ?? null;
     const decision = this.decide(caller, sessionId, session.binding, name);
     // A stopped session's calls are refused inside `run`, so the audit log shows each refusal.
@@ -288,7 +299,17 @@ export class DefaultGatewayService implements GatewayService {
         : this.inFlight.run(
             sessionId,
             options.signal,
-            (signal) => this.run(decision, caller, sessionId, name, rawArguments, toolCallId, signal),
+            (signal) =>
+              this.run(
+                decision,
+                caller,
+                sessionId,
+                name,
+                rawArguments,
+                toolCallId,
+                signal,
+                options.onProgress,
+              ),
             decision.kind === 'controller' ? 'controller' : 'backend',
           );
     const activity = this.d.activity;
@@ -333,6 +354,7 @@ export class DefaultGatewayService implements GatewayService {
     rawArguments: unknown,
     toolCallId: string | null,
     signal: CallSignal | undefined,
+    onProgress?: (message: string) => void,
   ): Promise<unknown> {
     try {
       if (decision.kind === 'unavailable') throw new TabgateError(decision.code, decision.message);
@@ -341,7 +363,8 @@ export class DefaultGatewayService implements GatewayService {
         const unsafe = unsafeControllerArguments(name, rawArguments);
         if (unsafe) throw new TabgateError('controller_unavailable', unsafe);
         this.refuseBlockedSite(sessionId, name, rawArguments);
-        const args = parseToolArguments(name, rawArguments) as Record<string, unknown>;
+        const { wait: _wait, ...args } = parseToolArguments(name, rawArguments) as Record<string, unknown>;
+        this.d.approvals?.checkUserTab(name, args);
         const secret = this.secretFor(args);
         if (secret && !mayReceiveSecrets(decision.scope)) {
           throw new TabgateError(
@@ -358,19 +381,32 @@ export class DefaultGatewayService implements GatewayService {
           ...(secret ? { secret } : {}),
         });
       }
-      const args = parseToolArguments(name, rawArguments);
+      const { wait, ...args } = parseToolArguments(name, rawArguments) as Record<string, unknown>;
       const secret = this.secretFor(args);
+      const approvals = this.d.approvals?.gateFor(
+        { sessionId, tool: name, args, wait: wait !== false, signal, onProgress },
+        this.d.backendBrowser ?? 'local',
+      );
       return this.d.backend.call({
         sessionId,
         tool: name,
-        args,
+        args: args,
         toolCallId,
         signal,
         ...(secret ? { secret } : {}),
+        ...(approvals ? { approvals } : {}),
       });
     } catch (error) {
       return rejection(error);
     }
+  }
+
+  /** `browser_approval_status`: an approval of this session, as its channel shows it. */
+  private approvalStatus(sessionId: string, raw: unknown): Promise<unknown> {
+    const { approval_id } = parseToolArguments('browser_approval_status', raw);
+    if (!this.d.approvals)
+      throw new TabgateError('approval_not_found', 'This gateway asks for no approvals.');
+    return Promise.resolve(this.d.approvals.status(sessionId, approval_id));
   }
 
   /** The fill a `browser_type {secret}` names; `unknown_secret` when the vault has no such entry. */

@@ -5,6 +5,7 @@
 import { join } from 'node:path';
 import http from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
+import { approvalRoutes, Approvals } from './approvals/index.js';
 import { AuditLog, AuditStore, auditRoutes } from './audit/index.js';
 import { ApiKeyVerifier, resolveApiKey, type ResolvedApiKey } from './auth/api-key.js';
 import { apiKeyCredential, Authenticator } from './auth/authenticator.js';
@@ -152,6 +153,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
     session.binding ? ('user_tab' as const) : defaultSiteBrowser;
   const inFlight = new InFlightCalls();
   const activity = new SessionActivity(clock);
+  const approvals = new Approvals({ safety: config.safety, clock, log, audit });
   const service = new DefaultGatewayService({
     sessions,
     broker,
@@ -163,6 +165,8 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
     userTabSites: (sessionId) => sitePolicies.rules(sessionId, 'user_tab'),
     inFlight,
     activity,
+    approvals,
+    backendBrowser: defaultSiteBrowser,
   });
   // The dashboard looks as the owner would: the owner's principal, from this computer.
   const ownerView = Object.freeze({
@@ -230,6 +234,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
     ...sessionRoutes(service, sessions, sitePolicies, siteBrowserOf),
     ...siteGrantRoutes(sessions, sitePolicies, siteBrowserOf),
     ...sessionControlRoutes(service, csrf),
+    ...approvalRoutes({ approvals, sessions, csrf, operator: operator.auth, authenticator }),
     ...dashboardPageRoutes(),
     ...dashboardApiRoutes(dashboard),
     ...streams.routes(),
@@ -317,6 +322,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
       const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
       streams?.close();
       screenshots.close();
+      approvals.close();
       await mcp.close();
       endpoint.close();
       broker.close();

@@ -200,6 +200,35 @@ export const ERROR_TABLE = {
     status: 403,
     hint: 'A URL may not carry a vault secret, in any encoding; nothing was requested.',
   },
+  // Approvals of consequential actions (docs/safety.md "Approvals")
+  approval_required: {
+    status: 409,
+    hint: 'Nothing was done: the action waits for the owner to approve it. Follow it with browser_approval_status {approval_id}; once approved, make the same call again with the same arguments.',
+  },
+  approval_denied: {
+    status: 403,
+    hint: 'The owner denied this action and nothing was done. Do not retry it; ask the person, or take another way.',
+  },
+  approval_timeout: {
+    status: 409,
+    hint: 'Nobody approved this action in time (safety.approval_timeout_s) and nothing was done. Ask the person to watch for it, then call again.',
+  },
+  approval_not_found: {
+    status: 404,
+    hint: 'No approval has that id in this session; `tabgate approvals list` shows the ones waiting.',
+  },
+  approval_expired: {
+    status: 410,
+    hint: 'That approval expired before it was used; the action must be asked for again.',
+  },
+  approval_already_decided: {
+    status: 409,
+    hint: 'That approval was decided (or used) already; each approval approves one action, once.',
+  },
+  approval_unavailable: {
+    status: 403,
+    hint: "This action needs the person's approval and this browser has no channel to ask for it yet; nothing was done. Ask the person to do it themselves.",
+  },
   command_timeout: {
     status: 504,
     hint: 'The browser did not finish this call in time; take a browser_snapshot to see the state before retrying.',
