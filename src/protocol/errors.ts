@@ -255,8 +255,11 @@ export function hintOf(code: ErrorCode): string {
  * so an agent can act on it while `code` stays the protocol's `controller_rejected`.
  */
 export interface ErrorBody {
-  error: { code: string; message: string; controller_code?: string };
+  error: { code: string; message: string; controller_code?: string; approval_id?: string };
 }
+
+/** An approval's id as the gateway makes them (`apr_…`), the one fact an `approval_*` error carries. */
+export const APPROVAL_ID_PATTERN = /^apr_[A-Za-z0-9_-]{1,64}$/;
 
 /** A controller's own error code, kept only when it looks like one (no free text, no secrets). */
 export const CONTROLLER_CODE_PATTERN = /^[a-z][a-z0-9_]{0,63}$/;
@@ -297,6 +300,10 @@ export class TabgateError extends Error {
     const body: ErrorBody = { error: { code: this.code, message: this.message } };
     const controllerCode = this.controllerCode;
     if (controllerCode) body.error.controller_code = controllerCode;
+    // The approval an agent follows up with browser_approval_status.
+    const approvalId = this.details?.approval_id;
+    if (typeof approvalId === 'string' && APPROVAL_ID_PATTERN.test(approvalId))
+      body.error.approval_id = approvalId;
     return body;
   }
 }

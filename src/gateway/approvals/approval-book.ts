@@ -110,7 +110,7 @@ export class ApprovalBook {
     const entry = this.entries.get(id);
     if (!entry) return Promise.resolve('expired');
     const status = entry.record.status;
-    if (status !== 'pending') return Promise.resolve(status === 'used' ? 'approved' : (status));
+    if (status !== 'pending') return Promise.resolve(status === 'used' ? 'approved' : status);
     return new Promise((resolve) => entry.waiters.push(resolve));
   }
 
