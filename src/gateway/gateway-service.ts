@@ -142,12 +142,10 @@ export class DefaultGatewayService implements GatewayService {
       name: tool.name,
       kind: this.decide(caller, sessionId, session.binding, tool.name).kind,
     }));
-    // Served by the user's browser: exactly what it was granted, and the gateway's own follow-up.
+    // Served by the user's browser: exactly what it was granted. (It asks for no approval yet: a call
+    // that needs one is refused there, so browser_approval_status has nothing to follow.)
     if (decisions.some((decision) => decision.kind === 'controller'))
-      return [
-        ...decisions.filter((decision) => decision.kind === 'controller').map(({ name }) => name),
-        ...(this.d.approvals ? (['browser_approval_status'] as const) : []),
-      ];
+      return decisions.filter((decision) => decision.kind === 'controller').map(({ name }) => name);
     return decisions
       .filter(({ name, kind }) =>
         // Its browser is away: what such a browser runs, so the list holds still while it reconnects.

@@ -43,7 +43,7 @@ describe("approvals on the user's tab, before the extension can ask", () => {
       const result = await call(tool, args);
       assert.equal(result.status, 403, JSON.stringify(result.body));
       assert.equal(result.body.error.code, 'approval_unavailable');
-      assert.match(result.body.error.message, /nothing was done/);
+      assert.match(String(result.body.error.message), /nothing was done/);
     }
     await controller.nothing(COMMAND);
     await controller.close();
