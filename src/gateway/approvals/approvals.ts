@@ -227,7 +227,7 @@ export class Approvals {
     if (caller.credential !== 'operator') throw operatorRequired();
     const record = this.book.get(id);
     const decide = () => {
-      const decided = this.book.decide(id, approve, caller.credentialId ?? caller.principalId, channel);
+      const decided = this.book.decide(id, approve, caller.principalId, channel);
       this.o.log.info(`approval ${approve ? 'approved' : 'denied'} by the owner`, {
         approval_id: id,
         session_id: decided.session_id,
