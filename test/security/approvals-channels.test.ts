@@ -50,7 +50,7 @@ describe('approval channels', () => {
     (
       (
         await gw.request('GET', '/v1/approvals?status=pending', {
-          headers: { ...owner, authorization: `Bearer ${gw.operatorKey}` },
+          headers: { authorization: `Bearer ${gw.operatorKey}` },
         })
       ).body.approvals as { approval_id: string }[]
     ).map((a) => a.approval_id);
