@@ -305,6 +305,50 @@ export function approvalCases(
       assert.equal(sites.hits('/api/read'), 1);
     });
 
+    it('asks at most 3 approvals over a scripted 20-step benign task across two sites', async () => {
+      const asked = async () => (await asOwner('GET', '/v1/approvals')).body.approvals.length as number;
+      const before = await asked();
+      // The one consequential step (a profile saved by POST) is approved as the owner would.
+      const approveWhenAsked = async (running: Promise<HttpResult>) => {
+        const pending = await pendingOf(sid);
+        await asOwner('POST', `/v1/approvals/${pending.approval_id}/approve`);
+        return running;
+      };
+      const steps: (() => Promise<unknown>)[] = [
+        () => ok('browser_navigate', { url: sites.shopUrl('/neutral') }),
+        () => ok('browser_snapshot'),
+        async () => ok('browser_type', { ref: await refOf('textbox "Search box"'), text: 'lamp' }),
+        async () => ok('browser_click', { ref: await refOf('link "Next page"') }),
+        () => ok('browser_navigate', { url: sites.shopUrl('/fetch') }),
+        async () => ok('browser_click', { ref: await refOf('button "Read notes"') }),
+        () => ok('browser_navigate', { url: sites.shopUrl('/search-form') }),
+        async () => ok('browser_type', { ref: await refOf('textbox "Query"'), text: 'desk lamp' }),
+        async () => ok('browser_click', { ref: await refOf('button "Search"') }),
+        () => ok('browser_snapshot'),
+        () => ok('browser_navigate', { url: sites.docsUrl('/guide') }),
+        () => ok('browser_scroll', { direction: 'down' }),
+        async () => ok('browser_click', { ref: await refOf('link "Chapter 2"') }),
+        () => ok('browser_back'),
+        () => ok('browser_read'),
+        () => ok('browser_navigate', { url: sites.shopUrl('/form-post') }),
+        async () => ok('browser_type', { ref: await refOf('textbox "Nickname"'), text: 'ann' }),
+        async () => {
+          const saved = await approveWhenAsked(call('browser_click', { ref: await refOf('button "Save"') }));
+          assert.equal(saved.status, 200, JSON.stringify(saved.body));
+        },
+        () => ok('browser_snapshot'),
+        () => ok('browser_navigate', { url: sites.docsUrl('/guide') }),
+      ];
+      assert.equal(steps.length, 20);
+      for (const step of steps) await step();
+      const approvals = (await asked()) - before;
+      process.stdout.write(
+        `\n# approvals over a 20-step benign task (${browser}): ${approvals} (goal ≤ 3)\n`,
+      );
+      assert.ok(approvals <= 3, `${approvals} approvals`);
+      assert.equal(sites.hits('/results'), 1);
+    });
+
     it('with wait: false answers approval_required at once; the same call runs once approved, once only', async () => {
       await ok('browser_navigate', { url: sites.shopUrl('/form-post') });
       const save = await refOf('button "Save"');
