@@ -97,6 +97,33 @@ describe('approval channels', () => {
     assert.match(all.stdout, new RegExp(`${next} +denied .* by owner via cli`));
   });
 
+  it("ends a waiting call on the owner's Stop and withdraws its approval: nothing happens", async () => {
+    const sessionId = await gw.createSession();
+    const before = backend.performed;
+    const waiting = gw.request('POST', `/v1/sessions/${sessionId}/tools/browser_click`, {
+      body: { ref: '@e1' },
+    });
+    const [id] = await waitFor(async () => ((await pendingIds()).length > 0 ? pendingIds() : null), {
+      what: 'the approval',
+    });
+    assert.ok(id);
+    const asOwner = { authorization: `Bearer ${gw.operatorKey}` };
+    assert.equal(
+      (await gw.request('POST', `/v1/sessions/${sessionId}/stop`, { headers: asOwner })).status,
+      200,
+    );
+    assert.equal((await waiting).body.error.code, 'session_stopped_by_owner');
+    await waitFor(
+      async () =>
+        (await gw.request('GET', `/v1/approvals/${id}`, { headers: asOwner })).body.approval.status ===
+        'expired',
+      { what: 'the approval to be withdrawn' },
+    );
+    const late = await gw.request('POST', `/v1/approvals/${id}/approve`, { headers: asOwner });
+    assert.equal(late.body.error.code, 'approval_expired');
+    assert.equal(backend.performed, before);
+  });
+
   it('tells an MCP client that its call waits, with progress notifications, until the owner decides', async () => {
     const transport = new StreamableHTTPClientTransport(new URL(gw.url + '/mcp'), {
       requestInit: { headers: { authorization: `Bearer ${gw.key}` } },
