@@ -362,7 +362,6 @@ export class DefaultGatewayService implements GatewayService {
         if (unsafe) throw new TabgateError('controller_unavailable', unsafe);
         this.refuseBlockedSite(sessionId, name, rawArguments);
         const { wait: _wait, ...args } = parseToolArguments(name, rawArguments) as Record<string, unknown>;
-        this.d.approvals?.checkUserTab(name, args);
         const secret = this.secretFor(args);
         if (secret && !mayReceiveSecrets(decision.scope)) {
           throw new TabgateError(
@@ -370,6 +369,8 @@ export class DefaultGatewayService implements GatewayService {
             "vault secrets go only to a browser the owner paired (the tabgate extension); this session's controller was registered otherwise, so nothing was sent",
           );
         }
+        // After the refusals that hold whatever the classes: what needs approval is refused here.
+        this.d.approvals?.checkUserTab(name, args);
         return this.d.broker.dispatch({
           scope: decision.scope,
           action: name,
