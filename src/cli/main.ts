@@ -13,6 +13,7 @@ import { callCommand } from './commands/call.js';
 import { auditCommand } from './commands/audit.js';
 import { doctorCommand } from './commands/doctor.js';
 import { sessionCommand } from './commands/session.js';
+import { approvalsCommand } from './commands/approvals.js';
 import { grantsCommand } from './commands/grants.js';
 import { signInCommand } from './commands/sign-in.js';
 import { dashboardCommand } from './commands/dashboard.js';
@@ -31,6 +32,7 @@ export const COMMANDS: CommandDefinition[] = [
   sessionCommand,
   secretsCommand,
   grantsCommand,
+  approvalsCommand,
   extensionPathCommand,
   toolsCommand,
   pluginsCommand,

@@ -1,7 +1,8 @@
 /**
- * The owner's dashboard (served at `/` by the gateway): Sessions, one session live, Activity, Browsers,
- * Settings. It signs in only through the one-time link of `tabgate dashboard`; everything it shows comes
- * from the operator-only `/v1/dashboard/*` routes, kept current by one live event stream per tab.
+ * The owner's dashboard (served at `/` by the gateway): Sessions, one session live, Approvals, Activity,
+ * Browsers, Settings. It signs in only through the one-time link of `tabgate dashboard`; everything it
+ * shows comes from the operator-only `/v1/dashboard/*` and `/v1/approvals` routes, kept current by one
+ * live event stream per tab (and, for approvals, a look every second).
  */
 import { html, render } from 'htm/preact';
 import { useEffect, useState } from 'preact/hooks';
@@ -10,6 +11,7 @@ import type { SessionSummary } from '../gateway/activity/session-summary.js';
 import type { AuditEntry } from '../gateway/audit/audit-store.js';
 import type { ToolName } from '../protocol/index.js';
 import { ActivityView } from './activity-view.js';
+import { ApprovalsView } from './approvals-view.js';
 import { ApiError, getJson, setCsrfToken, signOut } from './api.js';
 import { BrowsersView } from './browsers-view.js';
 import { followEvents } from './live-events.js';
@@ -123,14 +125,15 @@ function App() {
       onChanged=${() => void loadSessions()}
     />`;
   else if (view === 'activity') body = html`<${ActivityView} entries=${audit} tools=${tools} />`;
+  else if (view === 'approvals') body = html`<${ApprovalsView} />`;
   else if (view === 'browsers') body = html`<${BrowsersView} />`;
   else if (view === 'settings') body = html`<${SettingsView} />`;
   else body = html`<${SessionsView} sessions=${sessions} />`;
   return html`<header>
       <h1>tabgate</h1>
       <nav aria-label="Views">
-        ${tab('sessions', 'Sessions')} ${tab('activity', 'Activity')} ${tab('browsers', 'Browsers')}
-        ${tab('settings', 'Settings')}
+        ${tab('sessions', 'Sessions')} ${tab('approvals', 'Approvals')} ${tab('activity', 'Activity')}
+        ${tab('browsers', 'Browsers')} ${tab('settings', 'Settings')}
       </nav>
       <span class="live-state" role="status">${live ? 'live' : 'reconnecting…'}</span>
       <button type="button" onClick=${() => void signOut().then(() => setSignedIn(false))}>Sign out</button>

@@ -5,9 +5,16 @@
  */
 import type { SiteRules } from '../protocol/index.js';
 import type { TargetInfo } from './cdp-types.js';
+import { mayNeedApproval } from './action-gate.js';
 import { ContextSession } from './context-session.js';
 import type { DialogSettings } from './dialogs.js';
-import { NetworkGuard, type FrameJudge, type HostJudge, type HostVerdict } from './network-guard.js';
+import {
+  NetworkGuard,
+  type FrameJudge,
+  type HostJudge,
+  type HostVerdict,
+  type RequestHolder,
+} from './network-guard.js';
 import { CdpSession, type CdpTransport } from './transport.js';
 
 export interface BrowserEngineOptions {
@@ -32,7 +39,7 @@ const MAX_TRACED_FRAMES = 2_048;
 
 const LOCAL_NETWORK_PERMISSIONS = ['loopback-network', 'local-network', 'local-network-access'];
 
-export class BrowserEngine implements FrameJudge {
+export class BrowserEngine implements FrameJudge, RequestHolder {
   readonly root: CdpSession;
   private readonly sessions = new Set<ContextSession>();
   private guard: NetworkGuard | undefined;
@@ -65,6 +72,7 @@ export class BrowserEngine implements FrameJudge {
     guard.onRefusal((refusal) => {
       for (const session of engine.sessions) session.onRefusal(refusal);
     });
+    guard.holder = engine;
     engine.guard = guard;
     await engine.root.send('Target.setDiscoverTargets', { discover: true });
     return engine;
@@ -145,6 +153,16 @@ export class BrowserEngine implements FrameJudge {
     const known = frameId === undefined ? null : this.sessionOfFrame(frameId);
     if (known !== undefined || frameId === undefined) return this.siteVerdict(known ?? null, url);
     return this.traceFrame(frameId).then((session) => this.siteVerdict(session, url));
+  }
+
+  /** A request is held for the running call of the session its frame belongs to, if that call gates. */
+  hold(request: Parameters<RequestHolder['hold']>[0]): Promise<boolean> | null {
+    if (request.frameId === undefined || !mayNeedApproval(request)) return null;
+    const known = this.sessionOfFrame(request.frameId);
+    if (known !== undefined) return known?.holdRequest(request) ?? null;
+    return this.traceFrame(request.frameId).then(
+      (session) => session?.holdRequest(request) ?? Promise.resolve(true),
+    );
   }
 
   private siteVerdict(session: ContextSession | null, url: string): HostVerdict {

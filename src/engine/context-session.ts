@@ -4,6 +4,7 @@
  * through target discovery), small stable tab ids, and which tab is active.
  */
 import { TabgateError, type SiteRules, type TabInfo } from '../protocol/index.js';
+import type { HeldRequest } from './action-gate.js';
 import type { TargetInfo } from './cdp-types.js';
 import { DEFAULT_DIALOG_SETTINGS, type DialogSettings } from './dialogs.js';
 import type { NetworkGuard, Refusal } from './network-guard.js';
@@ -38,6 +39,8 @@ export class ContextSession implements TabHost {
   private closed = false;
   /** Set by the backend when it keeps this session's downloads. */
   downloads?: DownloadLedger;
+  /** The running call's hold on requests with a body (action-gate.ts), while it has one. */
+  private requestWatch: ((request: HeldRequest) => Promise<boolean>) | undefined;
 
   /** `contextId` undefined: the browser's default context (a provider's pre-made browser). */
   constructor(
@@ -57,6 +60,18 @@ export class ContextSession implements TabHost {
   /** Whether a target of any type (a page, an iframe, a worker) lives in this session's context. */
   ownsContextOf(info: TargetInfo): boolean {
     return !this.closed && (this.contextId === undefined || info.browserContextId === this.contextId);
+  }
+
+  watchRequests(watch: (request: HeldRequest) => Promise<boolean>): () => void {
+    this.requestWatch = watch;
+    return () => {
+      if (this.requestWatch === watch) this.requestWatch = undefined;
+    };
+  }
+
+  /** Held for the running call's gate, if one watches; null lets the request go. */
+  holdRequest(request: HeldRequest): Promise<boolean> | null {
+    return this.closed ? null : (this.requestWatch?.(request) ?? null);
   }
 
   siteRules(): SiteRules | undefined {

@@ -55,6 +55,12 @@ export class FrameWorlds {
     return this.alive.has(contextId);
   }
 
+  /** The origin of a frame's current document as Chromium reported it; never asks the page. */
+  originOfFrame(frameId: string): string | undefined {
+    const contextId = this.byFrame.get(frameId);
+    return contextId === undefined ? undefined : this.origins.get(contextId);
+  }
+
   /** The origin of the document a world belongs to, as Chromium reported it when the world was made. */
   originOf(contextId: number): string | undefined {
     return this.origins.get(contextId);

@@ -29,5 +29,6 @@ export { Tab } from './tab.js';
 export type { TabHost, EngineOptions, DownloadLedger } from './tab-host.js';
 export type { RefCounter } from './refs.js';
 export { runTool } from './tools.js';
+export type { ActionGate } from './action-gate.js';
 export { pageSnapshot } from './snapshot-pager.js';
 export { INSTALL_EXPRESSION, WORLD_NAME } from './page/install.js';

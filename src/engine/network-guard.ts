@@ -17,7 +17,7 @@
 import type { CdpSession } from './transport.js';
 
 export type RefusalCode =
-  'private_url_blocked' | 'metadata_url_blocked' | 'site_not_granted' | 'site_blocked';
+  'private_url_blocked' | 'metadata_url_blocked' | 'site_not_granted' | 'site_blocked' | 'approval_denied';
 
 export type HostVerdict = { allowed: true } | { allowed: false; code: RefusalCode; reason: string };
 
@@ -41,9 +41,22 @@ export interface Refusal {
   reason: string;
 }
 
+/**
+ * Holds an allowed request until an approval is decided (action-gate.ts): null lets it go at once, a
+ * promise lets it go on `true` and fails it on `false`.
+ */
+export interface RequestHolder {
+  hold(request: {
+    url: string;
+    method: string;
+    frameId: string | undefined;
+    resourceType: string;
+  }): Promise<boolean> | null;
+}
+
 interface RequestPaused {
   requestId: string;
-  request: { url: string };
+  request: { url: string; method?: string };
   frameId?: string;
   resourceType: string;
 }
@@ -63,6 +76,13 @@ export function hostOf(raw: string): string | null {
 
 const ALLOWED: HostVerdict = { allowed: true };
 
+/** A held request whose approval was denied, timed out or never asked for (`wait: false`). */
+const UNAPPROVED: HostVerdict = {
+  allowed: false,
+  code: 'approval_denied',
+  reason: 'the owner did not approve it',
+};
+
 const UNJUDGED: HostVerdict = {
   allowed: false,
   code: 'private_url_blocked',
@@ -71,6 +91,8 @@ const UNJUDGED: HostVerdict = {
 
 export class NetworkGuard {
   private readonly listeners = new Set<(refusal: Refusal) => void>();
+  /** Set by the engine: what the running calls' approval gates hold. */
+  holder: RequestHolder | undefined;
 
   private constructor(
     private readonly root: CdpSession,
@@ -143,9 +165,33 @@ export class NetworkGuard {
     }
   }
 
+  /** The holder's hold on a request that may leave; once decided, a request is never held again. */
+  private held(event: RequestPaused & { decided?: true }): Promise<boolean> | null {
+    if (!this.holder || event.decided) return null;
+    event.decided = true;
+    try {
+      return this.holder.hold({
+        url: event.request.url,
+        method: event.request.method ?? 'GET',
+        frameId: event.frameId,
+        resourceType: event.resourceType,
+      });
+    } catch {
+      return Promise.resolve(false);
+    }
+  }
+
   private release(event: RequestPaused, verdict: HostVerdict): void {
     // A request the page abandoned meanwhile is gone from Chromium: its answer fails, harmlessly.
     if (verdict.allowed) {
+      const held = this.held(event);
+      if (held) {
+        held.then(
+          (go) => this.release(event, go ? ALLOWED : UNAPPROVED),
+          () => this.release(event, UNAPPROVED),
+        );
+        return;
+      }
       this.root.send('Fetch.continueRequest', { requestId: event.requestId }).catch(() => undefined);
       return;
     }

@@ -3,6 +3,7 @@
  * tabs the user leased to a session through `chrome.tabs` + `chrome.debugger`. The tools only need this.
  */
 import type { DownloadInfo, TabInfo } from '../protocol/index.js';
+import type { HeldRequest } from './action-gate.js';
 import type { Tab } from './tab.js';
 
 export interface TabHost {
@@ -22,6 +23,11 @@ export interface TabHost {
    * tab events arrive asynchronously (the extension) may first wait for those already under way.
    */
   drainNotices(): string[] | Promise<string[]>;
+  /**
+   * Lets the running call hold the requests with a body its page sends (approvals); returns the undo.
+   * Absent where the network is not intercepted by this engine.
+   */
+  watchRequests?(watch: (request: HeldRequest) => Promise<boolean>): () => void;
   /** Absent where downloads are not kept (a remote browser's disk, the user's own browser). */
   readonly downloads?: DownloadLedger;
 }

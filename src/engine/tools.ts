@@ -13,6 +13,7 @@ import {
   type ToolName,
   type ToolResults,
 } from '../protocol/index.js';
+import { CallGate, originOfRef, type ActionGate } from './action-gate.js';
 import { fillSecret } from './secret-fill.js';
 import { click, pressKey, settleAfterInput, typeInto } from './actions.js';
 import { describeDialog } from './dialogs.js';
@@ -36,6 +37,7 @@ type Handler<N extends ToolName> = (
   args: ToolInput<N>,
   options: EngineOptions,
   fill: SecretFill | undefined,
+  gate: CallGate | undefined,
 ) => Promise<ToolResults[N]>;
 
 const refOf = (ref: string) => (ref.startsWith('@') ? ref : `@${ref}`);
@@ -126,19 +128,25 @@ const HANDLERS: { [N in ToolName]: Handler<N> } = {
     const page = pageSnapshot(read.text, offset ?? 0, options.snapshotMaxChars, read.controls, frame);
     return { ...info, ...page, ref_count: read.refCount };
   },
-  async browser_click(host, { ref, button, double, modifiers }, options) {
+  async browser_click(host, { ref, button, double, modifiers }, options, _fill, gate) {
     const tab = await host.activeTab();
+    await gate?.input(tab, refOf(ref), 'click');
     await click(tab, refOf(ref), { button, double, modifiers });
     await settle(tab, options);
     return { clicked: refOf(ref) };
   },
-  async browser_type(host, { ref, text, secret, submit }, options, fill) {
+  async browser_type(host, { ref, text, secret, submit }, options, fill, gate) {
     const tab = await host.activeTab();
+    // The origin a secret goes to is its frame's; the first one of a session is a class of its own.
+    const secretOrigin = secret !== undefined && gate ? originOfRef(tab, refOf(ref)) : null;
+    const first = secretOrigin !== null && gate?.gate.firstSecretUse(secretOrigin) === true;
+    await gate?.input(tab, refOf(ref), submit ? 'enter' : 'type', first ? ['secret_first_use'] : []);
     if (secret !== undefined) {
       // The gateway resolves the name; a fill for another name is never used for this one.
       if (!fill || fill.name !== secret)
         throw new TabgateError('unknown_secret', `No vault secret named ${secret} reached this browser.`);
       await fillSecret(tab, refOf(ref), fill);
+      if (secretOrigin !== null) gate?.gate.secretUsed(secretOrigin);
     } else await typeInto(tab, refOf(ref), text ?? '');
     if (submit) {
       await tab.dialogs.unlessDialog(pressKey(tab, 'Enter', []), undefined);
@@ -146,10 +154,11 @@ const HANDLERS: { [N in ToolName]: Handler<N> } = {
     }
     return { typed_into: refOf(ref), submitted: submit === true, ...(secret ? { secret } : {}) };
   },
-  async browser_press(host, { key, modifiers }, options) {
+  async browser_press(host, { key, modifiers }, options, _fill, gate) {
     const tab = await host.activeTab();
     const combo = parseKeyCombo(key);
     if (!combo) throw new TabgateError('invalid_arguments', `key: ${JSON.stringify(key)} is no key.`);
+    await gate?.input(tab, null, combo.key === 'Enter' ? 'enter' : 'type');
     const held: KeyModifier[] = [...(modifiers ?? [])];
     for (const modifier of combo.modifiers) if (!held.includes(modifier)) held.push(modifier);
     await tab.dialogs.unlessDialog(pressKey(tab, combo.key, held), undefined);
@@ -160,19 +169,23 @@ const HANDLERS: { [N in ToolName]: Handler<N> } = {
     await hover(await host.activeTab(), refOf(ref));
     return { hovered: refOf(ref) };
   },
-  async browser_select_option(host, { ref, values }) {
-    return { selected: await selectOptions(await host.activeTab(), refOf(ref), values) };
-  },
-  async browser_fill_form(host, { fields }) {
+  async browser_select_option(host, { ref, values }, _options, _fill, gate) {
     const tab = await host.activeTab();
+    await gate?.input(tab, refOf(ref), 'type');
+    return { selected: await selectOptions(tab, refOf(ref), values) };
+  },
+  async browser_fill_form(host, { fields }, _options, _fill, gate) {
+    const tab = await host.activeTab();
+    if (gate) for (const field of fields) await gate.input(tab, refOf(field.ref), 'type');
     const filled = await fillForm(
       tab,
       fields.map((field) => ({ ref: refOf(field.ref), value: field.value })),
     );
     return { filled };
   },
-  async browser_drag(host, { from_ref, to_ref }, options) {
+  async browser_drag(host, { from_ref, to_ref }, options, _fill, gate) {
     const tab = await host.activeTab();
+    await gate?.input(tab, refOf(from_ref), 'type');
     const kind = await drag(tab, refOf(from_ref), refOf(to_ref));
     await settle(tab, options);
     return { dragged: refOf(from_ref), dropped_on: refOf(to_ref), kind };
@@ -191,8 +204,19 @@ const HANDLERS: { [N in ToolName]: Handler<N> } = {
     );
     return { ...(await snapshotResult(tab, false, { offset: 0 }, options)), waited_ms: waited };
   },
-  async browser_dialog(host, { action, prompt_text }, options) {
+  async browser_dialog(host, { action, prompt_text }, options, _fill, gate) {
     const tab = await host.activeTab();
+    const open = tab.dialogs.open;
+    if (gate && open && action === 'accept' && (open.type === 'confirm' || open.type === 'beforeunload')) {
+      // The renderer is blocked: the origin is the one our world last knew for the main frame.
+      const origin = tab.pageWorlds.originOfFrame(tab.mainFrameId) ?? 'null';
+      await gate.action(
+        'dialog_accept',
+        null,
+        origin,
+        `accept the ${describeDialog(open)} dialog of ${origin}`,
+      );
+    }
     const dialog = await tab.dialogs.answer(action === 'accept', prompt_text);
     await settle(tab, options);
     return { handled: describeDialog(dialog), accepted: action === 'accept' };
@@ -239,8 +263,19 @@ const HANDLERS: { [N in ToolName]: Handler<N> } = {
   async browser_tab_close(host, { tab_id }) {
     return host.closeTab(tab_id);
   },
-  async browser_upload(host, { ref, paths }) {
-    return upload(await host.activeTab(), refOf(ref), paths);
+  async browser_upload(host, { ref, paths }, _options, _fill, gate) {
+    const tab = await host.activeTab();
+    if (gate) {
+      const origin = originOfRef(tab, refOf(ref));
+      await gate.input(tab, refOf(ref), 'type');
+      await gate.action(
+        'upload',
+        refOf(ref),
+        origin,
+        `upload ${paths.length} file(s) into ${refOf(ref)} on ${origin}`,
+      );
+    }
+    return upload(tab, refOf(ref), paths);
   },
   async browser_downloads(host, _args, options) {
     const ledger = host.downloads;
@@ -260,6 +295,12 @@ const HANDLERS: { [N in ToolName]: Handler<N> } = {
     if (clear) tab.console.clear();
     return result;
   },
+  browser_approval_status() {
+    // Answered by the gateway, which keeps the approvals; no browser knows of them.
+    return Promise.reject(
+      new TabgateError('unsupported_on_backend', 'browser_approval_status is answered by the gateway.'),
+    );
+  },
   async browser_get_images(host) {
     const tab = await host.activeTab();
     const contextId = await tab.pageWorlds.contextFor(tab.mainFrameId);
@@ -268,6 +309,18 @@ const HANDLERS: { [N in ToolName]: Handler<N> } = {
     };
   },
 };
+
+/** The tools that give the page input: a request with a body their page sends is held for approval. */
+const INPUTS: ReadonlySet<ToolName> = new Set([
+  'browser_click',
+  'browser_type',
+  'browser_press',
+  'browser_select_option',
+  'browser_fill_form',
+  'browser_drag',
+  'browser_dialog',
+  'browser_upload',
+]);
 
 /**
  * What may run while a dialog blocks the active tab: reading it, answering it, and leaving it. Not a
@@ -295,6 +348,8 @@ export async function runTool<N extends ToolName>(
   options: EngineOptions,
   /** The vault secret of a `browser_type {secret}`, for that one fill. */
   fill?: SecretFill,
+  /** The session's approvals: consequential inputs wait for them (docs/safety.md "Approvals"). */
+  approvals?: ActionGate,
 ): Promise<ToolResults[N] & { notices?: string[]; dialog?: string; downloads?: DownloadInfo[] }> {
   if (!WHILE_DIALOG.has(tool)) {
     const open = host.currentTab()?.dialogs.open;
@@ -306,7 +361,18 @@ export async function runTool<N extends ToolName>(
     }
   }
   const handler = HANDLERS[tool] as Handler<N>;
-  const result = await handler(host, args, options, fill);
+  const gate = approvals && approvals.policy.classes.length > 0 ? new CallGate(approvals) : undefined;
+  const unwatch =
+    gate?.watchesRequests && INPUTS.has(tool)
+      ? host.watchRequests?.((request) => gate.hold(request))
+      : undefined;
+  let result: ToolResults[N];
+  try {
+    result = await handler(host, args, options, fill, gate);
+    await gate?.settle();
+  } finally {
+    unwatch?.();
+  }
   const notices = await host.drainNotices();
   const extra: { notices?: string[]; dialog?: string; downloads?: DownloadInfo[] } = {};
   if (notices.length > 0) extra.notices = notices;

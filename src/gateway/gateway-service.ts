@@ -14,6 +14,7 @@ import {
   type SecretFill,
   type ToolName,
 } from '../protocol/index.js';
+import type { Approvals } from './approvals/index.js';
 import type { AuditLog } from './audit/audit-log.js';
 import type { BrowserBackend } from './backends/index.js';
 import type { LaneState } from './broker/broker.js';
@@ -52,6 +53,10 @@ export interface GatewayServiceDeps {
   inFlight?: InFlightCalls;
   /** Told of every call's start and end (the dashboard's timeline). */
   activity?: SessionActivity;
+  /** Approvals of consequential actions (docs/safety.md "Approvals"); none asked for without them. */
+  approvals?: Approvals;
+  /** The kind of browser the backend is, for the approval classes its sessions are held to. */
+  backendBrowser?: 'local' | 'remote';
 }
 
 /** A refusal thrown before anything was sent, as the rejected promise the caller awaits. */
@@ -90,6 +95,7 @@ export class DefaultGatewayService implements GatewayService {
   async deleteSession(caller: Caller, sessionId: string): Promise<void> {
     await this.d.sessions.delete(caller, sessionId);
     this.d.activity?.forget(sessionId);
+    this.d.approvals?.forgetSession(sessionId);
     // A user's browser's command ends as the protocol says a cancelled command does; a call on the
     // gateway's own browser with the neutral code.
     this.inFlight.cancel(
@@ -138,7 +144,8 @@ export class DefaultGatewayService implements GatewayService {
       name: tool.name,
       kind: this.decide(caller, sessionId, session.binding, tool.name).kind,
     }));
-    // Served by the user's browser: exactly what it was granted.
+    // Served by the user's browser: exactly what it was granted. (It asks for no approval yet: a call
+    // that needs one is refused there, so browser_approval_status has nothing to follow.)
     if (decisions.some((decision) => decision.kind === 'controller'))
       return decisions.filter((decision) => decision.kind === 'controller').map(({ name }) => name);
     return decisions
@@ -312,6 +319,8 @@ export class DefaultGatewayService implements GatewayService {
     options: CallToolOptions,
   ): Promise<unknown> {
     const sessionId = session.session_id;
+    // Answered by the gateway, which keeps the approvals, wherever the session's calls go.
+    if (name === 'browser_approval_status') return this.approvalStatus(sessionId, rawArguments);
     // A cluster node reads the lane from Redis first; the embedded broker answers inside decide().
     if (this.d.broker.lookupLane && this.d.extensionControl.enabled()) {
       return this.d.broker
@@ -344,7 +353,17 @@ export class DefaultGatewayService implements GatewayService {
         : this.inFlight.run(
             sessionId,
             options.signal,
-            (signal) => this.run(decision, caller, sessionId, name, rawArguments, toolCallId, signal),
+            (signal) =>
+              this.run(
+                decision,
+                caller,
+                sessionId,
+                name,
+                rawArguments,
+                toolCallId,
+                signal,
+                options.onProgress,
+              ),
             decision.kind === 'controller' ? 'controller' : 'backend',
           );
     const activity = this.d.activity;
@@ -389,6 +408,7 @@ export class DefaultGatewayService implements GatewayService {
     rawArguments: unknown,
     toolCallId: string | null,
     signal: CallSignal | undefined,
+    onProgress?: (message: string) => void,
   ): Promise<unknown> {
     try {
       if (decision.kind === 'unavailable') throw new TabgateError(decision.code, decision.message);
@@ -397,7 +417,7 @@ export class DefaultGatewayService implements GatewayService {
         const unsafe = unsafeControllerArguments(name, rawArguments);
         if (unsafe) throw new TabgateError('controller_unavailable', unsafe);
         this.refuseBlockedSite(sessionId, name, rawArguments);
-        const args = parseToolArguments(name, rawArguments) as Record<string, unknown>;
+        const { wait: _wait, ...args } = parseToolArguments(name, rawArguments) as Record<string, unknown>;
         const secret = this.secretFor(args);
         if (secret && !mayReceiveSecrets(decision.scope)) {
           throw new TabgateError(
@@ -405,6 +425,8 @@ export class DefaultGatewayService implements GatewayService {
             "vault secrets go only to a browser the owner paired (the tabgate extension); this session's controller was registered otherwise, so nothing was sent",
           );
         }
+        // After the refusals that hold whatever the classes: what needs approval is refused here.
+        this.d.approvals?.checkUserTab(name, args);
         return this.d.broker.dispatch({
           scope: decision.scope,
           action: name,
@@ -414,19 +436,32 @@ export class DefaultGatewayService implements GatewayService {
           ...(secret ? { secret } : {}),
         });
       }
-      const args = parseToolArguments(name, rawArguments);
+      const { wait, ...args } = parseToolArguments(name, rawArguments) as Record<string, unknown>;
       const secret = this.secretFor(args);
+      const approvals = this.d.approvals?.gateFor(
+        { sessionId, tool: name, args, wait: wait !== false, signal, onProgress },
+        this.d.backendBrowser ?? 'local',
+      );
       return this.d.backend.call({
         sessionId,
         tool: name,
-        args,
+        args: args,
         toolCallId,
         signal,
         ...(secret ? { secret } : {}),
+        ...(approvals ? { approvals } : {}),
       });
     } catch (error) {
       return rejection(error);
     }
+  }
+
+  /** `browser_approval_status`: an approval of this session, as its channel shows it. */
+  private approvalStatus(sessionId: string, raw: unknown): Promise<unknown> {
+    const { approval_id } = parseToolArguments('browser_approval_status', raw);
+    if (!this.d.approvals)
+      throw new TabgateError('approval_not_found', 'This gateway asks for no approvals.');
+    return Promise.resolve(this.d.approvals.status(sessionId, approval_id));
   }
 
   /** The fill a `browser_type {secret}` names; `unknown_secret` when the vault has no such entry. */

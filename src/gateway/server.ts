@@ -5,6 +5,7 @@
 import { join } from 'node:path';
 import http from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
+import { approvalRoutes, Approvals } from './approvals/index.js';
 import { AuditLog, auditRoutes } from './audit/index.js';
 import { ApiKeyVerifier, resolveApiKey, type ResolvedApiKey } from './auth/api-key.js';
 import { apiKeyCredential, Authenticator } from './auth/authenticator.js';
@@ -191,6 +192,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
     session.binding ? ('user_tab' as const) : defaultSiteBrowser;
   const inFlight = new InFlightCalls();
   const activity = new SessionActivity(clock);
+  const approvals = new Approvals({ safety: config.safety, clock, log, audit });
   const service = new DefaultGatewayService({
     sessions,
     broker,
@@ -202,6 +204,8 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
     userTabSites: (sessionId) => sitePolicies.rules(sessionId, 'user_tab'),
     inFlight,
     activity,
+    approvals,
+    backendBrowser: defaultSiteBrowser,
   });
   // The dashboard looks as the owner would: the owner's principal, from this computer.
   const ownerView = Object.freeze({
@@ -270,6 +274,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
     ...siteGrantRoutes(sessions, sitePolicies, siteBrowserOf),
     ...extensionSiteRoutes(sessions, sitePolicies),
     ...sessionControlRoutes(service, csrf),
+    ...approvalRoutes({ approvals, sessions, csrf, operator: operator.auth, authenticator }),
     ...dashboardPageRoutes(),
     ...dashboardApiRoutes(dashboard),
     ...streams.routes(),
@@ -359,6 +364,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
       const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
       streams?.close();
       screenshots.close();
+      approvals.close();
       await mcp.close();
       endpoint.close();
       await broker.close();

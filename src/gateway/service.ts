@@ -59,6 +59,8 @@ export interface CallSignal {
 export interface CallToolOptions {
   toolCallId?: string | null;
   signal?: CallSignal;
+  /** Told while the call waits on something slow (an approval): MCP progress notifications. */
+  onProgress?: (message: string) => void;
 }
 
 export interface GatewayService {

@@ -210,6 +210,35 @@ export const ERROR_TABLE = {
     status: 403,
     hint: 'A URL may not carry a vault secret, in any encoding; nothing was requested.',
   },
+  // Approvals of consequential actions (docs/safety.md "Approvals")
+  approval_required: {
+    status: 409,
+    hint: 'Nothing was done: the action waits for the owner to approve it. Follow it with browser_approval_status {approval_id}; once approved, make the same call again with the same arguments.',
+  },
+  approval_denied: {
+    status: 403,
+    hint: 'The owner denied this action and nothing was done. Do not retry it; ask the person, or take another way.',
+  },
+  approval_timeout: {
+    status: 409,
+    hint: 'Nobody approved this action in time (safety.approval_timeout_s) and nothing was done. Ask the person to watch for it, then call again.',
+  },
+  approval_not_found: {
+    status: 404,
+    hint: 'No approval has that id in this session; `tabgate approvals list` shows the ones waiting.',
+  },
+  approval_expired: {
+    status: 410,
+    hint: 'That approval expired before it was used; the action must be asked for again.',
+  },
+  approval_already_decided: {
+    status: 409,
+    hint: 'That approval was decided (or used) already; each approval approves one action, once.',
+  },
+  approval_unavailable: {
+    status: 403,
+    hint: "This action needs the person's approval and this browser has no channel to ask for it yet; nothing was done. Ask the person to do it themselves.",
+  },
   command_timeout: {
     status: 504,
     hint: 'The browser did not finish this call in time; take a browser_snapshot to see the state before retrying.',
@@ -236,8 +265,11 @@ export function hintOf(code: ErrorCode): string {
  * so an agent can act on it while `code` stays the protocol's `controller_rejected`.
  */
 export interface ErrorBody {
-  error: { code: string; message: string; controller_code?: string };
+  error: { code: string; message: string; controller_code?: string; approval_id?: string };
 }
+
+/** An approval's id as the gateway makes them (`apr_…`), the one fact an `approval_*` error carries. */
+export const APPROVAL_ID_PATTERN = /^apr_[A-Za-z0-9_-]{1,64}$/;
 
 /** A controller's own error code, kept only when it looks like one (no free text, no secrets). */
 export const CONTROLLER_CODE_PATTERN = /^[a-z][a-z0-9_]{0,63}$/;
@@ -278,6 +310,10 @@ export class TabgateError extends Error {
     const body: ErrorBody = { error: { code: this.code, message: this.message } };
     const controllerCode = this.controllerCode;
     if (controllerCode) body.error.controller_code = controllerCode;
+    // The approval an agent follows up with browser_approval_status.
+    const approvalId = this.details?.approval_id;
+    if (typeof approvalId === 'string' && APPROVAL_ID_PATTERN.test(approvalId))
+      body.error.approval_id = approvalId;
     return body;
   }
 }

@@ -18,3 +18,4 @@ export * from './extension-key.js';
 export * from './site-address.js';
 export * from './site-categories.js';
 export * from './site-policy.js';
+export * from './approvals.js';

@@ -43,7 +43,12 @@ describe("vault secrets on the user's tab", () => {
   before(async () => {
     site = await startLoginSite();
     stage = await startStage({
-      config: { browser: { extension_control: { enabled: true, command_timeout: 30 } } },
+      // The fill itself is under test, not its approval (refused on the user's tab until the extension
+      // can ask: test/security/approvals-user-tab.test.ts).
+      config: {
+        browser: { extension_control: { enabled: true, command_timeout: 30 } },
+        safety: { approvals: { user_tab: 'none' } },
+      },
     });
     const vault = new Vault(stage.gw.home);
     vault.add({ name: 'tab-pass', origin: site.origin, field: 'password', value: PASSWORD }, new Date());

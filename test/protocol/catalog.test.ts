@@ -11,6 +11,7 @@ import {
 describe('tool catalog', () => {
   it('lists the sorted tool names (adding a tool is a visible diff)', () => {
     assert.deepEqual(TOOLS.map((tool) => tool.name).sort(), [
+      'browser_approval_status',
       'browser_back',
       'browser_click',
       'browser_console',

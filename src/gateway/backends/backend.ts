@@ -4,6 +4,7 @@
  * transports; they receive validated calls and return the tool's result or throw a TabgateError.
  */
 import type { SecretFill, ToolInput, ToolName } from '../../protocol/index.js';
+import type { ActionGate } from '../../engine/index.js';
 import type { CallSignal } from '../service.js';
 
 export interface ToolCall<N extends ToolName = ToolName> {
@@ -17,6 +18,8 @@ export interface ToolCall<N extends ToolName = ToolName> {
   signal?: CallSignal;
   /** The vault secret a `browser_type {secret}` fills, resolved by the gateway; never in `args`. */
   secret?: SecretFill;
+  /** The session's approval gate: consequential inputs wait for the owner (docs/safety.md). */
+  approvals?: ActionGate;
 }
 
 /** What serves a session's browser, for `GET /v1/sessions/{id}`. */

@@ -4,7 +4,14 @@
  * with the line to fix, because a policy that half-loaded would run more permissive than written.
  */
 import { z } from 'zod';
-import { SITE_CATEGORY_NAMES, SITE_MODES, normalizeSitePattern } from '../../protocol/index.js';
+import {
+  ACTION_CLASSES,
+  DEFAULT_IRREVERSIBLE_LEXICON,
+  SITE_CATEGORY_NAMES,
+  SITE_MODES,
+  normalizeSitePattern,
+  type ActionClass,
+} from '../../protocol/index.js';
 
 /** A site rule, stored in its canonical form (`HTTPS://A.test:443/` → `https://a.test`). */
 const siteRule = z.string().transform((raw, ctx) => {
@@ -16,6 +23,49 @@ const siteRule = z.string().transform((raw, ctx) => {
   });
   return z.NEVER;
 });
+
+/** An action class list: `all`, `none`, or the classes by name (docs/safety.md "Approvals"). */
+const actionClasses = z
+  .union([z.literal('all'), z.literal('none'), z.array(z.enum(ACTION_CLASSES))])
+  .transform((value): ActionClass[] =>
+    value === 'all' ? [...ACTION_CLASSES] : value === 'none' ? [] : [...new Set(value)],
+  );
+
+/** An origin where every click and keystroke waits for approval, stored as `URL.origin` gives it. */
+const exactOrigin = z.string().transform((raw, ctx) => {
+  let url: URL | null = null;
+  try {
+    url = new URL(raw);
+  } catch {
+    // Reported below.
+  }
+  if (url && /^https?:$/.test(url.protocol) && (url.pathname === '/' || url.pathname === '') && !url.search)
+    return url.origin;
+  ctx.addIssue({ code: 'custom', message: 'write an origin: https://bank.example.com (scheme, host, port)' });
+  return z.NEVER;
+});
+
+const approvalDefaults = () => ({
+  user_tab: [...ACTION_CLASSES],
+  local: [] as ActionClass[],
+  remote: [] as ActionClass[],
+  lexicon: [...DEFAULT_IRREVERSIBLE_LEXICON],
+  per_action_origins: [] as string[],
+});
+
+const approvalsSchema = z
+  .object({
+    /** The user's own tab: every class, unless the owner says otherwise. */
+    user_tab: actionClasses.default([...ACTION_CLASSES]),
+    local: actionClasses.default([]),
+    remote: actionClasses.default([]),
+    lexicon: z
+      .array(z.string().trim().min(1).max(100))
+      .max(500)
+      .default([...DEFAULT_IRREVERSIBLE_LEXICON]),
+    per_action_origins: z.array(exactOrigin).max(500).default([]),
+  })
+  .strict();
 
 const mode = z.enum(SITE_MODES);
 /** The user's tab holds their logged-in life: it has no `off`. */
@@ -49,12 +99,17 @@ export const safetySchema = z
       .default({ allow: [], deny: [] }),
     /** Categories blocked until granted by name; `[]` blocks none. */
     blocked_categories: z.array(z.enum(SITE_CATEGORY_NAMES)).default([...SITE_CATEGORY_NAMES]),
+    /** How long an action waits for the owner's decision before it is refused (`approval_timeout`). */
+    approval_timeout_s: z.number().int().min(1).max(3600).default(60),
+    approvals: approvalsSchema.default(approvalDefaults),
   })
   .strict()
   .default({
     mode: { ...DEFAULT_SAFETY.mode },
     sites: { allow: [], deny: [] },
     blocked_categories: [...SITE_CATEGORY_NAMES],
+    approval_timeout_s: 60,
+    approvals: approvalDefaults(),
   });
 
 export type SafetyConfig = z.output<typeof safetySchema>;

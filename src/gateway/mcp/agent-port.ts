@@ -7,6 +7,8 @@ import type { Caller, GatewayService, SessionRecord } from '../service.js';
 export interface AgentCallOptions {
   toolCallId?: string | null;
   signal?: AbortSignal;
+  /** Told while the call waits for an approval (MCP progress notifications). */
+  onProgress?: (message: string) => void;
 }
 
 export interface AgentPort {

@@ -87,9 +87,23 @@ export function createMcpServer(port: AgentPort, binding: McpSessionBinding): Se
     if (!isToolName(name)) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${name}`);
     try {
       const sessionId = await binding.sessionId();
+      const progressToken = request.params._meta?.progressToken;
+      let progress = 0;
       const result = await port.callTool(sessionId, name, args ?? {}, {
         toolCallId: String(extra.requestId),
         signal: extra.signal,
+        // A call waiting for the owner's approval says so, so the client neither hangs up nor times out.
+        ...(progressToken !== undefined
+          ? {
+              onProgress: (message: string) =>
+                void extra
+                  .sendNotification({
+                    method: 'notifications/progress',
+                    params: { progressToken, progress: ++progress, message },
+                  })
+                  .catch(() => undefined),
+            }
+          : {}),
       });
       void noticeChange();
       return renderToolResult(name, result);

@@ -14,6 +14,7 @@ import { browserFillForm, browserSelectOption, browserUpload } from './forms.js'
 import { browserWaitFor } from './wait.js';
 import { browserDialog, browserDownloads } from './dialogs.js';
 import { browserRead } from './read.js';
+import { browserApprovalStatus } from './approvals.js';
 
 export const TOOLS = [
   browserNavigate,
@@ -41,6 +42,7 @@ export const TOOLS = [
   browserConsole,
   browserGetImages,
   browserRead,
+  browserApprovalStatus,
 ] as const;
 
 export type AnyTool = (typeof TOOLS)[number];

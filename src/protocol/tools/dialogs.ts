@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { approvalWaitSchema } from './approvals.js';
 import { defineTool } from './define.js';
 
 export const browserDialog = defineTool({
@@ -8,6 +9,7 @@ export const browserDialog = defineTool({
   input: z.strictObject({
     action: z.enum(['accept', 'dismiss']),
     prompt_text: z.string().max(10_000).optional(),
+    wait: approvalWaitSchema,
   }),
   annotations: { readOnlyHint: false, destructiveHint: true, openWorldHint: true },
 });

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { approvalWaitSchema } from './approvals.js';
 import { defineTool } from './define.js';
 import { refSchema } from './input.js';
 
@@ -8,7 +9,11 @@ export const browserSelectOption = defineTool({
   name: 'browser_select_option',
   title: 'Choose options',
   description: 'Choose options of a select by label or value; several for a multi-select.',
-  input: z.strictObject({ ref: refSchema, values: z.array(optionValue).min(1).max(100) }),
+  input: z.strictObject({
+    ref: refSchema,
+    values: z.array(optionValue).min(1).max(100),
+    wait: approvalWaitSchema,
+  }),
   annotations: { readOnlyHint: false, destructiveHint: true, openWorldHint: true },
 });
 
@@ -21,6 +26,7 @@ export const browserFillForm = defineTool({
       .array(z.strictObject({ ref: refSchema, value: z.union([z.string().max(100_000), z.boolean()]) }))
       .min(1)
       .max(100),
+    wait: approvalWaitSchema,
   }),
   annotations: { readOnlyHint: false, destructiveHint: true, openWorldHint: true },
 });
@@ -32,6 +38,7 @@ export const browserUpload = defineTool({
   input: z.strictObject({
     ref: refSchema,
     paths: z.array(z.string().min(1).max(4096)).min(1).max(20),
+    wait: approvalWaitSchema,
   }),
   annotations: { readOnlyHint: false, destructiveHint: true, openWorldHint: true },
 });

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { SECRET_NAME_PATTERN } from '../secret-fill.js';
+import { approvalWaitSchema } from './approvals.js';
 import { defineTool } from './define.js';
 import { KEY_MODIFIERS, parseKeyCombo } from './keys.js';
 
@@ -33,6 +34,7 @@ export const browserClick = defineTool({
     button: z.enum(MOUSE_BUTTONS).optional(),
     double: z.boolean().optional(),
     modifiers: keyModifiersSchema.optional(),
+    wait: approvalWaitSchema,
   }),
   annotations: { readOnlyHint: false, destructiveHint: true, openWorldHint: true },
 });
@@ -52,6 +54,7 @@ export const browserType = defineTool({
         .optional()
         .describe('Vault secret name, instead of text'),
       submit: z.boolean().optional(),
+      wait: approvalWaitSchema,
     })
     .refine((args) => (args.text === undefined) !== (args.secret === undefined), {
       message: 'give exactly one of text or secret',
@@ -67,6 +70,7 @@ export const browserPress = defineTool({
   input: z.strictObject({
     key: keyComboSchema,
     modifiers: keyModifiersSchema.optional(),
+    wait: approvalWaitSchema,
   }),
   annotations: { readOnlyHint: false, destructiveHint: true, openWorldHint: true },
 });

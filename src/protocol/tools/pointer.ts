@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { approvalWaitSchema } from './approvals.js';
 import { defineTool } from './define.js';
 import { refSchema } from './input.js';
 
@@ -14,6 +15,6 @@ export const browserDrag = defineTool({
   name: 'browser_drag',
   title: 'Drag and drop',
   description: 'Drag one element onto another.',
-  input: z.strictObject({ from_ref: refSchema, to_ref: refSchema }),
+  input: z.strictObject({ from_ref: refSchema, to_ref: refSchema, wait: approvalWaitSchema }),
   annotations: { readOnlyHint: false, destructiveHint: true, openWorldHint: true },
 });

@@ -2,6 +2,8 @@
  * What each tool returns on tabgate's own backends (the CDP engine, and the tabgate extension, which runs
  * the same engine). A third-party controller's result is passed through as it is.
  */
+import type { ApprovalRecord } from '../approvals.js';
+
 export interface PageInfo {
   url: string;
   title: string;
@@ -210,4 +212,5 @@ export interface ToolResults {
   browser_tab_new: TabNewResult;
   browser_tab_close: TabCloseResult;
   browser_downloads: DownloadsResult;
+  browser_approval_status: ApprovalRecord;
 }

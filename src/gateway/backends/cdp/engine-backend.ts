@@ -12,6 +12,7 @@ import {
   CdpError,
   isCdpFailure,
   runTool,
+  type ActionGate,
   type ContextSession,
   type EngineOptions,
 } from '../../../engine/index.js';
@@ -234,16 +235,36 @@ export class EngineBackend implements BrowserBackend {
     const admitBy = this.admission.admitBy();
     const timeoutMs = this.options.commandTimeoutMs;
     let timer: NodeJS.Timeout | undefined;
+    let expire = () => undefined as void;
     const deadline = new Promise<never>((_resolve, reject) => {
-      timer = setTimeout(
-        () =>
-          reject(
-            new TabgateError('command_timeout', `${call.tool} did not finish within ${timeoutMs / 1000} s.`),
-          ),
-        timeoutMs,
-      );
+      expire = () =>
+        reject(
+          new TabgateError('command_timeout', `${call.tool} did not finish within ${timeoutMs / 1000} s.`),
+        );
+      timer = setTimeout(expire, timeoutMs);
     });
     let running = true;
+    // The time the owner takes to decide is not the browser's: the deadline stops while they decide.
+    let left = timeoutMs;
+    let since = Date.now();
+    let deciding = 0;
+    const gate = call.approvals;
+    const approvals: ActionGate | undefined = gate && {
+      policy: gate.policy,
+      firstSecretUse: (origin) => gate.firstSecretUse(origin),
+      secretUsed: (origin) => gate.secretUsed(origin),
+      ask: (ask) => {
+        if (deciding++ === 0) {
+          clearTimeout(timer);
+          left -= Date.now() - since;
+        }
+        return gate.ask(ask).finally(() => {
+          if (--deciding > 0) return;
+          since = Date.now();
+          timer = setTimeout(expire, Math.max(1000, left));
+        });
+      },
+    };
     const aborted = new Promise<never>((_resolve, reject) => {
       call.signal?.addEventListener(
         'abort',
@@ -267,7 +288,14 @@ export class EngineBackend implements BrowserBackend {
         this.inActionSlot(call, admitBy, async () => {
           const context = await this.contextOf(call.sessionId, state);
           ranOn = (await this.connected)?.browser.connection;
-          return runTool(context, call.tool, await this.checkedArgs(call), this.options, call.secret);
+          return runTool(
+            context,
+            call.tool,
+            await this.checkedArgs(call),
+            this.options,
+            call.secret,
+            approvals,
+          );
         }),
       );
       return await Promise.race([work, deadline, aborted]);

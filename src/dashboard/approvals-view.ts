@@ -1,0 +1,87 @@
+/**
+ * Approvals: the agent's consequential actions waiting for the owner (a purchase, a post, an upload, …),
+ * each with the action in words, where, and Approve / Deny — the same decision as
+ * `tabgate approvals approve ID`, sent with this page's token. Below, the latest decided ones.
+ */
+import { html } from 'htm/preact';
+import { useEffect, useState } from 'preact/hooks';
+import type { ApprovalRecord } from '../protocol/approvals.js';
+import { act, ApiError, getJson } from './api.js';
+import { when } from './format.js';
+
+const DECIDED_SHOWN = 20;
+
+export function ApprovalsView() {
+  const [approvals, setApprovals] = useState<ApprovalRecord[] | null>(null);
+  const [status, setStatus] = useState('');
+  const load = () =>
+    getJson<{ approvals: ApprovalRecord[] }>('/v1/approvals').then(
+      (body) => setApprovals(body.approvals),
+      () => undefined,
+    );
+  useEffect(() => {
+    void load();
+    // An approval waits at most safety.approval_timeout_s: a look every second keeps the list current.
+    const timer = setInterval(() => void load(), 1000);
+    return () => clearInterval(timer);
+  }, []);
+  const decide = async (approval: ApprovalRecord, verb: 'approve' | 'deny') => {
+    const what = verb === 'approve' ? 'Approve' : 'Deny';
+    try {
+      await act('POST', `/v1/approvals/${encodeURIComponent(approval.approval_id)}/${verb}`);
+      setStatus(`${what} ${approval.approval_id}: done.`);
+    } catch (error) {
+      setStatus(error instanceof ApiError ? `${what}: ${error.message} (${error.code})` : `${what}: failed.`);
+    }
+    void load();
+  };
+  if (!approvals) return html`<p>Loading…</p>`;
+  const pending = approvals.filter((a) => a.status === 'pending');
+  const decided = approvals.filter((a) => a.status !== 'pending').slice(0, DECIDED_SHOWN);
+  return html`<section aria-labelledby="approvals-title">
+    <h2 id="approvals-title">Approvals</h2>
+    <p role="status">${status}</p>
+    <h3>Waiting for your decision</h3>
+    ${
+      pending.length === 0
+        ? html`<p>No action is waiting for approval.</p>`
+        : html`<ul class="pending" aria-label="Waiting approvals">
+            ${pending.map(
+              (a) =>
+                html`<li key=${a.approval_id}>
+                  <strong>${a.summary}</strong>
+                  <br />session <code>${a.session_id}</code>, ${a.tool}, ${a.classes.join(', ')}; until
+                  ${when(a.expires_at)}
+                  <br />
+                  <button type="button" onClick=${() => decide(a, 'approve')}>Approve</button>
+                  <button type="button" class="danger" onClick=${() => decide(a, 'deny')}>Deny</button>
+                </li>`,
+            )}
+          </ul>`
+    }
+    <h3>Decided</h3>
+    <table class="list">
+      <thead>
+        <tr>
+          <th scope="col">Action</th>
+          <th scope="col">Session</th>
+          <th scope="col">Status</th>
+          <th scope="col">Decided</th>
+          <th scope="col">Through</th>
+        </tr>
+      </thead>
+      <tbody>
+        ${decided.map(
+          (a) =>
+            html`<tr key=${a.approval_id}>
+              <td>${a.summary}</td>
+              <td><code>${a.session_id}</code></td>
+              <td>${a.status}</td>
+              <td>${a.decided_at ? when(a.decided_at) : ''}</td>
+              <td>${a.channel ?? ''}</td>
+            </tr>`,
+        )}
+      </tbody>
+    </table>
+  </section>`;
+}

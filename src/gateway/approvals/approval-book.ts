@@ -1,0 +1,228 @@
+/**
+ * The approvals the gateway holds (docs/safety.md "Approvals"), in memory: an approval approves one
+ * action while the gateway runs, so none outlives it. Each record is bound to `{session, tool, argument
+ * hash, ref, frame origin, expiry}` and moves one way only: pending → approved | denied | expired, then
+ * approved → used | expired. A decision wakes the call that waits for it.
+ */
+import { randomBytes } from 'node:crypto';
+import {
+  TabgateError,
+  type ApprovalAsk,
+  type ApprovalChannel,
+  type ApprovalRecord,
+} from '../../protocol/index.js';
+import type { Clock } from '../clock.js';
+
+/** What binds an approval to one action. */
+export interface ApprovalBinding {
+  sessionId: string;
+  tool: string;
+  argumentHash: string;
+  ref: string | null;
+  frameOrigin: string;
+}
+
+type Settled = 'approved' | 'denied' | 'expired';
+
+interface Entry {
+  record: ApprovalRecord;
+  expiresAtMs: number;
+  timer: NodeJS.Timeout | undefined;
+  waiters: ((outcome: Settled) => void)[];
+}
+
+/** Decided approvals kept for `GET /v1/approvals/{id}` and the list, oldest dropped first. */
+const MAX_KEPT = 1_000;
+
+export class ApprovalBook {
+  private readonly entries = new Map<string, Entry>();
+  private readonly listeners = new Set<(record: ApprovalRecord) => void>();
+
+  constructor(
+    private readonly clock: Clock,
+    /** How long a pending approval waits for a decision, and an approved one for its use. */
+    private readonly ttlMs: number,
+  ) {}
+
+  /** Told of every new approval and every change of one (the dashboard's live list). */
+  onChange(listener: (record: ApprovalRecord) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /** A new pending approval for this action. */
+  open(binding: ApprovalBinding, ask: ApprovalAsk): ApprovalRecord {
+    const now = this.clock.now();
+    const record: ApprovalRecord = {
+      approval_id: `apr_${randomBytes(12).toString('base64url')}`,
+      session_id: binding.sessionId,
+      tool: binding.tool,
+      argument_hash: binding.argumentHash,
+      ref: binding.ref,
+      frame_origin: binding.frameOrigin,
+      classes: [...ask.classes],
+      summary: ask.summary.slice(0, 500),
+      status: 'pending',
+      created_at: new Date(now).toISOString(),
+      expires_at: new Date(now + this.ttlMs).toISOString(),
+      decided_at: null,
+      decided_by: null,
+      channel: null,
+    };
+    const entry: Entry = { record, expiresAtMs: now + this.ttlMs, timer: undefined, waiters: [] };
+    this.entries.set(record.approval_id, entry);
+    this.arm(entry);
+    this.prune();
+    this.changed(record);
+    return { ...record };
+  }
+
+  /** The pending or approved (unused, unexpired) approval of exactly this action, if there is one. */
+  find(binding: ApprovalBinding, status: 'pending' | 'approved'): ApprovalRecord | null {
+    for (const entry of this.entries.values()) {
+      const r = entry.record;
+      if (
+        r.status === status &&
+        !this.lapsed(entry) &&
+        r.session_id === binding.sessionId &&
+        r.tool === binding.tool &&
+        r.argument_hash === binding.argumentHash &&
+        r.ref === binding.ref &&
+        r.frame_origin === binding.frameOrigin
+      )
+        return { ...r };
+    }
+    return null;
+  }
+
+  /** Marks an approved approval used; false if it was not approved (or lapsed) meanwhile. */
+  use(id: string): boolean {
+    const entry = this.entries.get(id);
+    if (!entry || entry.record.status !== 'approved' || this.lapsed(entry)) return false;
+    entry.record.status = 'used';
+    clearTimeout(entry.timer);
+    this.changed(entry.record);
+    return true;
+  }
+
+  /** Resolves with how the approval settled; `expired` also when `signal` ends the wait first. */
+  wait(id: string): Promise<Settled> {
+    const entry = this.entries.get(id);
+    if (!entry) return Promise.resolve('expired');
+    const status = entry.record.status;
+    if (status !== 'pending') return Promise.resolve(status === 'used' ? 'approved' : status);
+    return new Promise((resolve) => entry.waiters.push(resolve));
+  }
+
+  /** Withdraws a pending approval nobody waits for any more (the call was stopped or cancelled). */
+  withdraw(id: string): void {
+    const entry = this.entries.get(id);
+    if (entry?.record.status === 'pending') this.settle(entry, 'expired');
+  }
+
+  /**
+   * The owner's decision. Throws `approval_not_found`, `approval_expired` or `approval_already_decided`;
+   * nothing changes then.
+   */
+  decide(id: string, approve: boolean, decidedBy: string, channel: ApprovalChannel): ApprovalRecord {
+    const entry = this.require(id);
+    if (this.lapsed(entry) || entry.record.status === 'expired') {
+      if (entry.record.status === 'pending') this.settle(entry, 'expired');
+      throw new TabgateError('approval_expired', `Approval ${id} expired at ${entry.record.expires_at}.`);
+    }
+    if (entry.record.status !== 'pending') {
+      throw new TabgateError(
+        'approval_already_decided',
+        `Approval ${id} was already ${entry.record.status}; it cannot be decided again.`,
+      );
+    }
+    const now = this.clock.now();
+    entry.record.decided_at = new Date(now).toISOString();
+    entry.record.decided_by = decidedBy;
+    entry.record.channel = channel;
+    if (approve) {
+      // An approved action may still be repeated by an agent that did not wait: it has a full period.
+      entry.expiresAtMs = now + this.ttlMs;
+      entry.record.expires_at = new Date(entry.expiresAtMs).toISOString();
+      clearTimeout(entry.timer);
+      this.arm(entry);
+    }
+    this.settle(entry, approve ? 'approved' : 'denied');
+    return { ...entry.record };
+  }
+
+  /** Throws `approval_not_found` for an id the book does not hold (or, given, of another session). */
+  get(id: string, sessionId?: string): ApprovalRecord {
+    const entry = this.require(id, sessionId);
+    if (this.lapsed(entry) && (entry.record.status === 'pending' || entry.record.status === 'approved'))
+      this.settle(entry, 'expired');
+    return { ...entry.record };
+  }
+
+  /** Every approval, newest first; only the pending ones with `pendingOnly`. */
+  list(pendingOnly = false): ApprovalRecord[] {
+    const records: ApprovalRecord[] = [];
+    for (const entry of this.entries.values()) {
+      if (this.lapsed(entry) && (entry.record.status === 'pending' || entry.record.status === 'approved'))
+        this.settle(entry, 'expired');
+      if (!pendingOnly || entry.record.status === 'pending') records.push({ ...entry.record });
+    }
+    return records.reverse();
+  }
+
+  /** Ends every wait: shutdown. */
+  close(): void {
+    for (const entry of this.entries.values())
+      if (entry.record.status === 'pending') this.settle(entry, 'expired');
+  }
+
+  private require(id: string, sessionId?: string): Entry {
+    const entry = this.entries.get(id);
+    if (!entry || (sessionId !== undefined && entry.record.session_id !== sessionId)) {
+      throw new TabgateError('approval_not_found', `No approval ${JSON.stringify(id.slice(0, 100))} here.`);
+    }
+    return entry;
+  }
+
+  private lapsed(entry: Entry): boolean {
+    return this.clock.now() >= entry.expiresAtMs;
+  }
+
+  private arm(entry: Entry): void {
+    const delay = Math.max(0, entry.expiresAtMs - this.clock.now());
+    entry.timer = setTimeout(() => {
+      const status = entry.record.status;
+      if (status === 'pending' || status === 'approved') this.settle(entry, 'expired');
+    }, delay);
+    entry.timer.unref();
+  }
+
+  private settle(entry: Entry, outcome: Settled): void {
+    if (outcome !== 'approved') clearTimeout(entry.timer);
+    entry.record.status = outcome;
+    const waiters = entry.waiters;
+    entry.waiters = [];
+    for (const waiter of waiters) waiter(outcome);
+    this.changed(entry.record);
+  }
+
+  private changed(record: ApprovalRecord): void {
+    for (const listener of [...this.listeners]) {
+      try {
+        listener({ ...record });
+      } catch {
+        // A faulty listener changes no approval.
+      }
+    }
+  }
+
+  private prune(): void {
+    if (this.entries.size <= MAX_KEPT) return;
+    for (const [id, entry] of this.entries) {
+      if (this.entries.size <= MAX_KEPT) return;
+      if (entry.record.status === 'pending') continue;
+      clearTimeout(entry.timer);
+      this.entries.delete(id);
+    }
+  }
+}

@@ -1,0 +1,268 @@
+/**
+ * Approvals of consequential actions, the gateway's side (docs/safety.md "Approvals"): the policy each
+ * kind of browser is held to, the gate one call's engine asks before a consequential input, the user's
+ * tab refused where no channel can ask the person yet, and the owner's decisions, each in the audit log.
+ */
+import { createHash } from 'node:crypto';
+import {
+  TabgateError,
+  type ActionClass,
+  type ApprovalAsk,
+  type ApprovalChannel,
+  type ApprovalPolicy,
+  type ApprovalRecord,
+} from '../../protocol/index.js';
+import type { ActionGate } from '../../engine/index.js';
+import type { AuditLog } from '../audit/audit-log.js';
+import type { Clock } from '../clock.js';
+import type { SafetyConfig } from '../config/safety-schema.js';
+import type { Logger } from '../../log/logger.js';
+import { operatorRequired } from '../operator/index.js';
+import type { CallSignal, Caller } from '../service.js';
+import { ApprovalBook, type ApprovalBinding } from './approval-book.js';
+
+/** Which browser a session's calls run on, for the classes it is held to. */
+export type ApprovalBrowser = 'user_tab' | 'local' | 'remote';
+
+export interface GatedCall {
+  sessionId: string;
+  tool: string;
+  /** The validated arguments, `wait` left out: what the approval binds by hash. */
+  args: unknown;
+  /** False: answer at once with `approval_required` instead of waiting for the decision. */
+  wait: boolean;
+  signal?: CallSignal;
+  /** Told while the call waits (MCP progress notifications). */
+  onProgress?: (message: string) => void;
+}
+
+export interface ApprovalsOptions {
+  safety: SafetyConfig;
+  clock: Clock;
+  log: Logger;
+  audit?: AuditLog;
+  /** How often a waiting call is told it still waits. */
+  progressEveryMs?: number;
+}
+
+/** Sorted keys, so the same arguments hash the same however they were written. */
+function canonical(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
+  if (value && typeof value === 'object') {
+    const entries = Object.entries(value as Record<string, unknown>)
+      .filter(([, v]) => v !== undefined)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonical(v)}`).join(',')}}`;
+  }
+  return JSON.stringify(value) ?? 'null';
+}
+
+export function argumentHash(tool: string, args: unknown): string {
+  return createHash('sha256')
+    .update(`${tool}\n${canonical(args)}`)
+    .digest('hex');
+}
+
+/** The tools whose input may need approval on the user's tab, where the gateway cannot read the page. */
+const USER_TAB_INPUTS = new Set([
+  'browser_click',
+  'browser_type',
+  'browser_press',
+  'browser_select_option',
+  'browser_fill_form',
+  'browser_drag',
+]);
+
+export class Approvals {
+  readonly book: ApprovalBook;
+  /** The origins each session has typed a vault secret on. */
+  private readonly secretOrigins = new Map<string, Set<string>>();
+  private readonly policies: Record<ApprovalBrowser, ApprovalPolicy>;
+
+  constructor(private readonly o: ApprovalsOptions) {
+    this.book = new ApprovalBook(o.clock, o.safety.approval_timeout_s * 1000);
+    const { approvals } = o.safety;
+    const policy = (classes: readonly ActionClass[]): ApprovalPolicy => ({
+      // Listing an origin as per-action is itself the owner's request: it holds on every browser.
+      classes:
+        approvals.per_action_origins.length > 0 && !classes.includes('per_action_origin')
+          ? [...classes, 'per_action_origin']
+          : [...classes],
+      lexicon: approvals.lexicon,
+      perActionOrigins: approvals.per_action_origins,
+    });
+    this.policies = {
+      user_tab: policy(approvals.user_tab),
+      local: policy(approvals.local),
+      remote: policy(approvals.remote),
+    };
+  }
+
+  policyFor(browser: ApprovalBrowser): ApprovalPolicy {
+    return this.policies[browser];
+  }
+
+  /** The gate of one call on a CDP browser; none when no class is on for it. */
+  gateFor(call: GatedCall, browser: ApprovalBrowser): ActionGate | undefined {
+    const policy = this.policies[browser];
+    if (policy.classes.length === 0) return undefined;
+    const argumentHashOf = argumentHash(call.tool, call.args);
+    let approvedInCall = false;
+    const origins = () => {
+      let set = this.secretOrigins.get(call.sessionId);
+      if (!set) this.secretOrigins.set(call.sessionId, (set = new Set()));
+      return set;
+    };
+    return {
+      policy,
+      firstSecretUse: (origin) => !this.secretOrigins.get(call.sessionId)?.has(origin),
+      secretUsed: (origin) => void origins().add(origin),
+      ask: async (ask) => {
+        // One approval lets one call do what it asked for, requests it sets off included.
+        if (approvedInCall) return;
+        const binding: ApprovalBinding = {
+          sessionId: call.sessionId,
+          tool: call.tool,
+          argumentHash: argumentHashOf,
+          ref: ask.ref,
+          frameOrigin: ask.frameOrigin,
+        };
+        const approved = this.book.find(binding, 'approved');
+        if (approved && this.book.use(approved.approval_id)) {
+          approvedInCall = true;
+          return;
+        }
+        await this.waitForDecision(call, binding, ask);
+        approvedInCall = true;
+      },
+    };
+  }
+
+  private async waitForDecision(call: GatedCall, binding: ApprovalBinding, ask: ApprovalAsk): Promise<void> {
+    const record = this.book.find(binding, 'pending') ?? this.book.open(binding, ask);
+    const id = record.approval_id;
+    if (!call.wait) {
+      throw new TabgateError(
+        'approval_required',
+        `Nothing was done: ${record.summary} needs the owner's approval (approval ${id}, until ${record.expires_at}).`,
+        { approval_id: id, summary: record.summary, classes: record.classes, expires_at: record.expires_at },
+      );
+    }
+    this.o.log.info('action waits for approval', {
+      session_id: call.sessionId,
+      approval_id: id,
+      tool: call.tool,
+      classes: record.classes.join(','),
+    });
+    const say = () =>
+      call.onProgress?.(`Waiting for the owner to approve: ${record.summary} (approval ${id}).`);
+    say();
+    const ticker = setInterval(say, this.o.progressEveryMs ?? 5_000);
+    ticker.unref();
+    let onAbort: (() => void) | undefined;
+    const aborted = new Promise<'aborted'>((resolve) => {
+      onAbort = () => resolve('aborted');
+      if (call.signal?.aborted) resolve('aborted');
+      else call.signal?.addEventListener('abort', onAbort, { once: true });
+    });
+    try {
+      const outcome = await Promise.race([this.book.wait(id), aborted]);
+      if (outcome === 'aborted') {
+        this.book.withdraw(id);
+        throw new TabgateError('call_cancelled', `The call ended while approval ${id} was pending.`);
+      }
+      if (outcome === 'denied')
+        throw new TabgateError('approval_denied', `The owner denied ${record.summary}; nothing was done.`, {
+          approval_id: id,
+        });
+      if (outcome === 'expired')
+        throw new TabgateError(
+          'approval_timeout',
+          `Nobody approved ${record.summary} within ${this.o.safety.approval_timeout_s} s; nothing was done.`,
+          { approval_id: id },
+        );
+      if (!this.book.use(id))
+        throw new TabgateError('approval_already_decided', `Approval ${id} was used by another call.`);
+    } finally {
+      clearInterval(ticker);
+      if (onAbort) call.signal?.removeEventListener('abort', onAbort);
+    }
+  }
+
+  /**
+   * The user's tab: until the extension shows approvals in the browser, a call the gateway can tell
+   * needs one is refused (`approval_unavailable`), never performed unapproved.
+   */
+  checkUserTab(tool: string, args: Record<string, unknown>): void {
+    const policy = this.policies.user_tab;
+    const on = (cls: ActionClass) => policy.classes.includes(cls);
+    const refuse = (why: string) => {
+      throw new TabgateError(
+        'approval_unavailable',
+        `${tool} on the user's tab ${why}, and the tabgate extension cannot ask the person for approval yet; nothing was done.`,
+      );
+    };
+    if (tool === 'browser_upload' && on('upload'))
+      refuse('uploads files (an action class that needs approval)');
+    if (tool === 'browser_dialog' && args.action === 'accept' && on('dialog_accept'))
+      refuse('accepts a dialog (an action class that needs approval); dismiss it, or ask the person');
+    if (tool === 'browser_type' && typeof args.secret === 'string' && on('secret_first_use'))
+      refuse('types a vault secret, which needs approval the first time on each origin');
+    if (USER_TAB_INPUTS.has(tool) && policy.perActionOrigins.length > 0 && on('per_action_origin'))
+      refuse('may act on an origin where every action needs approval (safety.approvals.per_action_origins)');
+  }
+
+  /** An agent's follow-up on an approval of its own session. */
+  status(sessionId: string, id: string): ApprovalRecord {
+    return this.book.get(id, sessionId);
+  }
+
+  /** The owner's decision, audited with who decided, through which channel, and when. */
+  async decide(
+    caller: Caller,
+    id: string,
+    approve: boolean,
+    channel: ApprovalChannel,
+  ): Promise<ApprovalRecord> {
+    if (caller.credential !== 'operator') throw operatorRequired();
+    const record = this.book.get(id);
+    const decide = () => {
+      const decided = this.book.decide(id, approve, caller.principalId, channel);
+      this.o.log.info(`approval ${approve ? 'approved' : 'denied'} by the owner`, {
+        approval_id: id,
+        session_id: decided.session_id,
+        channel,
+      });
+      return Promise.resolve(decided);
+    };
+    if (!this.o.audit) return decide();
+    return this.o.audit.track(
+      {
+        caller,
+        sessionId: record.session_id,
+        action: approve ? 'approval.approve' : 'approval.deny',
+        arguments: { approval: id, channel, tool: record.tool, classes: record.classes },
+        toolCallId: null,
+        backend: 'owner',
+        controllerId: null,
+      },
+      decide,
+    );
+  }
+
+  /** The owner's list. */
+  list(caller: Caller, pendingOnly: boolean): ApprovalRecord[] {
+    if (caller.credential !== 'operator') throw operatorRequired();
+    return this.book.list(pendingOnly);
+  }
+
+  forgetSession(sessionId: string): void {
+    this.secretOrigins.delete(sessionId);
+    for (const record of this.book.list(true))
+      if (record.session_id === sessionId) this.book.withdraw(record.approval_id);
+  }
+
+  close(): void {
+    this.book.close();
+  }
+}
