@@ -8,14 +8,21 @@
 import { SNAPSHOT_MAX_CHARS } from '../../src/extension/background/executor.js';
 import type { ConformanceSession } from '../conformance/harness.js';
 import { runConformanceSuite } from '../conformance/suite.js';
-import { callTool, startStage, status, waitFor, type Stage } from './fixtures/paired-setup.js';
+import {
+  callTool,
+  LOOPBACK_TEST_SITES,
+  startStage,
+  status,
+  waitFor,
+  type Stage,
+} from './fixtures/paired-setup.js';
 
 /** Long enough for a 1,000-row snapshot over chrome.debugger on two shared cores. */
 // Approvals are tested in test/security/approvals*; here the tools' behaviour is, so none are asked
 // for (on the user's tab a dialog accepted would otherwise be refused until the extension can ask).
 const CONFIG = {
   browser: { extension_control: { enabled: true, command_timeout: 30 } },
-  safety: { approvals: { user_tab: 'none' } },
+  safety: { ...LOOPBACK_TEST_SITES, approvals: { user_tab: 'none' } },
 };
 
 class ToolError extends Error {

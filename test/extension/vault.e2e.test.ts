@@ -13,7 +13,14 @@ import type { HttpResult } from '../gateway/fixtures/gateway.js';
 import { encodingsOf, filesUnder, leaks } from '../security/fixtures/leak-search.js';
 import { startLoginSite, type LoginSite } from '../security/fixtures/login-site.js';
 import { toolSession } from '../security/fixtures/tool-session.js';
-import { callTool, startStage, status, waitFor, type Stage } from './fixtures/paired-setup.js';
+import {
+  callTool,
+  LOOPBACK_TEST_SITES,
+  startStage,
+  status,
+  waitFor,
+  type Stage,
+} from './fixtures/paired-setup.js';
 
 const PASSWORD = `Ext pw/${randomBytes(6).toString('hex')}+?&ü`;
 const USERNAME = `bob.${randomBytes(4).toString('hex')}@example.com`;
@@ -47,7 +54,7 @@ describe("vault secrets on the user's tab", () => {
       // can ask: test/security/approvals-user-tab.test.ts).
       config: {
         browser: { extension_control: { enabled: true, command_timeout: 30 } },
-        safety: { approvals: { user_tab: 'none' } },
+        safety: { ...LOOPBACK_TEST_SITES, approvals: { user_tab: 'none' } },
       },
     });
     const vault = new Vault(stage.gw.home);
