@@ -259,7 +259,8 @@ export class EngineBackend implements BrowserBackend {
           left -= Date.now() - since;
         }
         return gate.ask(ask).finally(() => {
-          if (--deciding > 0) return;
+          // A call that ended meanwhile (cancelled, stopped) has no deadline left to restart.
+          if (--deciding > 0 || !running) return;
           since = Date.now();
           timer = setTimeout(expire, Math.max(1000, left));
         });
