@@ -8,7 +8,8 @@ import type { StoredSession } from './store.js';
 
 export type { StoredSession } from './store.js';
 
-interface Row {
+/** A `sessions` row as both stores read it (SQLite here, PostgreSQL in postgres/pg-sessions.ts). */
+export interface SessionRow {
   id: string;
   title: string | null;
   source: string;
@@ -20,7 +21,7 @@ interface Row {
   stopped_at: string | null;
 }
 
-const toRecord = (row: Row): StoredSession => ({
+export const toRecord = (row: SessionRow): StoredSession => ({
   session_id: row.id,
   title: row.title,
   created_at: row.created_at,
@@ -48,8 +49,8 @@ export class SessionStore {
     this.insertStmt = db.prepare<[string, string | null, string, string, string]>(
       'INSERT OR IGNORE INTO sessions (id, title, source, principal_id, created_at) VALUES (?, ?, ?, ?, ?)',
     );
-    this.byIdStmt = db.prepare<[string], Row>('SELECT * FROM sessions WHERE id = ?');
-    this.listStmt = db.prepare<[string], Row>(
+    this.byIdStmt = db.prepare<[string], SessionRow>('SELECT * FROM sessions WHERE id = ?');
+    this.listStmt = db.prepare<[string], SessionRow>(
       'SELECT * FROM sessions WHERE principal_id = ? ORDER BY created_at, id',
     );
     this.deleteStmt = db.prepare<[string, string]>('DELETE FROM sessions WHERE id = ? AND principal_id = ?');

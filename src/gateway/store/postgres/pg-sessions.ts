@@ -1,35 +1,7 @@
 /** Sessions in PostgreSQL: the same rows and answers as the SQLite store's (session-store.ts). */
 import type { Pool } from 'pg';
-import type { BindingState } from '../../session-binding.js';
-import type { SessionRows, StoredSession } from '../store.js';
-
-interface Row {
-  id: string;
-  title: string | null;
-  source: string;
-  principal_id: string;
-  created_at: string;
-  binding: BindingState | null;
-  binding_changed_at: string | null;
-  binding_controller_id: string | null;
-  stopped_at: string | null;
-}
-
-const toRecord = (row: Row): StoredSession => ({
-  session_id: row.id,
-  title: row.title,
-  created_at: row.created_at,
-  source: row.source,
-  principal_id: row.principal_id,
-  binding: row.binding
-    ? {
-        state: row.binding,
-        since: row.binding_changed_at ?? row.created_at,
-        controller_id: row.binding_controller_id,
-      }
-    : null,
-  stopped_at: row.stopped_at,
-});
+import { toRecord, type SessionRow as Row } from '../session-store.js';
+import type { SessionRows } from '../store.js';
 
 export function pgSessions(pool: Pool): SessionRows {
   const get = async (id: string) => {
