@@ -104,9 +104,19 @@ export interface AdmissionLimits {
   commandTimeoutSeconds: number;
 }
 
-/** The longest a call waits for admission: a third of its deadline, at most 10 s. */
+/** The longest a new session waits for admission: a third of its deadline, at most 10 s. */
 export function admissionWindowMs(commandTimeoutSeconds: number): number {
   return Math.min(10_000, (commandTimeoutSeconds * 1000) / 3);
+}
+
+/**
+ * The longest a call of an admitted session waits for an action slot: two thirds of its deadline, so the
+ * last third is left to the action. An admitted session is one the browser agreed to hold; refusing its
+ * call after the new-session window (when the calls ahead of it are slow, as first calls that open a
+ * context are on a loaded machine) would serve fewer sessions than `max_sessions`.
+ */
+export function actionWindowMs(commandTimeoutSeconds: number): number {
+  return (commandTimeoutSeconds * 1000 * 2) / 3;
 }
 
 /** The two bounds of one browser. */
@@ -114,9 +124,11 @@ export class Admission {
   readonly sessions: Slots;
   readonly actions: Slots;
   private readonly windowMs: number;
+  private readonly actionWindow: number;
 
   constructor(limits: AdmissionLimits) {
     this.windowMs = admissionWindowMs(limits.commandTimeoutSeconds);
+    this.actionWindow = actionWindowMs(limits.commandTimeoutSeconds);
     this.sessions = new Slots({
       what: 'open browser sessions',
       limit: limits.maxSessions,
@@ -134,8 +146,13 @@ export class Admission {
     });
   }
 
-  /** The time by which a call starting now must have been admitted. */
+  /** The time by which a new session whose call starts now must have been admitted. */
   admitBy(): number {
     return Date.now() + this.windowMs;
+  }
+
+  /** The time by which a call starting now must have its action slot. */
+  actionBy(): number {
+    return Date.now() + this.actionWindow;
   }
 }

@@ -219,8 +219,8 @@ export class EngineBackend implements BrowserBackend {
   }
 
   /** Runs `work` in one of the browser's `max_concurrent_actions` slots. */
-  private async inActionSlot<T>(call: ToolCall, admitBy: number, work: () => Promise<T>): Promise<T> {
-    const release = await this.admission.actions.acquire(admitBy, call.signal);
+  private async inActionSlot<T>(call: ToolCall, slotBy: number, work: () => Promise<T>): Promise<T> {
+    const release = await this.admission.actions.acquire(slotBy, call.signal);
     try {
       return await work();
     } finally {
@@ -231,8 +231,8 @@ export class EngineBackend implements BrowserBackend {
   private async runNow(call: ToolCall, state: SessionState): Promise<unknown> {
     state.busy++;
     state.lastUsed = Date.now();
-    // One admission window for the whole call: a new session's wait for its slot counts against it.
-    const admitBy = this.admission.admitBy();
+    // Measured from the call's start: a new session's wait for admission counts against its action window.
+    const slotBy = this.admission.actionBy();
     const timeoutMs = this.options.commandTimeoutMs;
     let timer: NodeJS.Timeout | undefined;
     let expire = () => undefined as void;
@@ -286,7 +286,7 @@ export class EngineBackend implements BrowserBackend {
     let ranOn: CdpConnection | undefined;
     try {
       const work = state.admitted.then(() =>
-        this.inActionSlot(call, admitBy, async () => {
+        this.inActionSlot(call, slotBy, async () => {
           const context = await this.contextOf(call.sessionId, state);
           ranOn = (await this.connected)?.browser.connection;
           return runTool(
