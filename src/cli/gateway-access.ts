@@ -5,7 +5,7 @@
  */
 import { resolveApiKey } from '../gateway/auth/api-key.js';
 import { operatorKeyFile, readOperatorKey } from '../gateway/operator/index.js';
-import { GatewayClient } from '../gateway/client/gateway-client.js';
+import { GatewayClient } from './gateway-client.js';
 import { loadConfig, type GatewayConfig } from '../gateway/config/index.js';
 import { isTabgateError } from '../protocol/index.js';
 

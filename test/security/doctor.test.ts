@@ -8,7 +8,7 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { loadConfig } from '../../src/gateway/config/index.js';
-import { isFailing, runDoctorChecks, type Finding } from '../../src/gateway/security/doctor-checks.js';
+import { isFailing, runDoctorChecks, type Finding } from '../../src/cli/doctor-checks.js';
 import { makeHome, writeConfigFile } from '../gateway/fixtures/gateway.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');

@@ -5,7 +5,7 @@
  */
 import type { Command } from 'commander';
 import { ConfigError, loadConfig } from '../../gateway/config/index.js';
-import { isFailing, runDoctorChecks, type Finding } from '../../gateway/security/doctor-checks.js';
+import { isFailing, runDoctorChecks, type Finding } from '../doctor-checks.js';
 
 const MARK: Record<Finding['level'], string> = {
   ok: 'ok   ',

@@ -23,6 +23,9 @@ export interface Reply {
   body?: unknown;
 }
 
+/** The rate-limit buckets a route may draw from (`security/rate-limits.ts`). */
+export type RateLimitKind = 'register' | 'pairing';
+
 export interface Route {
   method: 'GET' | 'POST' | 'DELETE' | 'PUT' | 'PATCH';
   /** Literal segments and `:name` placeholders matching one segment each. */
@@ -39,6 +42,11 @@ export interface Route {
    * pairing approval page) posting back to it. Every other web origin is still refused.
    */
   sameOriginPage?: boolean;
+  /**
+   * The bucket every request to this route draws from before it does any work: declared here, on the
+   * route, so renaming its path cannot silently drop its limit.
+   */
+  limit?: RateLimitKind;
   handle(ctx: RouteContext): Promise<Reply | void> | Reply | void;
 }
 

@@ -35,6 +35,7 @@ export function pairingRoutes(service: PairingService, operator: OperatorAuth): 
     method: 'POST',
     path: `/pair/:id/${action}`,
     auth: 'custom',
+    limit: 'pairing',
     sameOriginPage: true,
     handle: (ctx) => {
       // The owner's signed-in browser on this computer, posting from the gateway's own page.
@@ -64,6 +65,7 @@ export function pairingRoutes(service: PairingService, operator: OperatorAuth): 
       method: 'POST',
       path: PAIR_PATH,
       auth: 'custom',
+      limit: 'pairing',
       handle: (ctx) => {
         const started = service.start(ctx.req.headers.origin, objectBody(ctx.body));
         const approveUrl = `http://${ctx.req.headers.host ?? ''}/pair/${encodeURIComponent(started.pairing_id)}`;
@@ -74,6 +76,7 @@ export function pairingRoutes(service: PairingService, operator: OperatorAuth): 
       method: 'POST',
       path: `${PAIR_PATH}/:id/token`,
       auth: 'custom',
+      limit: 'pairing',
       handle: async (ctx) => {
         const outcome = await service.collect(ctx.params.id ?? '', ctx.req.headers.origin);
         if (outcome.status === 'pending') return { status: 202, body: outcome };
@@ -92,6 +95,7 @@ export function pairingRoutes(service: PairingService, operator: OperatorAuth): 
       method: 'DELETE',
       path: `${PAIR_PATH}/:id`,
       auth: 'custom',
+      limit: 'pairing',
       handle: (ctx) => {
         service.withdraw(ctx.params.id ?? '', ctx.req.headers.origin);
         return { status: 200, body: { withdrawn: true } };
@@ -117,6 +121,7 @@ export function pairingRoutes(service: PairingService, operator: OperatorAuth): 
       method: 'GET',
       path: '/pair/:id',
       auth: 'custom',
+      limit: 'pairing',
       handle: (ctx) => {
         try {
           requireLoopbackPeer(ctx.req);

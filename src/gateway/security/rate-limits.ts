@@ -11,13 +11,13 @@
  * second) and tight for a flood.
  */
 import type { IncomingMessage } from 'node:http';
-import { REGISTER_PATH, TabgateError } from '../../protocol/index.js';
+import { TabgateError } from '../../protocol/index.js';
 import type { Clock } from '../clock.js';
-import type { Route, RouteContext } from '../http/route-table.js';
+import type { RateLimitKind, Route, RouteContext } from '../http/route-table.js';
 import { peerOf } from './peer.js';
 import { TokenBuckets, type BucketLimits } from './token-bucket.js';
 
-export interface RateLimitSettings {
+export type RateLimitSettings = Record<RateLimitKind, BucketLimits> & {
   /** `POST /v1/browser-control/register`, per credential. */
   register: BucketLimits;
   /**
@@ -25,7 +25,7 @@ export interface RateLimitSettings {
    * (`/v1/pairings` needs the operator key; wrong codes there are limited by the approval limiter.)
    */
   pairing: BucketLimits;
-}
+};
 
 export const DEFAULT_RATE_LIMITS: RateLimitSettings = {
   register: { capacity: 60, refillPerSecond: 10 },
@@ -42,16 +42,7 @@ export interface LimitSubjects {
   credentialOf(req: IncomingMessage): string | null;
 }
 
-const PAIRING_PATHS = /^\/(v1\/browser-control\/pair|pair)(\/|$)/;
-
-export type LimitedKind = keyof RateLimitSettings;
-
-/** Which bucket a route draws from, or null when it is not limited. */
-export function limitedKindOf(route: Pick<Route, 'path'>): LimitedKind | null {
-  if (route.path === REGISTER_PATH) return 'register';
-  if (PAIRING_PATHS.test(route.path)) return 'pairing';
-  return null;
-}
+export type LimitedKind = RateLimitKind;
 
 export class RateLimits {
   private readonly buckets: Record<LimitedKind, TokenBuckets>;
@@ -94,10 +85,10 @@ export class RateLimits {
     return id !== undefined && this.subjects.knownPairing(id) ? `pairing:${id}` : peer;
   }
 
-  /** The routes with a limit check in front of each limited one; others are returned as they are. */
+  /** The routes with a limit check in front of each that declares one; others are returned as they are. */
   wrap(routes: Route[]): Route[] {
     return routes.map((route) => {
-      const kind = limitedKindOf(route);
+      const kind = route.limit;
       if (!kind) return route;
       return {
         ...route,

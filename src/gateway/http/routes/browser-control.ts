@@ -61,6 +61,7 @@ export function browserControlRoutes(deps: BrowserControlRouteDeps): Route[] {
       method: 'POST',
       path: REGISTER_PATH,
       auth: 'custom',
+      limit: 'register',
       handle: async (ctx) => {
         if (!deps.extensionControl.enabled()) {
           throw new TabgateError(

@@ -4,14 +4,14 @@
  * to load. Each finding says what is wrong and how to fix it. `risk` and `error` findings make the command exit non-zero.
  */
 import fs from 'node:fs';
-import { discoverProviders } from '../../providers/index.js';
-import { apiKeyFile } from '../auth/api-key.js';
-import { DEFAULT_CHROMIUM } from '../backends/cdp/chromium-process.js';
-import { sandboxFor } from '../backends/cdp/chromium-sandbox.js';
-import { providerDiscoveryOptions } from '../backends/providers/discovery-options.js';
-import { configPath, readConfigFile, type GatewayConfig } from '../config/index.js';
-import { silentLogger } from '../../log/logger.js';
-import { isLoopbackBind } from './exposure.js';
+import { discoverProviders } from '../providers/index.js';
+import { apiKeyFile } from '../gateway/auth/api-key.js';
+import { DEFAULT_CHROMIUM } from '../gateway/backends/cdp/chromium-process.js';
+import { sandboxFor } from '../gateway/backends/cdp/chromium-sandbox.js';
+import { providerDiscoveryOptions } from '../gateway/backends/providers/discovery-options.js';
+import { configPath, readConfigFile, type GatewayConfig } from '../gateway/config/index.js';
+import { silentLogger } from '../log/logger.js';
+import { isLoopbackBind } from '../gateway/security/exposure.js';
 
 export type FindingLevel = 'ok' | 'info' | 'warn' | 'risk' | 'error';
 

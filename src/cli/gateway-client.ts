@@ -2,9 +2,9 @@
  * A client of tabgate's own HTTP API, for `tabgate mcp --gateway` and `tabgate call`. It turns the
  * API's `{error: {code, message}}` bodies back into TabgateErrors, so callers see one error model.
  */
-import { isErrorCode, TabgateError } from '../../protocol/index.js';
-import type { AgentCallOptions, AgentPort } from '../mcp/agent-port.js';
-import type { SessionRecord } from '../service.js';
+import { isErrorCode, TabgateError } from '../protocol/index.js';
+import type { AgentCallOptions, AgentPort } from '../gateway/mcp/agent-port.js';
+import type { SessionRecord } from '../gateway/service.js';
 
 export interface GatewayClientOptions {
   /** e.g. `http://127.0.0.1:8642` */
