@@ -6,8 +6,8 @@
 import {
   CONTROLLER_WS_PATH,
   filterCapabilities,
-  MAX_REGISTRATION_FIELD_CHARS,
   PROTOCOL_VERSION,
+  registrationIdentitySchema,
   TabgateError,
 } from '../protocol/index.js';
 import { settle, type ControllerBroker } from './broker/controller-broker.js';
@@ -26,8 +26,6 @@ export interface RegistrationResponse {
   scope: Omit<ControllerScope, 'capabilities'> & { capabilities: string[] };
 }
 
-const REQUIRED_FIELDS = ['session_id', 'controller_id', 'browser_profile_id'] as const;
-
 function invalid(message: string): TabgateError {
   return new TabgateError('browser_control_invalid_registration', message);
 }
@@ -41,14 +39,13 @@ export async function registerController(
     throw invalid('The registration body must be a JSON object.');
   }
   const fields = body as Record<string, unknown>;
-  for (const name of REQUIRED_FIELDS) {
-    const value = fields[name];
-    if (typeof value !== 'string' || value.length === 0 || value.length > MAX_REGISTRATION_FIELD_CHARS) {
-      throw invalid(
-        `${name} must be a non-empty string of at most ${MAX_REGISTRATION_FIELD_CHARS} characters.`,
-      );
-    }
+  const identity = registrationIdentitySchema.safeParse(fields);
+  if (!identity.success) {
+    // The first field in the protocol's order is the one named, as the reference server does.
+    const issue = identity.error.issues[0];
+    throw invalid(`${String(issue?.path[0] ?? 'body')} ${issue?.message ?? 'is invalid'}.`);
   }
+  const { session_id: sessionId, controller_id, browser_profile_id } = identity.data;
   // `true == 1` in some languages; the protocol wants exactly the integer 1.
   if (fields.protocol_version !== PROTOCOL_VERSION) {
     throw new TabgateError('browser_control_protocol_unsupported', 'Only protocol_version 1 is supported.');
@@ -60,7 +57,6 @@ export async function registerController(
       'None of the requested capabilities is allowed.',
     );
   }
-  const sessionId = fields.session_id as string;
   if (!(await deps.sessions.find(caller, sessionId))) {
     throw new TabgateError(
       'browser_control_session_forbidden',
@@ -71,8 +67,8 @@ export async function registerController(
     principal_id: caller.principalId,
     profile_id: caller.profileId,
     session_id: sessionId,
-    controller_id: fields.controller_id as string,
-    browser_profile_id: fields.browser_profile_id as string,
+    controller_id,
+    browser_profile_id,
     transport_family: caller.transportFamily,
     capabilities,
   };

@@ -61,6 +61,23 @@ describe('sessions', () => {
     }
   });
 
+  it('refuses a session body of the wrong shape, naming the field, and creates nothing', async () => {
+    const before = (await gw.request('GET', '/v1/sessions')).body.sessions.length as number;
+    const bad: [string, string, Record<string, unknown>][] = [
+      ['/api/sessions', 'title', { id: 'shape-1', title: 42 }],
+      ['/api/sessions', 'source', { id: 'shape-2', source: ['api'] }],
+      ['/api/sessions', 'id', { id: 7 }],
+      ['/v1/sessions', 'title', { title: { text: 'x' } }],
+    ];
+    for (const [path, field, body] of bad) {
+      const result = await gw.request('POST', path, { body });
+      assert.equal(result.status, 400, `${path} ${field}`);
+      assert.equal(result.body.error.code, 'invalid_request');
+      assert.match(String(result.body.error.message), new RegExp(`^${field}: `));
+    }
+    assert.equal((await gw.request('GET', '/v1/sessions')).body.sessions.length, before);
+  });
+
   it('lists the tool catalog with JSON Schemas', async () => {
     const result = await gw.request('GET', '/v1/tools');
     const navigate = result.body.tools.find((t: { name: string }) => t.name === 'browser_navigate');

@@ -3,7 +3,8 @@
  * `body_too_large` without ever holding more than the limit in memory.
  */
 import type { IncomingMessage } from 'node:http';
-import { MAX_JSON_BODY_BYTES, TabgateError } from '../../protocol/index.js';
+import type { z } from 'zod';
+import { formatIssues, MAX_JSON_BODY_BYTES, TabgateError } from '../../protocol/index.js';
 
 /** The parsed body: absent, a JSON value, or text that is not JSON. */
 export type JsonBody = { kind: 'empty' } | { kind: 'json'; value: unknown } | { kind: 'malformed' };
@@ -63,6 +64,16 @@ export function objectBody(body: JsonBody): Record<string, unknown> {
     throw new TabgateError('invalid_json', 'The body must be a JSON object.');
   }
   return value as Record<string, unknown>;
+}
+
+/**
+ * A JSON object body checked against its route's schema: `invalid_request` naming each field that does
+ * not fit and what would, before the route changes anything.
+ */
+export function parseBody<S extends z.ZodType>(schema: S, body: JsonBody): z.infer<S> {
+  const parsed = schema.safeParse(objectBody(body));
+  if (!parsed.success) throw new TabgateError('invalid_request', formatIssues(parsed.error.issues));
+  return parsed.data;
 }
 
 export function isJsonContentType(header: string | undefined): boolean {

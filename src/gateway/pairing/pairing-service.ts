@@ -4,6 +4,7 @@
  * once, and that token authenticates as the gateway's owner with the scope of a controller only.
  * Revoking a grant tells the listeners (the controller socket layer) to drop what it holds.
  */
+import { z } from 'zod';
 import { TabgateError } from '../../protocol/index.js';
 import type { Clock } from '../clock.js';
 import type { Logger } from '../../log/logger.js';
@@ -16,6 +17,17 @@ import { PAIRING_TTL_SECONDS, PendingPairings, type PairingRequest } from './pen
 import { secretsEqual } from '../auth/api-key.js';
 
 export const MAX_PAIRING_NAME_CHARS = 80;
+
+/** The extension's pairing request: the name the owner will see, printable, trimmed. */
+const pairingStartBody = z.object({
+  name: z
+    .string()
+    .trim()
+    .min(1)
+    .max(MAX_PAIRING_NAME_CHARS)
+    // eslint-disable-next-line no-control-regex -- control characters would forge lines on the approval page
+    .refine((name) => !/[\u0000-\u001f\u007f]/.test(name)),
+});
 
 export interface PairingServiceOptions {
   grants: PairingGrants;
@@ -62,21 +74,14 @@ export class PairingService {
     if (origin === undefined || !this.o.isAllowedOrigin(origin)) {
       throw new TabgateError('forbidden_origin', 'Only an allowed browser extension may ask to pair.');
     }
-    const raw =
-      typeof body === 'object' && body !== null && !Array.isArray(body)
-        ? (body as { name?: unknown }).name
-        : undefined;
-    const name = typeof raw === 'string' ? raw.trim() : '';
-    if (
-      name.length === 0 ||
-      name.length > MAX_PAIRING_NAME_CHARS ||
-      [...name].some((c) => c.charCodeAt(0) < 0x20 || c.charCodeAt(0) === 0x7f)
-    ) {
+    const parsed = pairingStartBody.safeParse(body);
+    if (!parsed.success) {
       throw new TabgateError(
         'invalid_request',
         `name: expected a display name of 1 to ${MAX_PAIRING_NAME_CHARS} printable characters.`,
       );
     }
+    const { name } = parsed.data;
     const request = this.pending.create({ name, origin: origin.toLowerCase() }, this.o.clock.now());
     // The code in this line is what the person compares; it is not a credential on its own.
     this.o.log.info('pairing requested: compare the code with the extension, then approve', {

@@ -1,10 +1,22 @@
 /** `/v1/sessions` CRUD, and `POST /api/sessions` through which a reference client recreates its session. */
+import { z } from 'zod';
 import { TabgateError } from '../../../protocol/index.js';
 import type { GatewayService } from '../../service.js';
 import type { Sessions } from '../../sessions.js';
 import type { SiteBrowser, SitePolicies } from '../../sites/site-policies.js';
-import { objectBody } from '../body.js';
+import { parseBody } from '../body.js';
 import type { Route, RouteContext } from '../route-table.js';
+
+// The shapes only: lengths and the id's characters are the session table's rules (`sessions.ts`).
+const newSessionBody = z.object({
+  title: z.string().nullish(),
+  sites: z.unknown().optional(),
+});
+const recreatedSessionBody = z.object({
+  id: z.string(),
+  title: z.string().nullish(),
+  source: z.string().optional(),
+});
 
 const callerOf = (ctx: RouteContext) => {
   if (!ctx.caller) throw new Error('route requires a caller');
@@ -30,11 +42,8 @@ export function sessionRoutes(
       method: 'POST',
       path: '/v1/sessions',
       handle: async (ctx) => {
-        const body = objectBody(ctx.body);
+        const body = parseBody(newSessionBody, ctx.body);
         const title = body.title;
-        if (title !== undefined && title !== null && typeof title !== 'string') {
-          throw new TabgateError('invalid_request', 'title must be a string.');
-        }
         if (body.sites !== undefined && !sites)
           throw new TabgateError('invalid_request', 'This gateway takes no site requests.');
         // Validated first: a bad site list creates nothing.
@@ -86,14 +95,11 @@ export function sessionRoutes(
       method: 'POST',
       path: '/api/sessions',
       handle: async (ctx) => {
-        const body = objectBody(ctx.body);
-        if (typeof body.id !== 'string') throw new TabgateError('invalid_request', 'id must be a string.');
-        const title = body.title === undefined || body.title === null ? null : body.title;
-        const source = body.source === undefined ? 'api' : body.source;
+        const body = parseBody(recreatedSessionBody, ctx.body);
         const { record, created } = await sessions.create(callerOf(ctx), {
           id: body.id,
-          title: title as string | null,
-          source: source as string,
+          title: body.title ?? null,
+          source: body.source ?? 'api',
         });
         // A reconnecting client recreates what it lost; an existing session of the same owner is fine.
         return { status: created ? 201 : 200, body: { id: record.session_id, ...record } };
