@@ -63,17 +63,21 @@ describe('the first vault secret on an origin waits for approval', () => {
     assert.match(String(first.summary), new RegExp(`type into ${user} textbox "Username" on ${site.origin}`));
     assert.doesNotMatch(JSON.stringify(first), new RegExp(USERNAME.replace(/\./g, '\\.')));
     await owner('POST', `/v1/approvals/${String(first.approval_id)}/deny`);
-    assert.equal(errorCode(await denied), 'approval_denied');
+    const deniedResult = await denied;
+    assert.equal(errorCode(deniedResult), 'approval_denied', JSON.stringify(deniedResult.body));
     assert.equal(await filled('textbox "Username'), false, 'nothing was typed');
 
     const approved = call('browser_type', { ref: user, secret: 'site-user' });
     const second = await pending();
-    await owner('POST', `/v1/approvals/${String(second.approval_id)}/approve`);
-    assert.equal((await approved).status, 200);
+    const decided = await owner('POST', `/v1/approvals/${String(second.approval_id)}/approve`);
+    assert.equal(decided.status, 200, JSON.stringify(decided.body));
+    const approvedResult = await approved;
+    assert.equal(approvedResult.status, 200, JSON.stringify(approvedResult.body));
     assert.equal(await filled('textbox "Username'), true);
     // The origin is known now: the password on it asks nothing.
     await ok('browser_type', { ref: await refOf('textbox "Password"'), secret: 'site-pass', submit: true });
-    assert.equal(site.posted.at(-1)?.get('pass'), PASSWORD);
-    assert.equal((await owner('GET', '/v1/approvals?status=pending')).body.approvals.length, 0);
+    assert.equal(site.posted.at(-1)?.get('pass'), PASSWORD, `the site received ${site.posted.length} posts`);
+    const left = await owner('GET', '/v1/approvals?status=pending');
+    assert.equal(left.body.approvals.length, 0, JSON.stringify(left.body));
   });
 });
