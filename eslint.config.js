@@ -39,12 +39,13 @@ export default tseslint.config(
     },
   },
   {
-    files: ['**/*.js', '**/*.mjs'],
+    files: ['**/*.js', '**/*.mjs', '**/*.cjs'],
     ...tseslint.configs.disableTypeChecked,
     languageOptions: {
       parserOptions: { projectService: false, project: null },
       globals: {
         process: 'readonly',
+        module: 'writable',
         console: 'readonly',
         URL: 'readonly',
         setTimeout: 'readonly',

@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 import type { ScrollResult } from '../../src/protocol/index.js';
 import { fullText, refOf, rejectsWith } from './helpers.js';
 import { withSession } from './session-fixture.js';
-import type { HarnessRef } from './suite.js';
+import type { HarnessRef } from './harness.js';
 
 export function actionCases(get: HarnessRef): void {
   describe('actions', () => {

@@ -4,7 +4,7 @@ import { describe, it } from 'node:test';
 import type { DialogResult, WaitResult } from '../../src/protocol/index.js';
 import { fullText, refOf, rejectsWith, snapshot } from './helpers.js';
 import { withSession } from './session-fixture.js';
-import type { HarnessRef } from './suite.js';
+import type { HarnessRef } from './harness.js';
 
 export function dialogCases(get: HarnessRef): void {
   describe('dialogs and waits', () => {

@@ -8,7 +8,7 @@ import type { DownloadsResult, UploadResult, WaitResult } from '../../src/protoc
 import { downloadBytes } from '../testserver/task-pages.js';
 import { refOf, rejectsWith } from './helpers.js';
 import { assertedRefusal, withSession } from './session-fixture.js';
-import type { HarnessRef } from './suite.js';
+import type { HarnessRef } from './harness.js';
 
 const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
 

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { fullText, refAfter, snapshot } from './helpers.js';
 import { withSession } from './session-fixture.js';
-import type { HarnessRef } from './suite.js';
+import type { HarnessRef } from './harness.js';
 
 /** The n-th ref written after `label`, for pages where two frames hold the same controls. */
 function nthRef(text: string, label: string, n: number): string {

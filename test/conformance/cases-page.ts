@@ -4,7 +4,7 @@ import type { ConsoleResult, ImagesResult, ScreenshotResult } from '../../src/pr
 import { errorCode } from './harness.js';
 import { rejectsWith } from './helpers.js';
 import { assertedRefusal, withSession } from './session-fixture.js';
-import type { HarnessRef } from './suite.js';
+import type { HarnessRef } from './harness.js';
 
 export function pageCases(get: HarnessRef): void {
   describe('page reading, dialogs and crashes', () => {

@@ -5,7 +5,7 @@ import { PNG } from 'pngjs';
 import type { ScreenshotResult } from '../../src/protocol/index.js';
 import { refOf, rejectsWith } from './helpers.js';
 import { withSession } from './session-fixture.js';
-import type { HarnessRef } from './suite.js';
+import type { HarnessRef } from './harness.js';
 
 function pixel(shot: ScreenshotResult, x: number, y: number): [number, number, number] {
   const png = PNG.sync.read(Buffer.from(shot.data, 'base64'));

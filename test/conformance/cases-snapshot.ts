@@ -4,7 +4,7 @@ import type { NavigateResult, SnapshotResult } from '../../src/protocol/index.js
 import { fullText, refAfter, snapshot } from './helpers.js';
 import { withSession } from './session-fixture.js';
 import type { ConformanceSession } from './harness.js';
-import type { HarnessRef } from './suite.js';
+import type { HarnessRef } from './harness.js';
 
 /** Every page of the outline, reading on with `next_offset` until the end. */
 async function allPages(

@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 import type { TabActivateResult, TabsResult } from '../../src/protocol/index.js';
 import { refOf, rejectsWith, snapshot } from './helpers.js';
 import { withSession } from './session-fixture.js';
-import type { HarnessRef } from './suite.js';
+import type { HarnessRef } from './harness.js';
 
 export function tabCases(get: HarnessRef): void {
   describe('tabs', () => {

@@ -4,7 +4,7 @@ import { describe, it } from 'node:test';
 import type { TabCloseResult, TabNewResult, TabsResult } from '../../src/protocol/index.js';
 import { fullText, refAfter, refOf, rejectsWith, snapshot } from './helpers.js';
 import { withSession } from './session-fixture.js';
-import type { HarnessRef } from './suite.js';
+import type { HarnessRef } from './harness.js';
 
 const logOf = async (s: Parameters<typeof fullText>[0]) => /log:[^\n]*/.exec(await fullText(s))?.[0] ?? '';
 

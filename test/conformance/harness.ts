@@ -42,6 +42,9 @@ export interface ConformanceHarness {
   close(): Promise<void>;
 }
 
+/** How a case reaches the suite's harness, which starts only once the suite runs. */
+export type HarnessRef = () => ConformanceHarness;
+
 export function errorCode(error: unknown): string | undefined {
   const code = (error as { code?: unknown } | null)?.code;
   return typeof code === 'string' ? code : undefined;

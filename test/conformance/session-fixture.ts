@@ -2,7 +2,7 @@
 import type { TestContext } from 'node:test';
 import { refusalOf, type ConformanceSession } from './harness.js';
 import { rejectsWith } from './helpers.js';
-import type { HarnessRef } from './suite.js';
+import type { HarnessRef } from './harness.js';
 
 export function withSession(
   get: HarnessRef,

@@ -4,7 +4,7 @@
  * session. A case that a harness cannot run is skipped with its reason.
  */
 import { after, before, describe } from 'node:test';
-import type { ConformanceHarness } from './harness.js';
+import type { ConformanceHarness, HarnessRef } from './harness.js';
 import { actionCases } from './cases-actions.js';
 import { frameCases } from './cases-frames.js';
 import { navigationCases } from './cases-navigation.js';
@@ -15,8 +15,6 @@ import { taskCases } from './cases-tasks.js';
 import { dialogCases } from './cases-dialogs.js';
 import { fileCases } from './cases-files.js';
 import { screenshotCases } from './cases-screenshots.js';
-
-export type HarnessRef = () => ConformanceHarness;
 
 export function runConformanceSuite(name: string, makeHarness: () => Promise<ConformanceHarness>): void {
   describe(`conformance: ${name}`, () => {
