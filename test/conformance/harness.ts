@@ -20,6 +20,12 @@ export interface BackendLimits {
   refusedTools?: { tools: readonly string[]; code: string; reason: string };
   /** Refusals this backend reports under another code, keyed by the code the cases expect; with why. */
   renamedCodes?: Readonly<Record<string, { code: string; reason: string }>>;
+  /**
+   * Cases this backend cannot pass by its nature, by their exact title, each with why (a backend whose
+   * snapshot format has no states or values cannot show a typed value). A title that names no case
+   * fails the suite, so a renamed case never silently runs unchecked or stays skipped.
+   */
+  skippedCases?: Readonly<Record<string, string>>;
 }
 
 export interface ConformanceHarness {
@@ -44,6 +50,12 @@ export interface ConformanceHarness {
 
 /** How a case reaches the suite's harness, which starts only once the suite runs. */
 export type HarnessRef = () => ConformanceHarness;
+
+/**
+ * Thrown when a case calls a tool its harness refuses by design (after the refusal was checked): the
+ * case is then skipped with the reason, and no helper may take it for the failure a case expects.
+ */
+export class NeedsRefusedTool extends Error {}
 
 export function errorCode(error: unknown): string | undefined {
   const code = (error as { code?: unknown } | null)?.code;

@@ -1,7 +1,7 @@
 /** Small readers over tool results shared by the conformance cases. */
 import assert from 'node:assert/strict';
 import type { SnapshotResult } from '../../src/protocol/index.js';
-import { errorCode, type ConformanceSession } from './harness.js';
+import { errorCode, NeedsRefusedTool, type ConformanceSession } from './harness.js';
 
 export async function snapshot(
   session: ConformanceSession,
@@ -30,6 +30,7 @@ export async function rejectsWith(promise: Promise<unknown>, code: string): Prom
   try {
     await promise;
   } catch (error) {
+    if (error instanceof NeedsRefusedTool) throw error;
     assert.equal(errorCode(error), code, `expected ${code}, got ${String(error)}`);
     return error as Error;
   }

@@ -3,6 +3,7 @@
  * `runConformanceSuite(name, makeHarness)` registers the cases with node:test; each case opens its own
  * session. A case that a harness cannot run is skipped with its reason.
  */
+import assert from 'node:assert/strict';
 import { after, before, describe } from 'node:test';
 import type { ConformanceHarness, HarnessRef } from './harness.js';
 import { actionCases } from './cases-actions.js';
@@ -15,6 +16,7 @@ import { taskCases } from './cases-tasks.js';
 import { dialogCases } from './cases-dialogs.js';
 import { fileCases } from './cases-files.js';
 import { screenshotCases } from './cases-screenshots.js';
+import { unmetSkips } from './session-fixture.js';
 
 export function runConformanceSuite(name: string, makeHarness: () => Promise<ConformanceHarness>): void {
   describe(`conformance: ${name}`, () => {
@@ -24,6 +26,8 @@ export function runConformanceSuite(name: string, makeHarness: () => Promise<Con
     });
     after(async () => {
       await harness?.close();
+      const stale = harness ? unmetSkips(harness) : [];
+      assert.deepEqual(stale, [], `${name}: skipped cases declared by titles no case has`);
     });
     const get: HarnessRef = () => {
       if (!harness) throw new Error('the harness did not start');

@@ -65,6 +65,24 @@ describe('Camofox as the browser behind sessions (a fake Camofox server driving 
     assert.match(thanks.body.result.snapshot, /Hello Ada/);
   });
 
+  it('refuses a click it cannot make as asked (another button, twice, with keys) and clicks nothing', async () => {
+    const sid = await gw.createSession();
+    const nav = await call(sid, 'browser_navigate', { url: site.url('/form') });
+    const ref = refAfter(nav.body.result.snapshot.snapshot, 'link "Go to page 2"');
+    const clicksBefore = camofox.requests.filter((r) => r.endsWith('/click')).length;
+    for (const args of [
+      { button: 'right' },
+      { button: 'middle' },
+      { double: true },
+      { modifiers: ['Shift'] },
+    ]) {
+      const refused = await call(sid, 'browser_click', { ref, ...args });
+      assert.equal(refused.body.error?.code, 'unsupported_on_backend', JSON.stringify(args));
+    }
+    assert.equal(camofox.requests.filter((r) => r.endsWith('/click')).length, clicksBefore);
+    assert.equal((await call(sid, 'browser_snapshot')).body.result.title, 'Test form');
+  });
+
   it('answers a ref from the previous page with stale_ref', async () => {
     const sid = await gw.createSession();
     const nav = await call(sid, 'browser_navigate', { url: site.url('/form') });

@@ -93,6 +93,11 @@ export class CamofoxBackend implements BrowserBackend {
           typeof args.offset === 'number' ? args.offset : 0,
         );
       case 'browser_click': {
+        // Camofox clicks once with the left button: any other click is refused, never done differently.
+        if ((args.button !== undefined && args.button !== 'left') || args.double === true)
+          throw new TabgateError('unsupported_on_backend', 'Camofox clicks once, with the left button only.');
+        if (Array.isArray(args.modifiers) && args.modifiers.length > 0)
+          throw new TabgateError('unsupported_on_backend', 'Camofox clicks without modifier keys.');
         await this.onRef(session, 'click', String(args.ref), {});
         return { clicked: String(args.ref) };
       }
@@ -117,6 +122,9 @@ export class CamofoxBackend implements BrowserBackend {
         return { scrolled: direction, scroll_x: 0, scroll_y: null };
       }
       default: {
+        // No page yet is no previous page either: the same answer as every other backend's.
+        if (!session.tabId)
+          throw new TabgateError('navigation_failed', 'There is no previous page to go back to.');
         await this.tabCall(session, 'back', {});
         const page = await this.snapshot(session);
         return { url: page.url ?? '', title: page.title ?? '' };
