@@ -8,6 +8,9 @@ import type { PairingGrant } from '../gateway/pairing/grant-store.js';
 import { act, ApiError, getJson } from './api.js';
 import { when } from './format.js';
 
+/** A paired extension, with the sessions it serves now (`GET /v1/dashboard/browsers`). */
+type Grant = PairingGrant & { connected: boolean; sessions: { session_id: string; connected: boolean }[] };
+
 interface Pending {
   pairing_id: string;
   name: string;
@@ -16,13 +19,10 @@ interface Pending {
 }
 
 export function BrowsersView() {
-  const [data, setData] = useState<{ grants: PairingGrant[]; pending: Pending[] } | null>(null);
+  const [data, setData] = useState<{ grants: Grant[]; pending: Pending[] } | null>(null);
   const [status, setStatus] = useState('');
   const load = () =>
-    getJson<{ grants: PairingGrant[]; pending: Pending[] }>('/v1/dashboard/browsers').then(
-      setData,
-      () => undefined,
-    );
+    getJson<{ grants: Grant[]; pending: Pending[] }>('/v1/dashboard/browsers').then(setData, () => undefined);
   useEffect(() => {
     void load();
     // Pairing requests live two minutes: a look every few seconds keeps the list current.
@@ -77,6 +77,7 @@ export function BrowsersView() {
           <th scope="col">Paired</th>
           <th scope="col">Last seen</th>
           <th scope="col">State</th>
+          <th scope="col">Sessions held</th>
           <th scope="col"></th>
         </tr>
       </thead>
@@ -88,7 +89,19 @@ export function BrowsersView() {
               <td>${g.origin}</td>
               <td>${when(g.created_at)}</td>
               <td>${when(g.last_used_at)}</td>
-              <td>${g.revoked_at ? 'revoked' : 'active'}</td>
+              <td>${g.revoked_at ? 'revoked' : g.connected ? 'connected' : 'not connected'}</td>
+              <td>
+                ${
+                  g.sessions.length === 0
+                    ? 'none'
+                    : g.sessions.map(
+                        (s, i) =>
+                          html`${i > 0 ? ', ' : ''}<a href=${`#/sessions/${encodeURIComponent(s.session_id)}`}
+                              >${s.session_id}</a
+                            >${s.connected ? '' : ' (not connected)'}`,
+                      )
+                }
+              </td>
               <td>
                 ${g.revoked_at ? '' : html`<button type="button" class="danger" onClick=${() => run('Revoke', 'DELETE', `/v1/dashboard/browsers/${encodeURIComponent(g.grant_id)}`)}>Revoke</button>`}
               </td>

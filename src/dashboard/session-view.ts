@@ -57,7 +57,15 @@ export function SessionView(props: {
   return html`<section aria-labelledby="session-title">
     <h2 id="session-title">${session.title ?? session.session_id}</h2>
     <p>
-      ${session.backend.label} ·
+      ${session.backend.label}
+      ${
+        session.backend.live_url
+          ? html` (<a href=${session.backend.live_url} target="_blank" rel="noopener noreferrer" id="live-url"
+                >watch it live</a
+              >)`
+          : ''
+      }
+      ·
       <span class=${`status status-${session.status.replace(/ /g, '-')}`} id="session-status"
         >${session.status}</span
       >

@@ -17,6 +17,12 @@ function quietly(result: MaybePromise<unknown>): void {
 /** The close code a revoked controller's socket gets: policy violation. */
 export const REVOKED_CLOSE_CODE = 1008;
 
+/** A session a paired extension serves, for the dashboard. */
+export interface GrantSession {
+  session_id: string;
+  connected: boolean;
+}
+
 interface Opened {
   scopes: Map<string, ControllerScope>;
   tickets: Set<string>;
@@ -35,6 +41,27 @@ export class GrantControllers {
     // Tickets live 30 s; keep only a handful per grant so this never grows.
     opened.tickets.add(registration.ticket);
     if (opened.tickets.size > 32) opened.tickets.delete(opened.tickets.values().next().value as string);
+  }
+
+  /**
+   * The sessions a grant's controllers registered for and whether each is connected now, as this
+   * gateway's broker knows it (in a cluster, its last view: for people to read, never to route by).
+   */
+  sessionsOf(grantId: string, broker: ControllerBroker): GrantSession[] {
+    const opened = this.byGrant.get(grantId);
+    if (!opened) return [];
+    const held: GrantSession[] = [];
+    for (const [key, scope] of opened.scopes) {
+      const lane = broker.laneState({
+        principalId: scope.principal_id,
+        profileId: scope.profile_id,
+        sessionId: scope.session_id,
+        transportFamily: scope.transport_family,
+      });
+      const controller = lane.controllers.find((c) => identityKey(c.scope) === key);
+      if (controller) held.push({ session_id: scope.session_id, connected: controller.connected });
+    }
+    return held;
   }
 
   /** Takes back everything the grant opened. */

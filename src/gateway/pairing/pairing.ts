@@ -13,7 +13,7 @@ import type { Logger } from '../../log/logger.js';
 import type { OperatorAuth } from '../operator/index.js';
 import type { Caller } from '../service.js';
 import type { PairingGrants } from './grant-mirror.js';
-import { GrantControllers } from './grant-controllers.js';
+import { GrantControllers, type GrantSession } from './grant-controllers.js';
 import { pairingTokenCredential } from './pairing-credential.js';
 import { pairingRoutes } from './pairing-routes.js';
 import { PairingService } from './pairing-service.js';
@@ -24,6 +24,8 @@ export interface Pairing {
   routes: Route[];
   /** For the registration route's `onRegistered`. */
   onRegistered: (caller: Caller, registration: RegistrationResponse) => void;
+  /** The sessions a grant's controllers hold, and whether each is connected now. */
+  sessionsOf: (grantId: string) => GrantSession[];
 }
 
 export function createPairing(deps: {
@@ -52,5 +54,6 @@ export function createPairing(deps: {
     credential: pairingTokenCredential(service),
     routes: pairingRoutes(service, deps.operator),
     onRegistered: (caller, registration) => controllers.recordRegistration(caller, registration),
+    sessionsOf: (grantId) => controllers.sessionsOf(grantId, deps.broker),
   };
 }

@@ -11,6 +11,8 @@ import { summarize, type SessionSummary } from '../../activity/session-summary.j
 import type { AuditEntry, AuditLog } from '../../audit/index.js';
 import type { FeatureFlag, GatewayConfig } from '../../config/index.js';
 import type { InFlightCalls } from '../../in-flight-calls.js';
+import type { SessionBrowserInfo } from '../../backends/backend.js';
+import type { GrantSession } from '../../pairing/grant-controllers.js';
 import type { PairingService } from '../../pairing/pairing-service.js';
 import type { Caller, SessionRecord } from '../../service.js';
 import type { Sessions } from '../../sessions.js';
@@ -27,7 +29,11 @@ export interface DashboardDeps {
   screenshots: LatestScreenshots;
   audit: AuditLog;
   pairing: PairingService;
+  /** The sessions a paired extension holds, and whether each is connected now. */
+  grantSessions?: (grantId: string) => GrantSession[];
   backendName: string;
+  /** The session's own browser as its backend knows it (provider, live view). */
+  describeSession?: (sessionId: string) => SessionBrowserInfo | undefined;
   config: GatewayConfig;
   extensionControl: FeatureFlag;
   csrf: OwnerCsrf;
@@ -39,8 +45,10 @@ const ownerOf = (ctx: RouteContext): Caller => {
 };
 
 export function summaryOf(d: DashboardDeps, record: SessionRecord): SessionSummary {
+  const browser = record.binding ? undefined : d.describeSession?.(record.session_id);
   return summarize(record, {
     backendName: d.backendName,
+    ...(browser ? { browser } : {}),
     running: d.inFlight.running(record.session_id),
     last: d.activity.last(record.session_id),
     page: d.activity.lastPage(record.session_id),
@@ -187,7 +195,13 @@ export function dashboardApiRoutes(d: DashboardDeps): Route[] {
       auth: 'operator',
       handle: () => ({
         status: 200,
-        body: { grants: d.pairing.listGrants(), pending: pendingWithCodes() },
+        body: {
+          grants: d.pairing.listGrants().map((grant) => {
+            const sessions = d.grantSessions?.(grant.grant_id) ?? [];
+            return { ...grant, connected: sessions.some((s) => s.connected), sessions };
+          }),
+          pending: pendingWithCodes(),
+        },
       }),
     },
     ...(['approve', 'deny'] as const).map((action) =>
