@@ -178,6 +178,47 @@ describe('the dashboard in a real browser', () => {
     assert.equal(session.body.stopped_at, null);
   });
 
+  it('works with the keyboard alone: a view, a session, and its Stop button', async () => {
+    await page.goto(`${gw.url}/#/sessions`);
+    await page.locator('table.list tbody tr').first().waitFor();
+    const focusOn = async (matches: () => Promise<boolean>, what: string) => {
+      for (let i = 0; i < 60; i++) {
+        await page.keyboard.press('Tab');
+        if (await matches()) return;
+      }
+      assert.fail(`Tab never reached ${what}`);
+    };
+    const focused = () => page.evaluate(() => document.activeElement?.textContent?.trim() ?? '');
+    await focusOn(async () => (await focused()) === 'Browsers', 'the Browsers view');
+    await page.keyboard.press('Enter');
+    await page.getByRole('heading', { name: 'Paired extensions' }).waitFor();
+    await page.goto(`${gw.url}/#/sessions`);
+    await page.locator('table.list tbody tr').first().waitFor();
+    await focusOn(
+      () => page.evaluate(() => document.activeElement?.closest('table.list tbody') !== null),
+      'a session',
+    );
+    await page.keyboard.press('Enter');
+    await focusOn(() => page.evaluate(() => document.activeElement?.id === 'stop'), 'the Stop button');
+  });
+
+  it('reads at 200 % zoom without scrolling sideways, on every view', async () => {
+    // 200 % zoom of a 1280 px window lays the page out in 640 CSS px.
+    await page.setViewportSize({ width: 640, height: 400 });
+    try {
+      for (const view of ['sessions', 'approvals', 'activity', 'browsers', 'settings']) {
+        await page.goto(`${gw.url}/#/${view}`);
+        await page.locator('main :is(h2, caption)').first().waitFor();
+        const overflow = await page.evaluate(
+          () => document.documentElement.scrollWidth - document.documentElement.clientWidth,
+        );
+        assert.ok(overflow <= 0, `${view} is ${overflow} px wider than the window`);
+      }
+    } finally {
+      await page.setViewportSize({ width: 1280, height: 800 });
+    }
+  });
+
   it('shows the activity, browsers and settings views', async () => {
     await page.goto(`${gw.url}/#/activity`);
     await page.locator('#activity tbody tr').first().waitFor();
