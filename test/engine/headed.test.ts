@@ -42,7 +42,7 @@ describe(
       const backend = createLocalChromiumBackend(
         { ...DEFAULT_BROWSER_SETTINGS, headed: true, chromiumArgs: [marker] },
         silentLogger,
-        { PATH: process.env.PATH, DISPLAY: display },
+        { environment: { PATH: process.env.PATH, DISPLAY: display } },
       );
       try {
         const nav = await backend.call({
