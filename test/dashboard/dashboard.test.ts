@@ -15,6 +15,7 @@ import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { startTestGateway, type TestGateway } from '../gateway/fixtures/gateway.js';
 import { startTestSite, type TestSite } from '../testserver/server.js';
+import { waitFor } from '../helpers/wait-for.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const CHROMIUM = process.env.CHROME_PATH ?? '/usr/bin/chromium';
@@ -152,11 +153,13 @@ describe('the dashboard in a real browser', () => {
     const visit = await call(sessionId, 'browser_navigate', { url: `${hostileUrl}?session=${sessionId}` });
     assert.equal(visit.status, 200);
     // The page reports once every attempt settled; the agent reads it from the tab's title.
-    let title = '';
-    for (let i = 0; i < 50 && !title.startsWith('done'); i++) {
-      title = ((await call(sessionId, 'browser_snapshot')).body.result?.title as string) ?? '';
-      if (!title.startsWith('done')) await new Promise((resolve) => setTimeout(resolve, 100));
-    }
+    const title = await waitFor(
+      async () => {
+        const shown = ((await call(sessionId, 'browser_snapshot')).body.result?.title as string) ?? '';
+        return shown.startsWith('done') ? shown : undefined;
+      },
+      { what: 'the hostile page to report every attempt settled', every: 100 },
+    );
     assert.match(title, /^done/);
     const ownerRoutes = () =>
       gw.logLines
@@ -168,9 +171,11 @@ describe('the dashboard in a real browser', () => {
             /\/v1\/dashboard\/(pairings|browsers)/.test(line),
         );
     // A request's log line is written when its response has closed, a moment after the page has it.
-    for (let i = 0; i < 20 && ownerRoutes().length < 3; i++)
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    const refused = ownerRoutes();
+    const refused = await waitFor(() => (ownerRoutes().length >= 3 ? ownerRoutes() : undefined), {
+      what: "the owner routes' log lines",
+      within: 2_000,
+      every: 50,
+    }).catch(() => ownerRoutes());
     // The DELETE never leaves the browser (no-cors allows GET, HEAD and POST only); the posts get 403.
     assert.equal(refused.length, 3, refused.join('\n'));
     for (const line of refused) assert.match(line, /status=403/);

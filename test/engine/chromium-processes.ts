@@ -3,6 +3,7 @@
  * ignores flags it does not know), so tests never touch other engineers' browsers.
  */
 import fs from 'node:fs';
+import { waitFor } from '../helpers/wait-for.js';
 
 export function chromiumPidsWith(marker: string): number[] {
   const pids: number[] = [];
@@ -25,9 +26,10 @@ export async function killChromiumByMarker(marker: string): Promise<void> {
     return !cmdline.includes('--type=');
   });
   for (const pid of main) process.kill(pid, 'SIGKILL');
-  for (let i = 0; i < 100 && main.some((pid) => fs.existsSync(`/proc/${pid}`) && !isZombie(pid)); i++) {
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
+  await waitFor(() => !main.some((pid) => fs.existsSync(`/proc/${pid}`) && !isZombie(pid)), {
+    what: 'the killed browser process to be gone',
+    every: 20,
+  });
 }
 
 function isZombie(pid: number): boolean {

@@ -12,6 +12,7 @@ import { DEFAULT_BROWSER_SETTINGS } from '../../src/gateway/backends/settings.js
 import { silentLogger } from '../../src/log/logger.js';
 import type { ScreenshotResult } from '../../src/protocol/index.js';
 import { startTestSite, type TestSite } from '../testserver/server.js';
+import { waitFor } from '../helpers/wait-for.js';
 import { chromiumPidsWith } from './chromium-processes.js';
 
 const hasXvfb = spawnSync('sh', ['-c', 'command -v Xvfb']).status === 0;
@@ -30,7 +31,11 @@ describe(
         stdio: 'ignore',
       });
       const socket = `/tmp/.X11-unix/X${display.slice(1)}`;
-      for (let i = 0; i < 100 && !fs.existsSync(socket); i++) await new Promise((r) => setTimeout(r, 50));
+      await waitFor(() => fs.existsSync(socket), {
+        what: 'Xvfb to open its socket',
+        within: 5_000,
+        every: 50,
+      });
     });
     after(async () => {
       xvfb?.kill('SIGKILL');
@@ -42,7 +47,7 @@ describe(
       const backend = createLocalChromiumBackend(
         { ...DEFAULT_BROWSER_SETTINGS, headed: true, chromiumArgs: [marker] },
         silentLogger,
-        { PATH: process.env.PATH, DISPLAY: display },
+        { environment: { PATH: process.env.PATH, DISPLAY: display } },
       );
       try {
         const nav = await backend.call({

@@ -11,9 +11,10 @@ import { after, before, describe, it } from 'node:test';
 import { createLocalChromiumBackend } from '../../src/gateway/backends/cdp/index.js';
 import type { ToolCall } from '../../src/gateway/backends/backend.js';
 import { DEFAULT_BROWSER_SETTINGS } from '../../src/gateway/backends/settings.js';
-import { createLogger, silentLogger } from '../../src/log/logger.js';
+import { silentLogger } from '../../src/log/logger.js';
 import type { ResultNotices, SnapshotResult, ToolName } from '../../src/protocol/index.js';
 import { startTestSite, type TestSite } from '../testserver/server.js';
+import { ManualClock } from '../helpers/manual-clock.js';
 import { waitFor } from '../helpers/wait-for.js';
 import { chromiumPidsWith } from './chromium-processes.js';
 
@@ -52,19 +53,23 @@ describe('local Chromium backend', () => {
     }
   });
 
-  it('closes an idle session: its pages are gone, and the next call says so once with session_reset', async () => {
+  it('keeps an idle session through browser.inactivity_timeout, then closes it and says so once with session_reset', async () => {
     const marker = `--tabgate-test-marker=${randomUUID()}`;
-    const logged: string[] = [];
+    const clock = new ManualClock();
+    const idleMs = DEFAULT_BROWSER_SETTINGS.inactivityTimeoutSeconds * 1000;
     const backend = createLocalChromiumBackend(
-      { ...DEFAULT_BROWSER_SETTINGS, inactivityTimeoutSeconds: 0.3, chromiumArgs: [marker] },
-      createLogger({ write: (line) => logged.push(line) }),
+      { ...DEFAULT_BROWSER_SETTINGS, chromiumArgs: [marker] },
+      silentLogger,
+      { clock },
     );
     try {
       await call(backend, 'idle', 'browser_navigate', { url: site.url('/page2') });
-      // The sweep logs, forgets the session and marks its notice in one synchronous step.
-      await waitFor(() => logged.some((line) => line.includes('closing idle browser session')), {
-        what: 'the idle sweep to close the session',
-      });
+      clock.advance(idleMs);
+      const kept = (await call(backend, 'idle', 'browser_snapshot', {})) as SnapshotResult & ResultNotices;
+      assert.equal(kept.url, site.url('/page2'));
+      assert.equal(kept.notices, undefined);
+      // Past the timeout by one sweep (a quarter of it, at most 30 s): the sweep closes the session.
+      clock.advance(idleMs + idleMs / 4);
       const after = (await call(backend, 'idle', 'browser_snapshot', {})) as SnapshotResult & ResultNotices;
       assert.equal(after.url, 'about:blank');
       assert.match(after.notices?.[0] ?? '', /^session_reset: .*idle.*about:blank/);

@@ -4,6 +4,7 @@ import { createInMemoryBroker } from '../../src/gateway/broker/index.js';
 import type { ControllerScope } from '../../src/gateway/broker/scope.js';
 import { silentLogger } from '../../src/log/logger.js';
 import { DEFERRED_CANCEL_CAP, TabgateError } from '../../src/protocol/index.js';
+import { ManualClock, settledNow } from '../helpers/manual-clock.js';
 
 const scope: ControllerScope = {
   principal_id: 'owner',
@@ -17,41 +18,33 @@ const scope: ControllerScope = {
 
 describe('broker', () => {
   it('times each command out at its own deadline, not at an earlier one’s, and never one that was answered', async () => {
-    const timeoutMs = 150;
-    const broker = createInMemoryBroker({
-      clock: { now: () => 0 },
-      log: silentLogger,
-      commandTimeoutMs: timeoutMs,
-    });
+    const timeoutMs = 1000;
+    const clock = new ManualClock();
+    const broker = createInMemoryBroker({ clock, log: silentLogger, commandTimeoutMs: timeoutMs });
     const sent: { method: string; params: { command_id: string; tool_call_id: string } }[] = [];
     broker.attach(scope, {}, (text) => sent.push(JSON.parse(text) as (typeof sent)[number]));
-    const settledAt = new Map<string, number>();
-    const started = performance.now();
     const call = (id: string) =>
       broker
         .dispatch({ scope, action: 'browser_tabs', arguments: {}, toolCallId: id, signal: undefined })
         .then(
           () => 'ok',
           (error: unknown) => (error as TabgateError).code,
-        )
-        .finally(() => settledAt.set(id, performance.now() - started));
+        );
     const first = call('first');
     const answered = call('answered');
-    await new Promise((resolve) => setTimeout(resolve, timeoutMs / 2));
+    clock.advance(timeoutMs / 2);
     const later = call('later');
     const commandOf = (id: string) => sent.find((f) => f.params.tool_call_id === id)?.params.command_id ?? '';
     assert.ok(broker.complete(commandOf('answered'), scope, true, { tabs: [] }));
+    assert.equal(await answered, 'ok');
 
-    assert.deepEqual(await Promise.all([first, answered, later]), [
-      'controller_timeout',
-      'ok',
-      'controller_timeout',
-    ]);
-    assert.ok((settledAt.get('first') ?? 0) >= timeoutMs - 1, 'not before its deadline');
-    assert.ok(
-      (settledAt.get('later') ?? 0) >= timeoutMs * 1.5 - 1,
-      `the later command keeps its own deadline (settled at ${settledAt.get('later')} ms)`,
-    );
+    clock.advance(timeoutMs / 2 - 1);
+    assert.equal(await settledNow(first), false, 'not before its deadline');
+    clock.advance(1);
+    assert.equal(await first, 'controller_timeout');
+    assert.equal(await settledNow(later), false, 'the later command keeps its own deadline');
+    clock.advance(timeoutMs / 2);
+    assert.equal(await later, 'controller_timeout');
     const cancels = sent
       .filter((f) => f.method === 'browser.controller.cancel')
       .map((f) => f.params.tool_call_id);
@@ -78,7 +71,8 @@ describe('broker', () => {
   });
 
   it('keeps at most 512 deferred cancels for an offline controller, dropping the oldest', async () => {
-    const broker = createInMemoryBroker({ clock: { now: () => 0 }, log: silentLogger, commandTimeoutMs: 20 });
+    const clock = new ManualClock();
+    const broker = createInMemoryBroker({ clock, log: silentLogger, commandTimeoutMs: 20 });
     const first: string[] = [];
     const socket = {};
     broker.attach(scope, socket, (text) => first.push(text));
@@ -89,6 +83,7 @@ describe('broker', () => {
         .catch((error: unknown) => error),
     );
     broker.disconnect(scope, socket);
+    clock.advance(20);
     const outcomes = await Promise.all(calls);
     assert.ok(outcomes.every((e) => e instanceof TabgateError && e.code === 'controller_timeout'));
 
@@ -102,7 +97,8 @@ describe('broker', () => {
   });
 
   it('keeps a controller offline when flushing its deferred cancels fails, and keeps the unsent rest', async () => {
-    const broker = createInMemoryBroker({ clock: { now: () => 0 }, log: silentLogger, commandTimeoutMs: 20 });
+    const clock = new ManualClock();
+    const broker = createInMemoryBroker({ clock, log: silentLogger, commandTimeoutMs: 20 });
     const socket = {};
     broker.attach(scope, socket, () => undefined);
     const calls = [0, 1].map((i) =>
@@ -111,6 +107,7 @@ describe('broker', () => {
         .catch(() => undefined),
     );
     broker.disconnect(scope, socket);
+    clock.advance(20);
     await Promise.all(calls);
     assert.throws(() =>
       broker.attach(scope, {}, () => {

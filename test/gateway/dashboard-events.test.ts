@@ -9,11 +9,12 @@ import { parseEvents, type LiveEvent } from '../../src/dashboard/live-events.js'
 import { startTestGateway, type TestGateway } from './fixtures/gateway.js';
 import { RecordingBackend } from './fixtures/recording-backend.js';
 
-/** Reads the stream until `enough` says so; then closes it. */
+/** Reads the stream until `enough` says so; then closes it. `opened`: the gateway holds the stream now. */
 async function readEvents(
   gw: TestGateway,
   headers: Record<string, string>,
   enough: (events: LiveEvent[]) => boolean,
+  opened?: () => void,
 ): Promise<LiveEvent[]> {
   const controller = new AbortController();
   const response = await fetch(`${gw.url}/v1/dashboard/events`, {
@@ -22,6 +23,8 @@ async function readEvents(
   });
   assert.equal(response.status, 200);
   assert.match(response.headers.get('content-type') ?? '', /^text\/event-stream/);
+  // The gateway registers the stream as it sends the headers, so from here every action reaches it.
+  opened?.();
   const events: LiveEvent[] = [];
   const reader = (response.body as ReadableStream<Uint8Array>).getReader();
   const decoder = new TextDecoder();
@@ -80,11 +83,16 @@ describe("the dashboard's live stream", () => {
 
   it('sends each action as it starts and ends, and the session line', async () => {
     const sessionId = await gw.createSession('actions');
-    const events = readEvents(gw, {}, (got) =>
-      got.some((e) => e.event === 'action' && (e.data as { outcome: string | null }).outcome === 'ok'),
+    let open = () => undefined as void;
+    const opened = new Promise<void>((resolve) => (open = resolve));
+    const events = readEvents(
+      gw,
+      {},
+      (got) =>
+        got.some((e) => e.event === 'action' && (e.data as { outcome: string | null }).outcome === 'ok'),
+      open,
     );
-    // The stream is open once its first bytes arrived; a call made now is live.
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await Promise.race([opened, events]);
     await calls(sessionId, 1);
     const got = await events;
     const actions = got

@@ -11,6 +11,7 @@ import { launchChromium, type LocalChromium } from './fixtures/chromium.js';
 import { providerContext } from './fixtures/context.js';
 import { startFakeVendor, type FakeVendor, type RecordedRequest } from './fixtures/fake-vendor.js';
 import { browserUseRoutes } from './fixtures/vendors.js';
+import { ManualClock } from '../helpers/manual-clock.js';
 
 const KEY = 'bu_test_key_123456';
 let chromium: LocalChromium;
@@ -40,6 +41,7 @@ after(async () => {
 function makeBackend(
   overrides: Partial<BrowserSettings> = {},
   env: Record<string, string> = { BROWSER_USE_API_KEY: KEY },
+  clock?: ManualClock,
 ) {
   const ctx = providerContext({ ...env, BROWSER_USE_BASE_URL: `${vendor.url}/api/v3` });
   // The test site is on 127.0.0.1, a private address: allowed here unless a test says otherwise.
@@ -49,6 +51,7 @@ function makeBackend(
     settings,
     log: ctx.log,
     openCdpUrl: (target) => createCdpUrlBackend(target, settings, ctx.log),
+    clock,
   });
   backends.push(backend);
   return backend;
@@ -124,11 +127,15 @@ describe('the provider backend', () => {
   });
 
   it('releases a session left idle past browser.inactivity_timeout', async () => {
-    const backend = makeBackend({ inactivityTimeoutSeconds: 0.3 });
+    const clock = new ManualClock();
+    const idleMs = DEFAULT_BROWSER_SETTINGS.inactivityTimeoutSeconds * 1000;
+    const backend = makeBackend({}, undefined, clock);
     const id = newSessionId();
     await backend.call(call(id, 'browser_navigate', { url: 'about:blank' }));
     const session = (await backend.openSessions()).get(id);
     assert.ok(session);
+    // Past the timeout by one sweep (a quarter of it, at most 30 s).
+    clock.advance(idleMs + idleMs / 4);
     await vendor.waitForRequest(stopOf(session.bb_session_id));
     // The next call gets a fresh browser and is told so, once.
     const notices = async () =>

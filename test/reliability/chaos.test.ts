@@ -6,6 +6,7 @@
  * any call a backend served would be in the audit log with that backend's name.
  * Bounded: 10 controllers, 400 calls. Full (SOAK=1): 100 controllers, 10,000 calls.
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { after, before, describe, it } from 'node:test';
@@ -21,7 +22,6 @@ const CONTROLLERS = scaled(10, 100);
 const CALLS = scaled(400, 10_000);
 const WORKERS_PER_SESSION = 2;
 const UNAVAILABLE_BACKOFF_MS = 100;
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const COMMAND_TIMEOUT_S = 2;
 /**
  * A call still open this long after its deadline counts as hung. Generous, because a busy two-core

@@ -12,7 +12,8 @@ import { describe, it } from 'node:test';
 import { DEFAULT_CONNECTION_LIMITS } from '../../src/gateway/config/schema.js';
 import { makeHome } from '../gateway/fixtures/gateway.js';
 import { startChildGateway, type ChildGateway } from './fixtures/child-gateway.js';
-import { freshRequest, openSockets, waitFor } from './fixtures/raw-sockets.js';
+import { waitFor } from '../helpers/wait-for.js';
+import { freshRequest, openSockets } from './fixtures/raw-sockets.js';
 import { percentile, scaled } from './fixtures/scale.js';
 
 const HALF_SENT = scaled(300, 3000);
@@ -50,7 +51,11 @@ describe('a flood of sockets without a credential', () => {
           count: HALF_SENT,
           send: `POST /v1/sessions HTTP/1.1\r\nHost: 127.0.0.1:${gw.port}\r\nX-Slow: `,
         });
-        const allClosed = await waitFor(() => held.every((h) => h.closed), 30_000);
+        const allClosed = await waitFor(() => held.every((h) => h.closed), {
+          what: 'every half-sent request to be closed',
+          within: 30_000,
+          every: 50,
+        }).catch(() => false);
         console.log(
           `flood: ${held.filter((h) => h.closed).length}/${HALF_SENT} half-sent requests closed ` +
             `${((Date.now() - started) / 1000).toFixed(1)} s after the first (headers timeout 1 s)`,
@@ -94,8 +99,8 @@ describe('a flood of sockets without a credential', () => {
       const holding = await calls(OWNER_CALLS);
       const mostClosed = await waitFor(
         () => held.filter((h) => !h.closed).length <= DEFAULT_CONNECTION_LIMITS.max_unauthenticated,
-        30_000,
-      );
+        { what: 'the idle flood sockets to be closed', within: 30_000, every: 50 },
+      ).catch(() => false);
       const open = held.filter((h) => !h.closed).length;
       console.log(
         `flood: owner's calls on fresh connections — quiet: ${summary(quiet.map((c) => c.ms))}; ` +

@@ -14,10 +14,10 @@ import { callTool, type CallOutcome } from './fixtures/agent.js';
 import { startChildGateway, type ChildGateway } from './fixtures/child-gateway.js';
 import { ResilientController, type Echo } from './fixtures/resilient-controller.js';
 import { scaled } from './fixtures/scale.js';
+import { waitFor } from '../helpers/wait-for.js';
 
 const CONTROLLERS = scaled(4, 20);
 const CALLS = scaled(60, 2000);
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 interface Json {
   [key: string]: unknown;
@@ -89,8 +89,15 @@ describe(`restart: kill -9 under load (${CONTROLLERS} controllers, ${CALLS} call
         if (outcome.outcome === 'ok') answered.push({ id, outcome });
       }
     };
-    const load = Promise.all(sessions.map((_, s) => worker(s)));
-    while (answered.length < CALLS) await sleep(5);
+    let loadEnded = false;
+    const load = Promise.all(sessions.map((_, s) => worker(s))).finally(() => (loadEnded = true));
+    // The kill lands once CALLS calls were answered, in the middle of the rest.
+    await waitFor(() => answered.length >= CALLS || loadEnded, {
+      what: `${CALLS} answered calls`,
+      within: 120_000,
+      every: 5,
+    });
+    assert.ok(answered.length >= CALLS, `the load ended with ${answered.length} of ${CALLS} calls answered`);
     await gw.kill9();
     killed = true;
     await load;
@@ -142,11 +149,10 @@ describe(`restart: kill -9 under load (${CONTROLLERS} controllers, ${CALLS} call
   });
 
   it('sees every controller reconnect on its own and serve calls again', async () => {
-    for (let i = 0; i < 500 && controllers.some((c) => !c.connected); i++) await sleep(20);
-    assert.ok(
-      controllers.every((c) => c.connected),
-      'every controller is connected again',
-    );
+    await waitFor(() => controllers.every((c) => c.connected), {
+      what: 'every controller to be connected again',
+      every: 20,
+    });
     assert.ok(controllers.reduce((n, c) => n + c.connects, 0) >= connectsBeforeRestart + CONTROLLERS);
     for (const [s, sessionId] of sessions.entries()) {
       const url = `https://restart.example/after/${s}`;

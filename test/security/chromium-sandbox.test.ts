@@ -14,6 +14,7 @@ import { describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { probeSandbox, type SandboxHost } from '../../src/gateway/backends/cdp/chromium-sandbox.js';
 import { chromiumPidsWith } from '../engine/chromium-processes.js';
+import { waitFor } from '../helpers/wait-for.js';
 import { cmdline, descendants } from './fixtures/processes.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -140,13 +141,10 @@ describe('the local Chromium sandbox, for real', () => {
             `renderer ${pid} has its own user namespace`,
           );
           // A renderer forked a moment ago installs its filter as it starts: give it that moment.
-          const deadline = Date.now() + 10_000;
-          let status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
-          while (!/^Seccomp:\s+2$/m.test(status) && Date.now() < deadline) {
-            await new Promise((resolve) => setTimeout(resolve, 50));
-            status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
-          }
-          assert.match(status, /^Seccomp:\s+2$/m, `renderer ${pid} runs under seccomp`);
+          await waitFor(() => /^Seccomp:\s+2$/m.test(fs.readFileSync(`/proc/${pid}/status`, 'utf8')), {
+            what: `renderer ${pid} to run under seccomp`,
+            every: 50,
+          });
         }
       } finally {
         await launch.close();
@@ -199,8 +197,8 @@ async function launchAs(prefix: string[]): Promise<Launch> {
 async function waitForRenderers(browser: number): Promise<number[]> {
   const renderers = () =>
     descendants(browser).filter((pid) => cmdline(pid).join(' ').includes('--type=renderer'));
-  for (let i = 0; i < 100 && renderers().length === 0; i++) await new Promise((r) => setTimeout(r, 50));
-  const found = renderers();
-  assert.ok(found.length > 0, 'a renderer started');
-  return found;
+  return waitFor(() => (renderers().length > 0 ? renderers() : undefined), {
+    what: 'a renderer to start',
+    every: 50,
+  });
 }

@@ -6,6 +6,7 @@
  * together (issue 13: 100 sessions at once on two cores served none).
  */
 import { TabgateError } from '../../protocol/index.js';
+import { systemTimers, type TimerClock } from '../clock.js';
 import type { CallSignal } from '../service.js';
 
 /** Gives the slot back; calling it again does nothing. */
@@ -31,7 +32,10 @@ export class Slots {
   private held = 0;
   private readonly waiting: Waiter[] = [];
 
-  constructor(private readonly options: SlotsOptions) {}
+  constructor(
+    private readonly options: SlotsOptions,
+    private readonly clock: TimerClock = systemTimers,
+  ) {}
 
   get inUse(): number {
     return this.held;
@@ -41,15 +45,15 @@ export class Slots {
     return this.waiting.length;
   }
 
-  /** A slot, at once or after waiting at most until `admitBy` (epoch ms); else `browser_busy`. */
+  /** A slot, at once or after waiting at most until `admitBy` (on the clock); else `browser_busy`. */
   acquire(admitBy: number, signal?: CallSignal): Promise<Release> {
     if (this.held < this.options.limit && this.waiting.length === 0) return Promise.resolve(this.take());
     if (signal?.aborted) return Promise.reject(new TabgateError('call_cancelled', 'The call was cancelled.'));
-    const waitMs = admitBy - Date.now();
+    const waitMs = admitBy - this.clock.now();
     if (this.waiting.length >= this.options.queueLength || waitMs <= 0) return Promise.reject(this.busy());
     return new Promise<Release>((resolve, reject) => {
       const leave = () => {
-        clearTimeout(timer);
+        timer.cancel();
         signal?.removeEventListener('abort', onAbort);
         const index = this.waiting.indexOf(waiter);
         if (index >= 0) this.waiting.splice(index, 1);
@@ -66,7 +70,7 @@ export class Slots {
       };
       const onAbort = () =>
         waiter.refuse(new TabgateError('call_cancelled', 'The call was cancelled while it waited.'));
-      const timer = setTimeout(() => waiter.refuse(this.busy()), waitMs);
+      const timer = this.clock.setTimer(() => waiter.refuse(this.busy()), waitMs);
       signal?.addEventListener('abort', onAbort, { once: true });
       this.waiting.push(waiter);
     });
@@ -126,33 +130,42 @@ export class Admission {
   private readonly windowMs: number;
   private readonly actionWindow: number;
 
-  constructor(limits: AdmissionLimits) {
+  constructor(
+    limits: AdmissionLimits,
+    private readonly clock: TimerClock = systemTimers,
+  ) {
     this.windowMs = admissionWindowMs(limits.commandTimeoutSeconds);
     this.actionWindow = actionWindowMs(limits.commandTimeoutSeconds);
-    this.sessions = new Slots({
-      what: 'open browser sessions',
-      limit: limits.maxSessions,
-      queueLength: Math.ceil(limits.maxSessions / 4),
-      // A session slot frees when a session is closed or idles out: not within a second.
-      retryAfterSeconds: 10,
-    });
-    this.actions = new Slots({
-      what: 'browser actions at once',
-      limit: limits.maxConcurrentActions,
-      // Each admitted session runs one call at a time, so this never refuses for length: only a call
-      // that waits out its window is refused.
-      queueLength: limits.maxSessions,
-      retryAfterSeconds: 2,
-    });
+    this.sessions = new Slots(
+      {
+        what: 'open browser sessions',
+        limit: limits.maxSessions,
+        queueLength: Math.ceil(limits.maxSessions / 4),
+        // A session slot frees when a session is closed or idles out: not within a second.
+        retryAfterSeconds: 10,
+      },
+      clock,
+    );
+    this.actions = new Slots(
+      {
+        what: 'browser actions at once',
+        limit: limits.maxConcurrentActions,
+        // Each admitted session runs one call at a time, so this never refuses for length: only a call
+        // that waits out its window is refused.
+        queueLength: limits.maxSessions,
+        retryAfterSeconds: 2,
+      },
+      clock,
+    );
   }
 
   /** The time by which a new session whose call starts now must have been admitted. */
   admitBy(): number {
-    return Date.now() + this.windowMs;
+    return this.clock.now() + this.windowMs;
   }
 
   /** The time by which a call starting now must have its action slot. */
   actionBy(): number {
-    return Date.now() + this.actionWindow;
+    return this.clock.now() + this.actionWindow;
   }
 }

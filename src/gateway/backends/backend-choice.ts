@@ -121,7 +121,7 @@ export async function chooseBackend(options: {
       return {
         ...common,
         key: JSON.stringify(['local', settings]),
-        backend: createLocalChromiumBackend(settings, log, options.env, sites),
+        backend: createLocalChromiumBackend(settings, log, { environment: options.env, sites }),
         dispose() {},
       };
   }

@@ -67,9 +67,7 @@ export class Broker implements ControllerBroker {
   private readonly deadlines: DeadlineQueue;
 
   constructor(private readonly o: BrokerOptions) {
-    this.deadlines = new DeadlineQueue(o.commandTimeoutMs, (commandId) =>
-      this.endEarly(commandId, 'timeout'),
-    );
+    this.deadlines = new DeadlineQueue(o.commandTimeoutMs, (id) => this.endEarly(id, 'timeout'), o.clock);
   }
 
   mintTicket(scope: ControllerScope): MintedTicket {

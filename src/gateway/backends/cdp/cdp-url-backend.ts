@@ -7,6 +7,7 @@
  */
 import { TabgateError } from '../../../protocol/index.js';
 import type { Logger } from '../../../log/logger.js';
+import type { TimerClock } from '../../clock.js';
 import type { Resolver } from '../network-policy.js';
 import type { BrowserSettings } from '../settings.js';
 import type { SiteRulesSource } from '../site-rules-source.js';
@@ -25,6 +26,8 @@ export interface CdpUrlBackendOptions {
   resolve?: Resolver;
   /** Site grants (docs/safety.md); none judged without it. */
   sites?: SiteRulesSource;
+  /** Deadlines, admission waits and idle-outs run on it (the system's by default). */
+  clock?: TimerClock;
 }
 
 export async function resolveCdpEndpoint(raw: string, timeoutMs = 10_000): Promise<string> {
@@ -92,5 +95,6 @@ export function createCdpUrlBackend(
     settings,
     log,
     options.sites,
+    options.clock,
   );
 }

@@ -17,11 +17,12 @@ import {
   type EngineOptions,
 } from '../../../engine/index.js';
 import type { Logger } from '../../../log/logger.js';
-import { Admission, type Release } from '../admission.js';
-import { ResetNotices } from './reset-notices.js';
+import { systemTimers, type Timer, type TimerClock } from '../../clock.js';
+import { Admission } from '../admission.js';
 import type { BrowserBackend, ToolCall } from '../backend.js';
 import { NetworkPolicy, type Resolver } from '../network-policy.js';
 import type { BrowserSettings } from '../settings.js';
+import { SessionTable, type SessionEntry } from '../session-table.js';
 import type { SiteRulesSource } from '../site-rules-source.js';
 import { CdpConnection } from './cdp-connection.js';
 import { SessionDownloads, sessionFolder } from './downloads.js';
@@ -46,16 +47,12 @@ export interface BrowserSource {
 }
 
 interface SessionState {
-  /** Settles once the session holds a slot of `max_sessions` (or was refused one). */
-  admitted: Promise<void>;
-  /** Gives back that slot; set once it is granted. */
-  release: Release;
   /** Opened by the session's first admitted call. */
   context: Promise<ContextSession> | undefined;
-  lastUsed: number;
-  busy: number;
+  /** The session's calls, run one at a time. */
   queue: Promise<unknown>;
 }
+type Session = SessionEntry<SessionState>;
 
 interface Connected {
   browser: OpenBrowser;
@@ -65,12 +62,9 @@ interface Connected {
 export class EngineBackend implements BrowserBackend {
   readonly name: string;
   private connected: Promise<Connected> | undefined;
-  private readonly sessions = new Map<string, SessionState>();
+  private readonly sessions: SessionTable<SessionState>;
   private readonly crashed = new Set<string>();
-  /** Sessions closed for inactivity whose next call has not been told yet (oldest first, bounded). */
-  private readonly reset: ResetNotices;
   private readonly admission: Admission;
-  private readonly sweeper: NodeJS.Timeout;
   private readonly policy: NetworkPolicy;
   private closing = false;
 
@@ -80,19 +74,27 @@ export class EngineBackend implements BrowserBackend {
     private readonly log: Logger,
     /** Site grants, judged on every navigation of every frame (docs/safety.md). */
     private readonly sites?: SiteRulesSource,
+    /** Command deadlines, admission waits and idle-outs run on it; tests step a manual one. */
+    private readonly clock: TimerClock = systemTimers,
   ) {
     this.name = source.name;
-    this.admission = new Admission(settings);
-    this.reset = new ResetNotices(settings);
+    this.admission = new Admission(settings, clock);
+    this.sessions = new SessionTable({
+      admission: this.admission,
+      clock,
+      settings,
+      hadBrowser: (state) => state.context !== undefined,
+      closeIdle: (sessionId) => {
+        this.log.info('closing idle browser session', { backend: this.name, session: sessionId });
+        return this.closeSession(sessionId);
+      },
+    });
     this.policy = new NetworkPolicy({
       remote: source.remote,
       allowPrivateUrls: settings.allowPrivateUrls,
       allowedPrivateHosts: settings.allowedPrivateHosts,
       resolve: source.resolve,
     });
-    const idleMs = settings.inactivityTimeoutSeconds * 1000;
-    this.sweeper = setInterval(() => void this.sweep(), Math.min(30_000, Math.max(200, idleMs / 4)));
-    this.sweeper.unref();
   }
 
   private get options(): EngineOptions {
@@ -119,50 +121,25 @@ export class EngineBackend implements BrowserBackend {
         'The browser crashed and this session lost its pages; the next call starts a fresh browser.',
       );
     }
-    const state = this.sessionState(call);
-    const run = state.queue.then(() => this.runNow(call, state));
-    state.queue = run.catch(() => undefined);
-    return this.reset.deliver(call.sessionId, run);
-  }
-
-  /**
-   * The session's bookkeeping, admitted once a slot of `max_sessions` is free: a session that holds one
-   * is never refused for it again, until it is closed, idles out or loses its browser.
-   */
-  private sessionState(call: ToolCall): SessionState {
-    const { sessionId } = call;
-    const existing = this.sessions.get(sessionId);
-    if (existing) return existing;
-    const state: SessionState = {
-      admitted: this.admission.sessions.acquire(this.admission.admitBy(), call.signal).then((release) => {
-        state.release = release;
-        if (this.sessions.get(sessionId) === state) return;
-        release();
-        throw new TabgateError(
-          'backend_unavailable',
-          'The session was closed while it waited for the browser.',
-        );
-      }),
-      release: () => undefined,
-      context: undefined,
-      lastUsed: Date.now(),
-      busy: 0,
-      queue: Promise.resolve(),
-    };
-    state.admitted.catch(() => {
-      if (this.sessions.get(sessionId) === state) this.sessions.delete(sessionId);
-    });
-    this.sessions.set(sessionId, state);
-    return state;
+    const session =
+      this.sessions.get(call.sessionId) ??
+      this.sessions.admit(call.sessionId, call.signal, () => ({
+        context: undefined,
+        queue: Promise.resolve(),
+      }));
+    const run = session.data.queue.then(() => this.sessions.use(session, () => this.runNow(call, session)));
+    session.data.queue = run.catch(() => undefined);
+    return this.sessions.deliver(call.sessionId, run);
   }
 
   /**
    * The session's context, opened on its first call (inside that call's action slot, so a burst of new
    * sessions opens contexts `max_concurrent_actions` at a time, not all at once).
    */
-  private contextOf(sessionId: string, state: SessionState): Promise<ContextSession> {
+  private contextOf(session: Session): Promise<ContextSession> {
+    const { id: sessionId, data: state } = session;
     if (state.context) return state.context;
-    if (this.sessions.get(sessionId) !== state)
+    if (!this.sessions.holds(session))
       throw new TabgateError(
         'backend_unavailable',
         'The session was closed while it waited for the browser.',
@@ -182,7 +159,7 @@ export class EngineBackend implements BrowserBackend {
       return opened;
     });
     context.catch(() => {
-      if (this.sessions.get(sessionId) === state) this.forget(sessionId);
+      if (this.sessions.holds(session)) this.forget(sessionId);
     });
     state.context = context;
     return context;
@@ -228,25 +205,24 @@ export class EngineBackend implements BrowserBackend {
     }
   }
 
-  private async runNow(call: ToolCall, state: SessionState): Promise<unknown> {
-    state.busy++;
-    state.lastUsed = Date.now();
+  private async runNow(call: ToolCall, session: Session): Promise<unknown> {
+    const state = session.data;
     // Measured from the call's start: a new session's wait for admission counts against its action window.
     const slotBy = this.admission.actionBy();
     const timeoutMs = this.options.commandTimeoutMs;
-    let timer: NodeJS.Timeout | undefined;
+    let timer: Timer | undefined;
     let expire = () => undefined as void;
     const deadline = new Promise<never>((_resolve, reject) => {
       expire = () =>
         reject(
           new TabgateError('command_timeout', `${call.tool} did not finish within ${timeoutMs / 1000} s.`),
         );
-      timer = setTimeout(expire, timeoutMs);
+      timer = this.clock.setTimer(expire, timeoutMs);
     });
     let running = true;
     // The time the owner takes to decide is not the browser's: the deadline stops while they decide.
     let left = timeoutMs;
-    let since = Date.now();
+    let since = this.clock.now();
     let deciding = 0;
     const gate = call.approvals;
     const approvals: ActionGate | undefined = gate && {
@@ -255,14 +231,14 @@ export class EngineBackend implements BrowserBackend {
       secretUsed: (origin) => gate.secretUsed(origin),
       ask: (ask) => {
         if (deciding++ === 0) {
-          clearTimeout(timer);
-          left -= Date.now() - since;
+          timer?.cancel();
+          left -= this.clock.now() - since;
         }
         return gate.ask(ask).finally(() => {
           // A call that ended meanwhile (cancelled, stopped) has no deadline left to restart.
           if (--deciding > 0 || !running) return;
-          since = Date.now();
-          timer = setTimeout(expire, Math.max(1000, left));
+          since = this.clock.now();
+          timer = this.clock.setTimer(expire, Math.max(1000, left));
         });
       },
     };
@@ -285,9 +261,9 @@ export class EngineBackend implements BrowserBackend {
     // whatever error the engine happened to meet first (a stale world, a refused write).
     let ranOn: CdpConnection | undefined;
     try {
-      const work = state.admitted.then(() =>
+      const work = session.admitted.then(() =>
         this.inActionSlot(call, slotBy, async () => {
-          const context = await this.contextOf(call.sessionId, state);
+          const context = await this.contextOf(session);
           ranOn = (await this.connected)?.browser.connection;
           return runTool(
             context,
@@ -304,13 +280,11 @@ export class EngineBackend implements BrowserBackend {
       // Refused before it ever had a context: the slot goes back, so a retry competes afresh and a caller
       // that gives up holds nothing until the idle sweep.
       if (error instanceof TabgateError && error.code === 'browser_busy' && !state.context)
-        if (this.sessions.get(call.sessionId) === state) this.forget(call.sessionId);
+        if (this.sessions.holds(session)) this.forget(call.sessionId);
       throw this.translate(error, call, ranOn?.closed === true);
     } finally {
       running = false;
-      clearTimeout(timer);
-      state.busy--;
-      state.lastUsed = Date.now();
+      timer?.cancel();
     }
   }
 
@@ -389,7 +363,7 @@ export class EngineBackend implements BrowserBackend {
     browser.connection.onClose((reason) => {
       if (this.closing || this.connected !== current) return;
       this.log.warn('browser lost', { backend: this.name, reason });
-      for (const sessionId of [...this.sessions.keys()]) {
+      for (const sessionId of this.sessions.ids()) {
         this.crashed.add(sessionId);
         this.forget(sessionId);
       }
@@ -399,53 +373,34 @@ export class EngineBackend implements BrowserBackend {
     return { browser, engine };
   }
 
-  private async sweep(): Promise<void> {
-    const idleMs = this.settings.inactivityTimeoutSeconds * 1000;
-    const now = Date.now();
-    for (const [sessionId, state] of this.sessions) {
-      if (state.busy === 0 && now - state.lastUsed > idleMs) {
-        this.log.info('closing idle browser session', { backend: this.name, session: sessionId });
-        const hadPages = state.context !== undefined;
-        // Marked once the session is forgotten (synchronously) but before the close completes, so a call
-        // that arrives meanwhile is the one told.
-        const closing = this.closeSession(sessionId);
-        if (hadPages) this.reset.mark(sessionId);
-        await closing;
-      }
-    }
-  }
-
   async closeSession(sessionId: string): Promise<void> {
     this.crashed.delete(sessionId);
-    this.reset.forget(sessionId);
-    const state = this.forget(sessionId);
-    if (!state?.context) return;
+    this.sessions.closed(sessionId);
+    const context = this.forget(sessionId)?.data.context;
+    if (!context) return;
     try {
-      const context = await state.context;
+      const opened = await context;
       const { engine } = await this.connect();
-      (context.downloads as SessionDownloads | undefined)?.dispose();
-      await engine.closeSession(context);
+      (opened.downloads as SessionDownloads | undefined)?.dispose();
+      await engine.closeSession(opened);
     } catch {
       // Closing never throws: a session whose browser is gone is closed already.
     }
   }
 
   /** Drops the session's bookkeeping and gives back its slot; the context itself is the caller's. */
-  private forget(sessionId: string): SessionState | undefined {
-    const state = this.sessions.get(sessionId);
-    if (!state) return undefined;
-    this.sessions.delete(sessionId);
-    state.release();
-    return state;
+  private forget(sessionId: string): Session | undefined {
+    const session = this.sessions.take(sessionId);
+    session?.release();
+    return session;
   }
 
   async close(): Promise<void> {
     if (this.closing) return;
     this.closing = true;
-    clearInterval(this.sweeper);
-    for (const sessionId of [...this.sessions.keys()]) this.forget(sessionId);
+    this.sessions.stop();
+    for (const sessionId of this.sessions.ids()) this.forget(sessionId);
     this.crashed.clear();
-    this.reset.clear();
     const connected = this.connected;
     this.connected = undefined;
     if (!connected) return;

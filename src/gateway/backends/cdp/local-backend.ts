@@ -3,6 +3,7 @@
  * for all local sessions, each session in its own browser context.
  */
 import type { Logger } from '../../../log/logger.js';
+import type { TimerClock } from '../../clock.js';
 import type { BrowserSettings } from '../settings.js';
 import type { SiteRulesSource } from '../site-rules-source.js';
 import { CdpConnection } from './cdp-connection.js';
@@ -10,12 +11,19 @@ import type { SourceEnvironment } from './chromium-environment.js';
 import { launchChromium } from './chromium-process.js';
 import { EngineBackend, type OpenBrowser } from './engine-backend.js';
 
-/** `environment`: the gateway's; Chromium gets only its allowlisted part (chromium-environment.ts). */
+export interface LocalChromiumOptions {
+  /** The gateway's; Chromium gets only its allowlisted part (chromium-environment.ts). */
+  environment?: SourceEnvironment;
+  /** Site grants (docs/safety.md); none judged without it. */
+  sites?: SiteRulesSource;
+  /** Deadlines, admission waits and idle-outs run on it (the system's by default). */
+  clock?: TimerClock;
+}
+
 export function createLocalChromiumBackend(
   settings: BrowserSettings,
   log: Logger,
-  environment: SourceEnvironment = {},
-  sites?: SiteRulesSource,
+  { environment = {}, sites, clock }: LocalChromiumOptions = {},
 ): EngineBackend {
   return new EngineBackend(
     {
@@ -47,5 +55,6 @@ export function createLocalChromiumBackend(
     settings,
     log,
     sites,
+    clock,
   );
 }

@@ -11,11 +11,12 @@
 import { TabgateError, type ToolName } from '../../../protocol/index.js';
 import type { BrowserProvider, ProviderSessionMetadata } from '../../../providers/api.js';
 import type { Logger } from '../../../log/logger.js';
+import { systemTimers, type TimerClock } from '../../clock.js';
 import { Admission, type Release } from '../admission.js';
 import type { BrowserBackend, SessionBrowserInfo, ToolCall } from '../backend.js';
 import { checkNavigation, NetworkPolicy, type Resolver } from '../network-policy.js';
 import type { BrowserSettings } from '../settings.js';
-import { ResetNotices } from '../cdp/reset-notices.js';
+import { SessionTable, type SessionEntry } from '../session-table.js';
 
 /** What the provider backend needs to drive one CDP URL: the engine's CDP-URL backend. */
 export interface CdpUrlTarget {
@@ -34,44 +35,51 @@ export interface ProviderBackendOptions {
   openCdpUrl: OpenCdpUrl;
   /** DNS for the network policy's check of a navigation target (tests pass a fixed table). */
   resolve?: Resolver;
+  /** Admission waits, idle-outs and `expires_at` are judged on it; tests step a manual one. */
+  clock?: TimerClock;
 }
 
 interface ProviderSession {
   metadata: ProviderSessionMetadata;
   engine: BrowserBackend;
-  lastUsed: number;
-  busy: number;
-  /** Gives back the session's slot of `max_sessions`. */
-  release: Release;
   /** The first navigation's result says which features the provider granted; later ones need not. */
   featuresShown: boolean;
 }
 
+/** The provider session, created once the tabgate session is admitted. */
+interface Pending {
+  created: Promise<ProviderSession>;
+  /** The same session once created, for synchronous questions (session details). */
+  ready?: ProviderSession;
+}
+type Session = SessionEntry<Pending>;
+
 export class ProviderBackend implements BrowserBackend {
   readonly name: string;
-  private readonly sessions = new Map<string, Promise<ProviderSession>>();
-  /** The same sessions once created, for synchronous questions (session details). */
-  private readonly ready = new Map<string, ProviderSession>();
-  private readonly sweeper: NodeJS.Timeout;
+  private readonly sessions: SessionTable<Pending>;
   private readonly policy: NetworkPolicy;
-  private readonly admission: Admission;
-  /** Sessions whose provider browser the idle sweep released, until their next result says so. */
-  private readonly reset: ResetNotices;
+  private readonly clock: TimerClock;
   private closing = false;
 
   constructor(private readonly options: ProviderBackendOptions) {
     this.name = options.provider.name;
-    this.admission = new Admission(options.settings);
-    this.reset = new ResetNotices(options.settings);
+    this.clock = options.clock ?? systemTimers;
+    this.sessions = new SessionTable({
+      admission: new Admission(options.settings, this.clock),
+      clock: this.clock,
+      settings: options.settings,
+      hadBrowser: (pending) => pending.ready !== undefined,
+      closeIdle: (sessionId) => {
+        this.options.log.info('closing idle provider session', { provider: this.name, session: sessionId });
+        return this.closeSession(sessionId);
+      },
+    });
     this.policy = new NetworkPolicy({
       remote: true,
       allowPrivateUrls: options.settings.allowPrivateUrls,
       allowedPrivateHosts: options.settings.allowedPrivateHosts,
       resolve: options.resolve,
     });
-    const idleMs = options.settings.inactivityTimeoutSeconds * 1000;
-    this.sweeper = setInterval(() => void this.sweep(), Math.min(30_000, Math.max(100, idleMs / 4)));
-    this.sweeper.unref();
   }
 
   /** A provider's browser is on its machine: no files reach it or come back from it. */
@@ -80,7 +88,7 @@ export class ProviderBackend implements BrowserBackend {
   }
 
   call(call: ToolCall): Promise<unknown> {
-    return this.reset.deliver(call.sessionId, this.run(call));
+    return this.sessions.deliver(call.sessionId, this.run(call));
   }
 
   private async run(call: ToolCall): Promise<unknown> {
@@ -89,28 +97,25 @@ export class ProviderBackend implements BrowserBackend {
     // every request the browser then makes, redirects and page-initiated ones included.
     if (call.tool === 'browser_navigate')
       await checkNavigation((call.args as { url: string }).url, this.policy);
-    const session = await this.session(call);
-    session.busy++;
-    session.lastUsed = Date.now();
-    try {
+    const entry = await this.session(call);
+    return this.sessions.use(entry, async () => {
+      const session = await entry.data.created;
       const result = await session.engine.call(call);
       if (call.tool !== 'browser_navigate' || session.featuresShown) return result;
       session.featuresShown = true;
       return withFeatures(result, session.metadata);
-    } finally {
-      session.busy--;
-      session.lastUsed = Date.now();
-    }
+    });
   }
 
   /** The live session, created on first use and replaced when the provider says it has expired. */
-  private async session(call: ToolCall): Promise<ProviderSession> {
+  private async session(call: ToolCall): Promise<Session> {
     const { sessionId } = call;
-    let pending = this.sessions.get(sessionId);
-    if (pending) {
-      const current = await pending.catch(() => undefined);
-      if (current && !expired(current.metadata) && this.sessions.get(sessionId) === pending) return current;
-      if (current && this.sessions.get(sessionId) === pending) {
+    const known = this.sessions.get(sessionId);
+    if (known) {
+      const current = await known.data.created.catch(() => undefined);
+      const held = this.sessions.holds(known);
+      if (current && held && !expired(current.metadata, this.clock.now())) return known;
+      if (current && held) {
         this.options.log.info('provider session expired; replacing it', {
           provider: this.name,
           session: sessionId,
@@ -119,16 +124,19 @@ export class ProviderBackend implements BrowserBackend {
         await this.closeSession(sessionId);
       }
     }
-    pending = this.sessions.get(sessionId);
-    if (pending) return pending;
-    const created = this.admission.sessions
-      .acquire(this.admission.admitBy(), call.signal)
-      .then((release) => this.create(sessionId, release));
-    this.sessions.set(sessionId, created);
-    created.catch(() => {
-      if (this.sessions.get(sessionId) === created) this.sessions.delete(sessionId);
+    const again = this.sessions.get(sessionId);
+    if (again) return again;
+    const entry = this.sessions.admit(sessionId, call.signal, (admitted, release) => {
+      const pending: Pending = { created: admitted.then(() => this.create(sessionId, release)) };
+      void pending.created.then(
+        (session) => void (pending.ready = session),
+        () => {
+          if (this.sessions.holds(entry)) this.sessions.take(sessionId);
+        },
+      );
+      return pending;
     });
-    return created;
+    return entry;
   }
 
   private async create(sessionId: string, slot: Release): Promise<ProviderSession> {
@@ -159,13 +167,11 @@ export class ProviderBackend implements BrowserBackend {
       remote: true,
       isolated: metadata.features.shared_browser === true,
     });
-    const session = { metadata, engine, lastUsed: Date.now(), busy: 0, release: slot, featuresShown: false };
-    this.ready.set(sessionId, session);
-    return session;
+    return { metadata, engine, featuresShown: false };
   }
 
   describeSession(sessionId: string): SessionBrowserInfo {
-    const metadata = this.ready.get(sessionId)?.metadata;
+    const metadata = this.sessions.get(sessionId)?.data.ready?.metadata;
     const info: SessionBrowserInfo = { backend: this.name, provider: this.name };
     if (!metadata) return info;
     info.features = metadata.features;
@@ -177,8 +183,8 @@ export class ProviderBackend implements BrowserBackend {
   /** The provider sessions open now, by tabgate session id (for diagnostics and tests). */
   async openSessions(): Promise<Map<string, ProviderSessionMetadata>> {
     const out = new Map<string, ProviderSessionMetadata>();
-    for (const [id, pending] of this.sessions) {
-      const session = await pending.catch(() => undefined);
+    for (const id of this.sessions.ids()) {
+      const session = await this.sessions.get(id)?.data.created.catch(() => undefined);
       if (session) out.set(id, session.metadata);
     }
     return out;
@@ -205,38 +211,22 @@ export class ProviderBackend implements BrowserBackend {
     }
   }
 
-  private async sweep(): Promise<void> {
-    const idleMs = this.options.settings.inactivityTimeoutSeconds * 1000;
-    for (const [sessionId, pending] of this.sessions) {
-      const session = await pending.catch(() => undefined);
-      if (session && session.busy === 0 && Date.now() - session.lastUsed > idleMs) {
-        this.options.log.info('closing idle provider session', { provider: this.name, session: sessionId });
-        // Marked once the close has forgotten the session (synchronously), so the next call is told.
-        const closing = this.closeSession(sessionId);
-        this.reset.mark(sessionId);
-        await closing;
-      }
-    }
-  }
-
   async closeSession(sessionId: string): Promise<void> {
-    this.reset.forget(sessionId);
-    const pending = this.sessions.get(sessionId);
-    if (!pending) return;
-    this.sessions.delete(sessionId);
-    this.ready.delete(sessionId);
-    const session = await pending.catch(() => undefined);
+    this.sessions.closed(sessionId);
+    const entry = this.sessions.take(sessionId);
+    if (!entry) return;
+    const session = await entry.data.created.catch(() => undefined);
     if (!session) return;
     await session.engine.close().catch(() => undefined);
     await this.release(session.metadata, 'close');
-    session.release();
+    entry.release();
   }
 
   async close(): Promise<void> {
     if (this.closing) return;
     this.closing = true;
-    clearInterval(this.sweeper);
-    await Promise.all([...this.sessions.keys()].map((id) => this.closeSession(id)));
+    this.sessions.stop();
+    await Promise.all(this.sessions.ids().map((id) => this.closeSession(id)));
   }
 
   /**
@@ -245,15 +235,13 @@ export class ProviderBackend implements BrowserBackend {
    */
   async emergencyCleanup(): Promise<void> {
     this.closing = true;
-    clearInterval(this.sweeper);
-    const pending = [...this.sessions.values()];
-    this.sessions.clear();
-    this.ready.clear();
+    this.sessions.stop();
+    const taken = this.sessions.ids().map((id) => this.sessions.take(id));
     await Promise.all(
-      pending.map(async (entry) => {
-        const session = await entry.catch(() => undefined);
-        if (!session) return;
-        session.release();
+      taken.map(async (entry) => {
+        const session = await entry?.data.created.catch(() => undefined);
+        if (!entry || !session) return;
+        entry.release();
         await Promise.all([
           session.engine.close().catch(() => undefined),
           this.release(session.metadata, 'emergency'),
@@ -269,8 +257,8 @@ function withFeatures(result: unknown, metadata: ProviderSessionMetadata): unkno
   return { ...result, features: metadata.features };
 }
 
-function expired(metadata: ProviderSessionMetadata): boolean {
+function expired(metadata: ProviderSessionMetadata, now: number): boolean {
   if (!metadata.expires_at) return false;
   const at = Date.parse(metadata.expires_at);
-  return Number.isFinite(at) && at <= Date.now();
+  return Number.isFinite(at) && at <= now;
 }
