@@ -28,7 +28,8 @@ export const SNAPSHOT_MAX_CHARS = 15_000;
 const REMEMBERED_IDS = 1024;
 /**
  * The actions that may need approval, and so read the session's approval state first (which also
- * refuses them while the person has the session stopped). Reads (snapshot, screenshot, tabs) do not.
+ * refuses them while the person has the session stopped); the gateway refuses every call of a stopped
+ * session before it gets here, so the others do not pay for the read.
  */
 const GATED = new Set([
   'browser_click',
@@ -38,10 +39,6 @@ const GATED = new Set([
   'browser_fill_form',
   'browser_drag',
   'browser_dialog',
-  'browser_navigate',
-  'browser_back',
-  'browser_forward',
-  'browser_reload',
 ]);
 
 interface ErrorPayload {
