@@ -35,6 +35,8 @@ interface StorageArea {
 export interface MessageSender {
   id?: string;
   url?: string;
+  /** The sending document's origin (Chrome 80+). */
+  origin?: string;
   tab?: Tab;
 }
 
@@ -98,6 +100,24 @@ export interface ChromeApi {
     setBadgeText(details: { text: string; tabId?: number }): Promise<void>;
     setBadgeBackgroundColor(details: { color: string; tabId?: number }): Promise<void>;
     setTitle(details: { title: string; tabId?: number }): Promise<void>;
+    /** Chrome 127+; needs a focused window. */
+    openPopup?(options?: { windowId?: number }): Promise<void>;
+  };
+  /** Optional: a browser without a notification centre leaves the badge and the popup. */
+  notifications?: {
+    create(
+      id: string,
+      options: {
+        type: 'basic';
+        iconUrl: string;
+        title: string;
+        message: string;
+        requireInteraction?: boolean;
+        priority?: number;
+      },
+    ): Promise<string>;
+    clear(id: string): Promise<boolean>;
+    onClicked: ChromeEvent<(id: string) => void>;
   };
 }
 

@@ -31,6 +31,16 @@ export const requestSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('stop') }),
   // The shared session's sites, and the person's decision on one of them (never the agent's).
   z.object({ type: z.literal('sites') }),
+  // Approvals the session waits for on this tab, and the person's decision on one (popup only).
+  z.object({ type: z.literal('approvals') }),
+  z.object({
+    type: z.literal('decide-approval'),
+    approval_id: z.string().min(1).max(100),
+    approve: z.boolean(),
+  }),
+  // Stop the agent (cancel what runs, refuse what comes, debugger off) and Resume; the share stays.
+  z.object({ type: z.literal('stop-agent') }),
+  z.object({ type: z.literal('resume-agent') }),
   z.object({
     type: z.literal('decide-site'),
     decision: z.enum(['grant', 'deny', 'revoke']),
@@ -69,4 +79,22 @@ export interface SitesView {
   granted: string[];
   /** Asked for by the session and not decided yet: each with Grant and Deny. */
   requested: string[];
+}
+
+/** An approval the popup shows: the origin, the element, the action in words and a crop. */
+export interface ApprovalView {
+  approval_id: string;
+  tool: string;
+  frame_origin: string;
+  classes: string[];
+  summary: string;
+  expires_at: string;
+  crop: string | null;
+  /** False when another browser (or an earlier life of this worker) asked: it cannot be decided here. */
+  decidable: boolean;
+}
+
+export interface ApprovalsView {
+  stopped: boolean;
+  approvals: ApprovalView[];
 }

@@ -426,7 +426,7 @@ export class DefaultGatewayService implements GatewayService {
           );
         }
         // After the refusals that hold whatever the classes: what needs approval is refused here.
-        this.d.approvals?.checkUserTab(name, args);
+        this.d.approvals?.checkUserTab(name, args, mayReceiveSecrets(decision.scope));
         return this.d.broker.dispatch({
           scope: decision.scope,
           action: name,

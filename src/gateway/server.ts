@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import http from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { approvalRoutes, Approvals } from './approvals/index.js';
+import { extensionApprovalRoutes } from './http/routes/extension-approvals.js';
 import { AuditLog, auditRoutes } from './audit/index.js';
 import { ApiKeyVerifier, resolveApiKey, type ResolvedApiKey } from './auth/api-key.js';
 import { apiKeyCredential, Authenticator } from './auth/authenticator.js';
@@ -276,6 +277,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
       ...extensionSiteRoutes(sessions, sitePolicies),
       ...sessionControlRoutes(service, csrf),
       ...approvalRoutes({ approvals, sessions, csrf, operator: operator.auth, authenticator }),
+      ...extensionApprovalRoutes({ approvals, sessions, service, originGuard }),
       ...dashboardPageRoutes(),
       ...dashboardApiRoutes(dashboard),
       ...streams.routes(),

@@ -62,7 +62,8 @@ describe("site grants on the user's tab (the extension)", () => {
     stage = await startStage({
       config: {
         browser: { extension_control: { ...ENABLED_CONFIG.browser.extension_control, command_timeout: 20 } },
-        safety: { sites: { deny: [DENIED_HOST] } },
+        // Site rules are under test here; approvals (a POST form click needs one) in approvals.e2e.
+        safety: { sites: { deny: [DENIED_HOST] }, approvals: { user_tab: 'none' } },
       },
       browserArgs: [servers.resolverRule],
     });

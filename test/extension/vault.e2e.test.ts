@@ -50,8 +50,7 @@ describe("vault secrets on the user's tab", () => {
   before(async () => {
     site = await startLoginSite();
     stage = await startStage({
-      // The fill itself is under test, not its approval (refused on the user's tab until the extension
-      // can ask: test/security/approvals-user-tab.test.ts).
+      // The fill itself is under test, not its approval (test/extension/approvals.e2e.test.ts).
       config: {
         browser: { extension_control: { enabled: true, command_timeout: 30 } },
         safety: { ...LOOPBACK_TEST_SITES, approvals: { user_tab: 'none' } },

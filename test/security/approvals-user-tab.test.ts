@@ -1,9 +1,11 @@
 /* eslint-disable @typescript-eslint/no-unsafe-member-access -- tests read JSON bodies */
 /**
- * Approvals on the user's tab, until the extension shows them in the browser (docs/safety.md
- * "Approvals"): every class is on there by default, so what the gateway can tell needs an approval — a
- * dialog accepted, a vault secret typed — is refused with `approval_unavailable` before the controller
- * hears of it, never performed unapproved; the owner may turn the classes off for the user's tab.
+ * Approvals on the user's tab through a controller that has no channel to ask the person: one the API
+ * key registered (a generic protocol-v1 controller), not the owner's paired tabgate extension, which
+ * asks in its popup (test/extension/approvals.e2e.test.ts). Every class is on there by default, so what
+ * the gateway can tell needs an approval — a dialog accepted, a vault secret typed — is refused with
+ * `approval_unavailable` before the controller hears of it, never performed unapproved; the owner may
+ * turn the classes off for the user's tab.
  */
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
@@ -15,7 +17,7 @@ import { RecordingBackend } from '../gateway/fixtures/recording-backend.js';
 const COMMAND = 'browser.controller.command';
 const CAPABILITIES = [...CONTROLLER_CAPABILITIES, ...EXTENDED_CONTROLLER_CAPABILITIES];
 
-describe("approvals on the user's tab, before the extension can ask", () => {
+describe("approvals on the user's tab, through a controller that cannot ask", () => {
   const gateways: TestGateway[] = [];
   after(async () => {
     for (const gw of gateways) await gw.close();

@@ -4,7 +4,7 @@
  * duplicate id while the original runs gets `duplicate_command` and leaves the original alone; a
  * cancel (or the deadline) settles the command at once as `cancelled`, whatever the action is doing.
  */
-import { runTool, type EngineOptions } from '../../engine/index.js';
+import { runTool, type ActionGate, type EngineOptions } from '../../engine/index.js';
 import {
   DEFAULT_COMMAND_TIMEOUT_SECONDS,
   FRAME_METHODS,
@@ -18,12 +18,28 @@ import {
 import { CommandError } from './command-error.js';
 import type { SharedTabs } from './shared-tabs.js';
 import type { SiteGuard } from './site-guard.js';
+import type { TabApprovals } from './tab-approvals.js';
+import { readLocal } from './durable-state.js';
 
 /** The reference protocol's cap on a screenshot data URL. */
 export const MAX_SCREENSHOT_DATA_URL_CHARS = 1_500_000;
 /** The snapshot budget of the extension's engine (the gateway's default `snapshot_max_chars`). */
 export const SNAPSHOT_MAX_CHARS = 15_000;
 const REMEMBERED_IDS = 1024;
+/**
+ * The actions that may need approval, and so read the session's approval state first (which also
+ * refuses them while the person has the session stopped); the gateway refuses every call of a stopped
+ * session before it gets here, so the others do not pay for the read.
+ */
+const GATED = new Set([
+  'browser_click',
+  'browser_type',
+  'browser_press',
+  'browser_select_option',
+  'browser_fill_form',
+  'browser_drag',
+  'browser_dialog',
+]);
 
 interface ErrorPayload {
   code: string;
@@ -47,6 +63,8 @@ export class CommandExecutor {
     private readonly send: (frame: Frame) => void,
     /** The session's site policy, checked before every action (site-guard.ts). */
     private readonly sites: SiteGuard,
+    /** The session's approvals: consequential inputs wait for the person (tab-approvals.ts). */
+    private readonly approvals?: TabApprovals,
     private readonly snapshotMaxChars = SNAPSHOT_MAX_CHARS,
   ) {}
 
@@ -93,7 +111,7 @@ export class CommandExecutor {
       Math.max(0, deadline - Date.now()),
     );
     this.running.set(id, running);
-    this.execute(params, deadline).then(
+    this.execute(params, deadline, abort.signal).then(
       (result) => running.settle({ ok: true, result }),
       (error: unknown) => running.settle({ ok: false, error: toPayload(error) }),
     );
@@ -120,7 +138,12 @@ export class CommandExecutor {
     }
   }
 
-  private async execute(params: CommandParams, deadline: number): Promise<unknown> {
+  /** Stop in the popup: every command running now ends as cancelled, at once. */
+  cancelAll(): void {
+    for (const id of [...this.running.keys()]) this.handleCancel(id);
+  }
+
+  private async execute(params: CommandParams, deadline: number, signal: AbortSignal): Promise<unknown> {
     const action = params.action;
     if (!isControllerCapability(action)) {
       throw new CommandError(
@@ -138,8 +161,15 @@ export class CommandExecutor {
       throw new CommandError('unsupported_action', 'only browser_type may carry a vault secret');
     // In the user's browser, on its own: the gateway judged the navigation too, but either alone holds.
     await this.sites.before(action, args, deadline);
+    const share = this.approvals && GATED.has(action) ? await readLocal('share') : null;
+    const gate = share
+      ? await this.approvals?.gateFor(share.session_id, action, params.arguments, signal, () =>
+          this.tabs.currentTab(),
+        )
+      : undefined;
+    if (signal.aborted) throw new CommandError('cancelled', 'the command was cancelled');
     try {
-      return await this.run(action, args, deadline, params.secret);
+      return await this.run(action, args, deadline, params.secret, gate);
     } finally {
       await this.sites.done(action);
     }
@@ -150,6 +180,7 @@ export class CommandExecutor {
     args: ReturnType<typeof parseToolArguments>,
     deadline: number,
     secret: CommandParams['secret'],
+    gate: ActionGate | undefined,
   ): Promise<unknown> {
     const options: EngineOptions = {
       snapshotMaxChars: this.snapshotMaxChars,
@@ -158,7 +189,7 @@ export class CommandExecutor {
       remote: false,
       allowPrivateUrls: true,
     };
-    const result = await runTool(this.tabs, action, args, options, secret);
+    const result = await runTool(this.tabs, action, args, options, secret, gate);
     await this.sites.after(action);
     if (action === 'browser_screenshot') {
       const data = (result as { data?: string }).data ?? '';

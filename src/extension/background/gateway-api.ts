@@ -187,3 +187,110 @@ export async function decideSite(
   return (await call(`${base}${sitesPath(sessionId)}/${decision}`, json({ site }, token)))
     .body as SessionSites;
 }
+
+/** A pending approval as the gateway lists it for the popup, with the crop the extension sent. */
+export interface PendingApproval {
+  approval_id: string;
+  tool: string;
+  ref: string | null;
+  frame_origin: string;
+  classes: string[];
+  summary: string;
+  expires_at: string;
+  crop: string | null;
+}
+
+export interface SessionApprovals {
+  stopped: boolean;
+  policy: { classes: string[]; lexicon: string[]; per_action_origins: string[] };
+  approvals: PendingApproval[];
+}
+
+const approvalsPath = (sessionId: string) =>
+  `/v1/browser-control/sessions/${encodeURIComponent(sessionId)}/approvals`;
+
+/** The user's-tab approval policy, the approvals waiting and whether the session is stopped. */
+export async function fetchSessionApprovals(
+  base: string,
+  token: string,
+  sessionId: string,
+): Promise<SessionApprovals> {
+  const { body } = await call(base + approvalsPath(sessionId), {
+    headers: { authorization: `Bearer ${token}` },
+  });
+  return body as SessionApprovals;
+}
+
+export interface OpenApproval {
+  tool: string;
+  arguments: Record<string, unknown>;
+  ref: string | null;
+  frame_origin: string;
+  classes: string[];
+  summary: string;
+  crop?: string;
+}
+
+/** Opens an approval in the gateway's book; the decision key comes back only here, to this worker. */
+export async function openApproval(
+  base: string,
+  token: string,
+  sessionId: string,
+  ask: OpenApproval,
+): Promise<{ approval: { approval_id: string; expires_at: string }; decision_key: string }> {
+  return (await call(base + approvalsPath(sessionId), json(ask, token))).body as {
+    approval: { approval_id: string; expires_at: string };
+    decision_key: string;
+  };
+}
+
+export type ClaimOutcome = 'approved' | 'denied' | 'expired' | 'used';
+
+/** Waits for the decision; an approved approval is used by this claim. */
+export async function claimApproval(
+  base: string,
+  token: string,
+  sessionId: string,
+  approvalId: string,
+  signal: AbortSignal,
+): Promise<ClaimOutcome> {
+  const path = `${approvalsPath(sessionId)}/${encodeURIComponent(approvalId)}/claim`;
+  const { body } = await call(base + path, { ...json({}, token), signal });
+  return (body as { outcome: ClaimOutcome }).outcome;
+}
+
+export async function withdrawApproval(
+  base: string,
+  token: string,
+  sessionId: string,
+  approvalId: string,
+): Promise<void> {
+  await call(
+    `${base}${approvalsPath(sessionId)}/${encodeURIComponent(approvalId)}/withdraw`,
+    json({}, token),
+  );
+}
+
+/** The person's decision from the popup, with the key only this worker was given. */
+export async function decideApproval(
+  base: string,
+  token: string,
+  sessionId: string,
+  approvalId: string,
+  approve: boolean,
+  decisionKey: string,
+): Promise<void> {
+  const path = `${approvalsPath(sessionId)}/${encodeURIComponent(approvalId)}/${approve ? 'approve' : 'deny'}`;
+  await call(base + path, json({ decision_key: decisionKey }, token));
+}
+
+/** Stop or Resume of the session in the gateway: the same state the dashboard's Stop sets. */
+export async function setSessionStopped(
+  base: string,
+  token: string,
+  sessionId: string,
+  stop: boolean,
+): Promise<void> {
+  const path = `/v1/browser-control/sessions/${encodeURIComponent(sessionId)}/${stop ? 'stop' : 'resume'}`;
+  await call(base + path, json({}, token));
+}

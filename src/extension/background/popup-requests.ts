@@ -1,7 +1,14 @@
 /** The worker's side of the popup's requests: validated, then run against the durable state. */
 import { chrome, type MessageSender } from '../chrome-api.js';
 import { parseGatewayAddress } from '../gateway-address.js';
-import { requestSchema, type Phase, type Response, type SitesView, type StatusView } from '../messages.js';
+import {
+  requestSchema,
+  type ApprovalsView,
+  type Phase,
+  type Response,
+  type SitesView,
+  type StatusView,
+} from '../messages.js';
 import type { ControllerLink } from './controller-link.js';
 import {
   readLocal,
@@ -12,18 +19,27 @@ import {
   type StoredSitePolicy,
 } from './durable-state.js';
 import { parseSiteUrl } from '../../protocol/index.js';
+import { CommandError } from './command-error.js';
 import type { CommandExecutor } from './executor.js';
-import { decideSite, extensionControlEnabled, GatewayError, listSessions } from './gateway-api.js';
+import {
+  decideSite,
+  extensionControlEnabled,
+  GatewayError,
+  listSessions,
+  setSessionStopped,
+} from './gateway-api.js';
 import { beginPairing, cancelPairing, forgetPairing, pairingRevoked } from './pairing-flow.js';
 import { endShare, startShare } from './share.js';
 import type { SharedTabs } from './shared-tabs.js';
 import { keepSessionSites, loadSessionSites, type SiteGuard } from './site-guard.js';
+import { fromPopup, type TabApprovals } from './tab-approvals.js';
 
 export interface Parts {
   link: ControllerLink;
   executor: CommandExecutor;
   tabs: SharedTabs;
   sites: SiteGuard;
+  approvals: TabApprovals;
 }
 
 export const REVOKED_MESSAGE = "This browser's pairing was revoked — Pair again.";
@@ -152,11 +168,55 @@ async function withPairing<T>(parts: Parts, run: (base: string, token: string) =
   }
 }
 
-async function handle(parts: Parts, raw: unknown): Promise<unknown> {
+/** The approvals the shared session waits for, as the gateway holds them, and whether it is stopped. */
+async function sharedApprovals(parts: Parts): Promise<ApprovalsView> {
+  const share = await readLocal('share');
+  if (!share) throw new GatewayError('not_sharing', 'No tab is shared.', 0);
+  const state = await withPairing(parts, () => parts.approvals.read(share.session_id));
+  return {
+    stopped: state.stopped,
+    approvals: state.approvals.map((a) => ({
+      approval_id: a.approval_id,
+      tool: a.tool,
+      frame_origin: a.frame_origin,
+      classes: a.classes,
+      summary: a.summary,
+      expires_at: a.expires_at,
+      crop: a.crop,
+      decidable: parts.approvals.waits(a.approval_id),
+    })),
+  };
+}
+
+/**
+ * Stop: the agent's calls end now and later ones are refused until Resume, in the gateway (the
+ * dashboard's Stop state) and here; the debugger leaves the tab at once. The share itself stays, so
+ * the session never falls back to another browser.
+ */
+async function stopAgent(parts: Parts): Promise<ApprovalsView> {
+  const share = await readLocal('share');
+  if (!share) throw new GatewayError('not_sharing', 'No tab is shared.', 0);
+  const local = (async () => {
+    parts.executor.cancelAll();
+    await parts.tabs.releaseAll();
+  })();
+  await Promise.all([
+    local,
+    withPairing(parts, (base, token) => setSessionStopped(base, token, share.session_id, true)),
+  ]);
+  return sharedApprovals(parts);
+}
+
+/** What only the person at the popup may do: decide an approval, stop or resume the agent. */
+const POPUP_ONLY = new Set(['decide-approval', 'stop-agent', 'resume-agent']);
+
+async function handle(parts: Parts, raw: unknown, sender: MessageSender): Promise<unknown> {
   const parsed = requestSchema.safeParse(raw);
   if (!parsed.success)
     throw new GatewayError('invalid_request', 'The popup sent a request the worker does not know.', 0);
   const request = parsed.data;
+  if (POPUP_ONLY.has(request.type) && !fromPopup(sender))
+    throw new GatewayError('forbidden_sender', "Only the extension's own popup may do this.", 0);
   switch (request.type) {
     case 'status':
       if (request.probe) await probe(parts);
@@ -210,6 +270,19 @@ async function handle(parts: Parts, raw: unknown): Promise<unknown> {
     case 'stop':
       await stopSharing(parts);
       return status(parts);
+    case 'approvals':
+      return sharedApprovals(parts);
+    case 'decide-approval':
+      await withPairing(parts, () => parts.approvals.decide(request.approval_id, request.approve));
+      return sharedApprovals(parts);
+    case 'stop-agent':
+      return stopAgent(parts);
+    case 'resume-agent': {
+      const share = await readLocal('share');
+      if (!share) throw new GatewayError('not_sharing', 'No tab is shared.', 0);
+      await withPairing(parts, (base, token) => setSessionStopped(base, token, share.session_id, false));
+      return sharedApprovals(parts);
+    }
   }
 }
 
@@ -217,7 +290,7 @@ async function handle(parts: Parts, raw: unknown): Promise<unknown> {
 export function popupListener(parts: Parts) {
   return (message: unknown, sender: MessageSender, sendResponse: (response: Response) => void): boolean => {
     if (sender.id !== chrome.runtime.id) return false;
-    handle(parts, message).then(
+    handle(parts, message, sender).then(
       (value) => sendResponse({ ok: true, value }),
       (error: unknown) =>
         sendResponse({
@@ -225,7 +298,9 @@ export function popupListener(parts: Parts) {
           error:
             error instanceof GatewayError
               ? { code: error.code, message: error.message }
-              : { code: 'extension_error', message: String((error as Error).message ?? error) },
+              : error instanceof CommandError
+                ? { code: error.code, message: error.message }
+                : { code: 'extension_error', message: String((error as Error).message ?? error) },
         }),
     );
     return true;

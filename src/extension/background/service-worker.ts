@@ -14,6 +14,7 @@ import { gatewayRefused, popupListener, type Parts } from './popup-requests.js';
 import { adoptTab, forgetTab, guardLiveShare } from './share.js';
 import { SharedTabs } from './shared-tabs.js';
 import { loadSessionSites, SiteGuard } from './site-guard.js';
+import { TabApprovals } from './tab-approvals.js';
 
 const WAKE_ALARM = 'tabgate-wake';
 
@@ -27,8 +28,9 @@ const link: ControllerLink = new ControllerLink({
   },
 });
 const sites = new SiteGuard();
-const executor = new CommandExecutor(tabs, (frame) => link.send(frame), sites);
-const parts: Parts = { link, executor, tabs, sites };
+const approvals = new TabApprovals();
+const executor = new CommandExecutor(tabs, (frame) => link.send(frame), sites, approvals);
+const parts: Parts = { link, executor, tabs, sites, approvals };
 
 async function wake(reason: string): Promise<void> {
   if (await readLocal('pending_pairing')) void resumePairing();
@@ -43,6 +45,10 @@ async function wake(reason: string): Promise<void> {
 
 installDebuggerListeners();
 chrome.runtime.onMessage.addListener(popupListener(parts));
+// A notification of an approval opens the popup, where the person decides (never the page).
+chrome.notifications?.onClicked.addListener(() => {
+  void chrome.action.openPopup?.().catch(() => undefined);
+});
 chrome.alarms.onAlarm.addListener((alarm) => {
   if (alarm.name === WAKE_ALARM) void wake('alarm');
 });

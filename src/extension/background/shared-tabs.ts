@@ -3,6 +3,7 @@
  * lists nothing else, `browser_tab_activate` refuses anything else), and chrome.debugger is attached
  * to a tab only when a command needs it, and detached when the share ends.
  */
+import { mayNeedApproval, type HeldRequest } from '../../engine/action-gate.js';
 import type { TabHost } from '../../engine/tab-host.js';
 import { CdpSession } from '../../engine/transport.js';
 import { Tab } from '../../engine/tab.js';
@@ -14,6 +15,15 @@ import { adoptTab, agentIdOf, forgetTab, setActiveTab, shareSettled, tabIdOfAgen
 
 /** How long a shared tab's pending navigation may hold our first attach before it is stopped. */
 const TAKE_OVER_AFTER_MS = 2_000;
+
+/** The resource types whose requests can carry a body the person must approve (action-gate.ts). */
+const HELD_TYPES = ['Document', 'XHR', 'Fetch', 'Other', 'Ping', 'EventSource'];
+
+interface RequestPaused {
+  requestId: string;
+  request: { url: string; method?: string };
+  resourceType: string;
+}
 
 interface Attached {
   /** Null while the attach is in flight; concurrent calls share that attempt. */
@@ -27,6 +37,65 @@ export class SharedTabs implements TabHost {
   private notices: string[] = [];
   /** The tab the last call acted on, for reading its dialog state without attaching. */
   private current: Tab | null = null;
+  /** The running call's hold on requests with a body, and the tab it intercepts (approvals). */
+  private watch: ((request: HeldRequest) => Promise<boolean>) | undefined;
+  private watched: { tab: Tab; off: () => void } | null = null;
+
+  /**
+   * Holds, while the running call's input acts, every request with a body the tab sends, at the
+   * network layer (`Fetch.requestPaused` on the tab's own debugger session) until the person decides.
+   * Interception starts on the tab the call acts on, before its input is dispatched (`activeTab`).
+   */
+  watchRequests(watch: (request: HeldRequest) => Promise<boolean>): () => void {
+    this.watch = watch;
+    if (this.current) void this.intercept(this.current).catch(() => undefined);
+    return () => {
+      if (this.watch !== watch) return;
+      this.watch = undefined;
+      this.unintercept();
+    };
+  }
+
+  private async intercept(tab: Tab): Promise<void> {
+    if (!this.watch || this.watched?.tab === tab) return;
+    this.unintercept();
+    const off = tab.page.on<RequestPaused>('Fetch.requestPaused', (event) => void this.paused(tab, event));
+    this.watched = { tab, off };
+    await tab.page.send('Fetch.enable', {
+      patterns: HELD_TYPES.map((resourceType) => ({
+        urlPattern: '*',
+        resourceType,
+        requestStage: 'Request',
+      })),
+    });
+  }
+
+  private unintercept(): void {
+    const watched = this.watched;
+    this.watched = null;
+    if (!watched) return;
+    watched.off();
+    // Disabling lets go of nothing held: the call waited for every hold before it ended.
+    void watched.tab.page.send('Fetch.disable').catch(() => undefined);
+  }
+
+  private async paused(tab: Tab, event: RequestPaused): Promise<void> {
+    const request = {
+      url: event.request.url,
+      method: event.request.method ?? 'GET',
+      resourceType: event.resourceType,
+    };
+    const watch = this.watch;
+    const allowed = watch && mayNeedApproval(request) ? await watch(request).catch(() => false) : true;
+    await tab.page
+      .send(
+        allowed ? 'Fetch.continueRequest' : 'Fetch.failRequest',
+        allowed
+          ? { requestId: event.requestId }
+          : { requestId: event.requestId, errorReason: 'BlockedByClient' },
+      )
+      .catch(() => undefined);
+  }
 
   async activeTab(): Promise<Tab> {
     const share = await readLocal('share');
@@ -46,6 +115,7 @@ export class SharedTabs implements TabHost {
       await setActiveTab(tabId);
     }
     this.current = await this.tabFor(tabId);
+    if (this.watch) await this.intercept(this.current);
     return this.current;
   }
 
@@ -77,6 +147,7 @@ export class SharedTabs implements TabHost {
     await setActiveTab(id);
     await chrome.tabs.update(id, { active: true }).catch(() => undefined);
     this.current = await this.tabFor(id);
+    if (this.watch) await this.intercept(this.current);
     return this.current;
   }
 
@@ -153,6 +224,10 @@ export class SharedTabs implements TabHost {
     if (!entry) return;
     const tab = await entry.tab.catch(() => null);
     if (tab && tab === this.current) this.current = null;
+    if (tab && this.watched?.tab === tab) {
+      this.watched.off();
+      this.watched = null;
+    }
     tab?.dispose();
     await entry.transport?.detach();
   }

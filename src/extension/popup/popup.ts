@@ -6,7 +6,8 @@
  */
 import { chrome } from '../chrome-api.js';
 import { parseGatewayAddress } from '../gateway-address.js';
-import type { Phase, PopupRequest, Response, SitesView, StatusView } from '../messages.js';
+import type { ApprovalsView, Phase, PopupRequest, Response, SitesView, StatusView } from '../messages.js';
+import { approvalsChanged, renderApprovals } from './approvals.js';
 import { renderSites, sitesChanged, type SiteDecision } from './sites.js';
 import { $, render, stateProblem } from './view.js';
 
@@ -137,6 +138,33 @@ function decideSite(decision: SiteDecision, site: string): void {
   });
 }
 
+async function refreshApprovals(): Promise<void> {
+  try {
+    renderApprovals(await ask<ApprovalsView>({ type: 'approvals' }), decideApproval);
+  } catch (error) {
+    errors.sessions = (error as Error).message;
+    paintErrors();
+  }
+}
+
+function decideApproval(approvalId: string, approve: boolean): void {
+  void act('action', async () => {
+    renderApprovals(
+      await ask<ApprovalsView>({ type: 'decide-approval', approval_id: approvalId, approve }),
+      decideApproval,
+    );
+    return ask<StatusView>({ type: 'status' });
+  });
+}
+
+function stopOrResume(stop: boolean): void {
+  void act('action', async () => {
+    approvalsChanged();
+    renderApprovals(await ask<ApprovalsView>({ type: stop ? 'stop-agent' : 'resume-agent' }), decideApproval);
+    return ask<StatusView>({ type: 'status' });
+  });
+}
+
 /** Checked here first, so a malformed address is named next to the field before anything is sent. */
 async function pair(): Promise<StatusView> {
   const address = parseGatewayAddress($<HTMLInputElement>('gateway-url').value);
@@ -155,7 +183,7 @@ async function refresh(): Promise<void> {
     if (before !== actions) return;
     show(view);
     if (view.phase === 'paired') await renderSessions();
-    if (view.phase === 'sharing') await refreshSites();
+    if (view.phase === 'sharing') await Promise.all([refreshSites(), refreshApprovals()]);
   } catch (error) {
     errors.state = (error as Error).message;
     paintErrors();
@@ -170,6 +198,8 @@ $('cancel-pairing').addEventListener(
   () => void act('action', () => ask({ type: 'cancel-pairing' })),
 );
 $('stop').addEventListener('click', () => void act('action', () => ask({ type: 'stop' })));
+$('stop-agent').addEventListener('click', () => stopOrResume(true));
+$('resume-agent').addEventListener('click', () => stopOrResume(false));
 $('unpair').addEventListener('click', () => void act('action', () => ask({ type: 'unpair' })));
 
 void refresh();

@@ -190,10 +190,13 @@ export class Approvals {
   }
 
   /**
-   * The user's tab: until the extension shows approvals in the browser, a call the gateway can tell
-   * needs one is refused (`approval_unavailable`), never performed unapproved.
+   * The user's tab. The owner's paired tabgate extension (`asksInBrowser`) judges the element on the tab
+   * itself and asks the person in its popup (extension-approvals.ts): nothing to refuse here. A
+   * controller without that channel (one the API key registered) cannot ask anybody, so a call the
+   * gateway can tell needs approval is refused (`approval_unavailable`), never performed unapproved.
    */
-  checkUserTab(tool: string, args: Record<string, unknown>): void {
+  checkUserTab(tool: string, args: Record<string, unknown>, asksInBrowser = false): void {
+    if (asksInBrowser) return;
     const policy = this.policies.user_tab;
     const on = (cls: ActionClass) => policy.classes.includes(cls);
     const refuse = (why: string) => {
@@ -212,6 +215,39 @@ export class Approvals {
       refuse('may act on an origin where every action needs approval (safety.approvals.per_action_origins)');
   }
 
+  /**
+   * An approval the extension asks for on the user's tab, for a session its token serves: bound like
+   * any other, so the owner's channels (dashboard, CLI) list it too. An identical one still pending is
+   * joined rather than asked twice.
+   */
+  openForUserTab(sessionId: string, tool: string, args: unknown, ask: ApprovalAsk): ApprovalRecord {
+    const binding: ApprovalBinding = {
+      sessionId,
+      tool,
+      argumentHash: argumentHash(tool, args),
+      ref: ask.ref,
+      frameOrigin: ask.frameOrigin,
+    };
+    const record = this.book.find(binding, 'pending') ?? this.book.open(binding, ask);
+    this.o.log.info('action on the user tab waits for approval', {
+      session_id: sessionId,
+      approval_id: record.approval_id,
+      tool,
+      classes: record.classes.join(','),
+    });
+    return record;
+  }
+
+  /**
+   * The person's decision in the extension's popup, under the pairing token of the browser the owner
+   * paired: audited like the owner's, with channel `extension`. The route has checked that the request
+   * came from the extension itself and names an approval of a session this token serves.
+   */
+  decideInExtension(caller: Caller, id: string, approve: boolean): Promise<ApprovalRecord> {
+    if (caller.credential !== 'pairing_token') throw operatorRequired();
+    return this.audited(caller, id, approve, 'extension');
+  }
+
   /** An agent's follow-up on an approval of its own session. */
   status(sessionId: string, id: string): ApprovalRecord {
     return this.book.get(id, sessionId);
@@ -225,14 +261,26 @@ export class Approvals {
     channel: ApprovalChannel,
   ): Promise<ApprovalRecord> {
     if (caller.credential !== 'operator') throw operatorRequired();
+    return this.audited(caller, id, approve, channel);
+  }
+
+  private audited(
+    caller: Caller,
+    id: string,
+    approve: boolean,
+    channel: ApprovalChannel,
+  ): Promise<ApprovalRecord> {
     const record = this.book.get(id);
     const decide = () => {
       const decided = this.book.decide(id, approve, caller.principalId, channel);
-      this.o.log.info(`approval ${approve ? 'approved' : 'denied'} by the owner`, {
-        approval_id: id,
-        session_id: decided.session_id,
-        channel,
-      });
+      this.o.log.info(
+        `approval ${approve ? 'approved' : 'denied'} by the ${channel === 'extension' ? 'person in the extension' : 'owner'}`,
+        {
+          approval_id: id,
+          session_id: decided.session_id,
+          channel,
+        },
+      );
       return Promise.resolve(decided);
     };
     if (!this.o.audit) return decide();
@@ -258,6 +306,11 @@ export class Approvals {
 
   forgetSession(sessionId: string): void {
     this.secretOrigins.delete(sessionId);
+    this.withdrawSession(sessionId);
+  }
+
+  /** Withdraws what a session's calls wait for (Stop): a decision made afterwards runs nothing. */
+  withdrawSession(sessionId: string): void {
     for (const record of this.book.list(true))
       if (record.session_id === sessionId) this.book.withdraw(record.approval_id);
   }

@@ -1,0 +1,72 @@
+/**
+ * The approvals the shared session waits for, in the popup: browser chrome that neither the agent nor
+ * the page can reach. Each shows the origin, the action in words (the element, its name, the form it
+ * submits), the classes that made it need approval and a crop of the element; Approve and Deny answer
+ * only a trusted click, and the worker accepts the decision only from this page (tab-approvals.ts).
+ */
+import type { ApprovalsView, ApprovalView } from '../messages.js';
+import { $ } from './view.js';
+
+let shown = '';
+
+function item(approval: ApprovalView, decide: (id: string, approve: boolean) => void): HTMLLIElement {
+  const li = document.createElement('li');
+  li.className = 'approval';
+  li.dataset.approvalId = approval.approval_id;
+  const origin = document.createElement('strong');
+  origin.textContent = approval.frame_origin;
+  const what = document.createElement('p');
+  what.className = 'approval-summary';
+  what.textContent = approval.summary;
+  const why = document.createElement('p');
+  why.className = 'muted';
+  why.textContent = `Needs approval: ${approval.classes.join(', ').replaceAll('_', ' ')}`;
+  li.append(origin, what, why);
+  if (approval.crop) {
+    const img = document.createElement('img');
+    img.className = 'approval-crop';
+    img.alt = 'What the agent would act on';
+    img.src = approval.crop;
+    li.append(img);
+  }
+  if (!approval.decidable) {
+    const note = document.createElement('p');
+    note.className = 'muted';
+    note.textContent = 'Asked by another browser; decide it there or in the dashboard.';
+    li.append(note);
+    return li;
+  }
+  for (const [approve, label] of [
+    [true, 'Approve'],
+    [false, 'Deny'],
+  ] as const) {
+    const button = document.createElement('button');
+    button.type = 'button';
+    button.className = approve ? '' : 'secondary';
+    button.dataset.approval = approval.approval_id;
+    button.dataset.decision = approve ? 'approve' : 'deny';
+    button.textContent = label;
+    button.addEventListener('click', (event) => {
+      // A person's click: a synthetic event from a script in this page is no decision.
+      if (event.isTrusted) decide(approval.approval_id, approve);
+    });
+    li.append(button);
+  }
+  return li;
+}
+
+/** Draws the list and the Stop / Resume state; only on change, so a button never moves under the pointer. */
+export function renderApprovals(view: ApprovalsView, decide: (id: string, approve: boolean) => void): void {
+  const key = JSON.stringify(view);
+  if (key === shown) return;
+  shown = key;
+  $('approvals-box').hidden = view.approvals.length === 0;
+  $('approvals').replaceChildren(...view.approvals.slice(0, 10).map((a) => item(a, decide)));
+  $('stopped-note').hidden = !view.stopped;
+  $('stop-agent').hidden = view.stopped;
+  $('resume-agent').hidden = !view.stopped;
+}
+
+export function approvalsChanged(): void {
+  shown = '';
+}
