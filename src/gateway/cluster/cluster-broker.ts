@@ -22,7 +22,7 @@ import type { DispatchRequest, LaneState } from '../broker/broker.js';
 import type { CommandOutcome, FrameSender } from '../broker/commands.js';
 import type { ControllerBroker } from '../broker/controller-broker.js';
 import { DeadlineQueue } from '../broker/deadlines.js';
-import { describeRejection, rejectionCode } from '../broker/rejection.js';
+import { commandError } from '../broker/command-error.js';
 import { laneKey, sessionLookupKey, type ControllerScope, type LaneQuery } from '../broker/scope.js';
 import type { ConsumeOutcome, MintedTicket } from '../broker/tickets.js';
 import { InboxReader, type InboxEntry } from './inbox-reader.js';
@@ -568,25 +568,10 @@ export class ClusterBroker implements ControllerBroker {
   }
 
   private errorFor(commandId: string, outcome: Exclude<Outcome, { kind: 'ok' }>): TabgateError {
-    switch (outcome.kind) {
-      case 'unavailable':
-        return new TabgateError(
-          'controller_unavailable',
-          `the gateway holding the bound browser controller could not send command '${commandId}'; it was not run`,
-        );
-      case 'timeout':
-        return new TabgateError(
-          'controller_timeout',
-          `controller did not complete command '${commandId}' within ${this.o.commandTimeoutMs / 1000}s`,
-        );
-      case 'rejected':
-        return new TabgateError(
-          'controller_rejected',
-          `controller rejected command '${commandId}': ${describeRejection(outcome.error)}`,
-          { controller_code: rejectionCode(outcome.error) },
-        );
-      case 'cancelled':
-        return new TabgateError('controller_cancelled', `command '${commandId}' was cancelled`);
-    }
+    if (outcome.kind !== 'unavailable') return commandError(commandId, outcome, this.o.commandTimeoutMs);
+    return new TabgateError(
+      'controller_unavailable',
+      `the gateway holding the bound browser controller could not send command '${commandId}'; it was not run`,
+    );
   }
 }
