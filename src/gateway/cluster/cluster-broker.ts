@@ -30,11 +30,18 @@ import { inboxKey, laneKeys, laneKeysOf, lookupSlot, sessionKey, ticketKey, type
 import * as lua from './lua.js';
 import { LEASE_TTL_MS, NodeLease } from './node-lease.js';
 import type { RedisLink } from './redis-link.js';
+import { REVOKED_CLOSE_CODE } from '../pairing/grant-controllers.js';
+import { ControllerConnection } from '../ws/controller-connection.js';
 
 const INBOX_MAXLEN = '10000';
 /** How often a caller looks whether a command queued to a vanished owner can be given up. */
 const ABANDON_SWEEP_MS = 500;
 const ABANDON_AFTER_MS = 1000;
+/**
+ * "Service restart": the extension registers again, through whichever node the load balancer picks,
+ * and so lands on a node that can route to it.
+ */
+const LET_GO_CODE = 1012;
 
 interface LocalLane {
   scope: ControllerScope;
@@ -90,7 +97,10 @@ export class ClusterBroker implements ControllerBroker {
 
   constructor(private readonly o: ClusterBrokerOptions) {
     this.deadlines = new DeadlineQueue(o.commandTimeoutMs, (id) => this.endEarly(id, 'timeout'));
-    this.lease = new NodeLease(o.link, o.nodeId, o.leaseValue, o.log);
+    this.lease = new NodeLease(o.link, o.nodeId, o.leaseValue, o.log, {
+      forgotten: () => void this.revalidate(),
+      lapsed: () => this.letGoAll('this gateway lost its cluster'),
+    });
   }
 
   get nodeId(): string {
@@ -98,6 +108,18 @@ export class ClusterBroker implements ControllerBroker {
   }
 
   async start(): Promise<void> {
+    let runId = await this.o.link.runId();
+    // A restart or failover that kept the epoch (persistence) may still have lost the last writes.
+    this.o.link.onReconnect(() => {
+      this.o.link.runId().then(
+        (now) => {
+          if (now === runId) return;
+          runId = now;
+          void this.revalidate();
+        },
+        () => undefined,
+      );
+    });
     await this.lease.start();
     this.reader = new InboxReader(this.o.link, this.o.nodeId, (entry) => this.onInbox(entry), this.o.log);
     this.sweep = setInterval(() => this.abandonSweep(), ABANDON_SWEEP_MS);
@@ -213,7 +235,13 @@ export class ClusterBroker implements ControllerBroker {
   }
 
   async detachController(scope: ControllerScope): Promise<object | null> {
-    const removed = await this.remove(laneKeys(scope), scope.session_id, true, null);
+    const removed = await this.remove(
+      laneKeys(scope),
+      scope.session_id,
+      true,
+      null,
+      String(REVOKED_CLOSE_CODE),
+    );
     if (!removed) return null;
     if (removed.left === 0) this.o.bindings?.released(scope, 'revoked');
     return removed.owner;
@@ -380,6 +408,7 @@ export class ClusterBroker implements ControllerBroker {
     sessionId: string,
     notify: boolean,
     expect: LocalLane | null,
+    closeCode = '',
   ): Promise<{ owner: object | null; left: number } | null> {
     const reply = (await this.o.link.run(
       lua.DETACH,
@@ -392,6 +421,7 @@ export class ClusterBroker implements ControllerBroker {
         keys.S,
         expect ? this.o.nodeId : '',
         expect ? expect.gen : '',
+        closeCode,
       ],
     )) as [string, string, string[], string[], number] | null;
     if (!reply) return null;
@@ -424,7 +454,11 @@ export class ClusterBroker implements ControllerBroker {
       }
       case 'revoke': {
         const lane = this.local.get(entry.h ?? '');
-        if (lane && Number(lane.gen) <= Number(entry.gen)) this.local.delete(entry.h ?? '');
+        if (!lane || Number(lane.gen) > Number(entry.gen)) return;
+        // Replaced: the socket stays open and unrouted, as in the embedded broker. Revoked: closed here,
+        // since only this node holds it.
+        if (entry.c) this.letGo(lane, Number(entry.c), 'pairing revoked');
+        else this.local.delete(entry.h ?? '');
         return;
       }
       case 'result':
@@ -493,6 +527,34 @@ export class ClusterBroker implements ControllerBroker {
           .run(lua.FINISH, [keys.pend], [id, this.o.nodeId, '0', 'cancelled', '0', 'null', INBOX_MAXLEN])
           .catch(() => undefined);
       }
+    });
+  }
+
+  /** Closes a socket this node holds and stops routing to it; its `disconnect` then finds nothing. */
+  private letGo(lane: LocalLane, code: number, reason: string): void {
+    if (this.local.get(lane.keys.h) === lane) this.local.delete(lane.keys.h);
+    if (lane.owner instanceof ControllerConnection) lane.owner.socket.close(code, reason);
+  }
+
+  private letGoAll(reason: string): void {
+    for (const lane of [...this.local.values()]) this.letGo(lane, LET_GO_CODE, reason);
+  }
+
+  /**
+   * Redis may have forgotten lanes: each socket whose lane is no longer this node's at its generation
+   * is closed so its controller registers again. Nothing is re-routed: until then its calls fail closed.
+   */
+  private async revalidate(): Promise<void> {
+    const lanes = [...this.local.values()];
+    const found = await Promise.all(
+      lanes.map((lane) =>
+        this.o.link.command.sendCommand(['HMGET', lane.keys.lane, 'owner', 'gen']).catch(() => null),
+      ),
+    );
+    lanes.forEach((lane, i) => {
+      const [owner, gen] = (found[i] ?? []) as (string | null)[];
+      if (owner !== this.o.nodeId || gen !== lane.gen)
+        this.letGo(lane, LET_GO_CODE, 'the cluster forgot this controller; register again');
     });
   }
 

@@ -183,7 +183,7 @@ return 1`;
 
 /**
  * KEYS: idx, lane, pend, defer, sess. ARGV: h, node, notify ('1'), maxlen, S, expected owner ('' any),
- * expected gen. Removes a controller: a connected one is told to cancel its sent commands (written here
+ * expected gen, close code for the owner's socket ('' to leave it open). Removes a controller: a connected one is told to cancel its sent commands (written here
  * when this node holds the socket, else appended to its owner's inbox), every caller gets `cancelled`.
  * → false | {scope, owner, cancel frames for this node, command ids cancelled for this node, controllers
  * left in the session}
@@ -210,9 +210,22 @@ for i = 1, #p, 2 do
   end
 end
 if f[1] ~= '' and f[1] ~= ARGV[2] then
-  redis.call('XADD', 'tg:inbox:' .. f[1], 'MAXLEN', '~', ARGV[4], '*', 'k', 'revoke', 'h', ARGV[1], 'gen', f[2])
+  redis.call('XADD', 'tg:inbox:' .. f[1], 'MAXLEN', '~', ARGV[4], '*', 'k', 'revoke', 'h', ARGV[1], 'gen', f[2], 'c', ARGV[8])
 end
 redis.call('DEL', KEYS[2], KEYS[3], KEYS[4])
 redis.call('SREM', KEYS[1], ARGV[1])
 redis.call('SREM', KEYS[5], ARGV[5] .. ':' .. ARGV[1])
 return {f[4], f[1], frames, cancelled, redis.call('SCARD', KEYS[5])}`;
+
+/**
+ * KEYS: lease, inbox, epoch. ARGV: lease value, lease ttl, inbox ttl, a fresh epoch. Renews the lease
+ * and returns the cluster's epoch, writing it when absent (the first node, or a Redis that forgot it).
+ */
+export const RENEW = `redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+redis.call('PEXPIRE', KEYS[2], ARGV[3])
+local e = redis.call('GET', KEYS[3])
+if not e then
+  redis.call('SET', KEYS[3], ARGV[4])
+  e = ARGV[4]
+end
+return e`;

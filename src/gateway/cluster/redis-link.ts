@@ -71,6 +71,17 @@ export class RedisLink {
     return new RedisLink(command, reader);
   }
 
+  /** The Redis server's id for this run: it changes with every restart or failover. */
+  async runId(): Promise<string> {
+    const info = await this.command.sendCommand<string>(['INFO', 'server']);
+    return /run_id:(\w+)/.exec(info)?.[1] ?? '';
+  }
+
+  /** Called each time the command connection is ready again after a loss (not at the first connect). */
+  onReconnect(listener: () => void): void {
+    this.command.on('ready', listener);
+  }
+
   get ready(): boolean {
     return this.command.isReady;
   }
