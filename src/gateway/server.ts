@@ -160,6 +160,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
       ? await startClusterBroker({
           ...brokerOptions,
           redisUrl: config.cluster.redis_url,
+          fills: (name) => secrets.fillFor(name),
           configDigestOf: { ...config, home: null },
         })
       : createInMemoryBroker(brokerOptions);

@@ -14,6 +14,7 @@ import {
   TabgateError,
   TICKET_BYTES,
   TICKET_TTL_SECONDS,
+  type SecretFill,
 } from '../../protocol/index.js';
 import type { Clock } from '../clock.js';
 import type { Logger } from '../../log/logger.js';
@@ -26,11 +27,13 @@ import { commandError } from '../broker/command-error.js';
 import { laneKey, sessionLookupKey, type ControllerScope, type LaneQuery } from '../broker/scope.js';
 import type { ConsumeOutcome, MintedTicket } from '../broker/tickets.js';
 import { InboxReader, type InboxEntry } from './inbox-reader.js';
-import { inboxKey, laneKeys, laneKeysOf, lookupSlot, sessionKey, ticketKey, type LaneKeys } from './keys.js';
+import { laneKeys, laneKeysOf, lookupSlot, sessionKey, ticketKey, type LaneKeys } from './keys.js';
 import * as lua from './lua.js';
 import { LEASE_TTL_MS, NodeLease } from './node-lease.js';
 import type { RedisLink } from './redis-link.js';
 import { REVOKED_CLOSE_CODE } from '../pairing/grant-controllers.js';
+import { mayReceiveSecrets, noteRegistration } from '../secrets/index.js';
+import type { Caller } from '../service.js';
 import { ControllerConnection } from '../ws/controller-connection.js';
 
 const INBOX_MAXLEN = '10000';
@@ -74,9 +77,39 @@ export interface ClusterBrokerOptions {
   log: Logger;
   commandTimeoutMs: number;
   bindings?: BindingObserver;
+  /**
+   * This node's vault: a command queued to this node names its secret, and the value is read here, so
+   * no vault value ever passes through Redis. Every node needs the same vault, as the same config.
+   */
+  fills?: (name: string) => SecretFill;
 }
 
 const EMPTY_LANE: LaneState = { registered: false, controllers: [] };
+
+/**
+ * A scope read back from Redis is a new object, which the vault does not know: one its owner paired
+ * (registered with a pairing token, as Redis recorded at registration) is made known again, so a
+ * fill may go to it; any other gets no secret, as on one gateway.
+ */
+function scopeOf(json: string, paired: boolean): ControllerScope {
+  const scope = JSON.parse(json) as ControllerScope;
+  if (paired) noteRegistration({ credential: 'pairing_token' } as Caller, scope);
+  return scope;
+}
+
+/** What a command's Redis entry says of its vault secret: which one, never its value. */
+interface SecretRef {
+  name: string;
+  origin: string;
+  field: string;
+}
+
+/** The command frame as the socket gets it: the secret's value is added only here, on the way out. */
+function withSecret(frame: string, fill: SecretFill): string {
+  const parsed = JSON.parse(frame) as { params: Record<string, unknown> };
+  parsed.params.secret = fill;
+  return JSON.stringify(parsed);
+}
 
 function unavailable(what: string): TabgateError {
   return new TabgateError(
@@ -132,7 +165,7 @@ export class ClusterBroker implements ControllerBroker {
       'registration',
       lua.MINT,
       [ticketKey(ticket)],
-      [JSON.stringify(scope), String(TICKET_TTL_SECONDS * 1000)],
+      [JSON.stringify(scope), String(TICKET_TTL_SECONDS * 1000), mayReceiveSecrets(scope) ? '1' : '0'],
     )) as string[];
     if (reply[0] !== 'ok') throw new Error('ticket collision');
     return { ticket, issuedAt: Number(reply[1]), expiresAt: Number(reply[2]) };
@@ -142,7 +175,7 @@ export class ClusterBroker implements ControllerBroker {
     const reply = (await this.o.link.run(lua.CONSUME, [ticketKey(ticket)], [])) as string[];
     switch (reply[0]) {
       case 'ok':
-        return { ok: true, scope: JSON.parse(reply[1] as string) as ControllerScope };
+        return { ok: true, scope: scopeOf(reply[1] as string, reply[2] === '1') };
       case 'consumed':
         return { ok: false, reason: 'ticket already consumed' };
       case 'expired':
@@ -164,9 +197,9 @@ export class ClusterBroker implements ControllerBroker {
     const keys = laneKeysOf(lookupSlot(lookup), '');
     const flat = (await this.redis('the call', lua.LOOKUP, [keys.idx], [keys.prefix])) as string[];
     const controllers: LaneState['controllers'][number][] = [];
-    for (let i = 0; i + 1 < flat.length; i += 2)
+    for (let i = 0; i + 2 < flat.length; i += 3)
       controllers.push({
-        scope: JSON.parse(flat[i] as string) as ControllerScope,
+        scope: scopeOf(flat[i] as string, flat[i + 2] === '1'),
         connected: flat[i + 1] === '1',
       });
     const state: LaneState = { registered: controllers.length > 0, controllers };
@@ -185,7 +218,17 @@ export class ClusterBroker implements ControllerBroker {
     const [gen, deferred] = (await this.o.link.run(
       lua.ATTACH,
       [keys.idx, keys.lane, sessionKey(scope.session_id)],
-      [keys.h, JSON.stringify(scope), laneKey(scope), caps, this.o.nodeId, keys.prefix, keys.S, INBOX_MAXLEN],
+      [
+        keys.h,
+        JSON.stringify(scope),
+        laneKey(scope),
+        caps,
+        this.o.nodeId,
+        keys.prefix,
+        keys.S,
+        INBOX_MAXLEN,
+        mayReceiveSecrets(scope) ? '1' : '0',
+      ],
     )) as [string, string[]];
     const lane: LocalLane = { scope, keys, owner, sender, gen, chain: Promise.resolve() };
     this.local.set(keys.h, lane);
@@ -257,6 +300,7 @@ export class ClusterBroker implements ControllerBroker {
     const keys = laneKeys(request.scope);
     const commandId = randomBytes(16).toString('hex');
     const deadlineAt = this.o.clock.now() + this.o.commandTimeoutMs;
+    // Redis gets the frame without the secret; the node holding the socket adds the value.
     const frame = encodeFrame({
       method: FRAME_METHODS.command,
       params: {
@@ -267,9 +311,12 @@ export class ClusterBroker implements ControllerBroker {
         browser_profile_id: request.scope.browser_profile_id,
         tool_call_id: request.toolCallId,
         deadline_at: deadlineAt,
-        ...(request.secret ? { secret: request.secret } : {}),
       },
     });
+    const { secret } = request;
+    const secretRef: SecretRef | null = secret
+      ? { name: secret.name, origin: secret.origin, field: secret.field }
+      : null;
     return new Promise<unknown>((resolve, reject) => {
       const onAbort = () => this.endEarly(commandId, 'cancelled');
       const waiter: Waiter = {
@@ -308,7 +355,7 @@ export class ClusterBroker implements ControllerBroker {
             frame,
             INBOX_MAXLEN,
             keys.S,
-            request.secret ? '1' : '0',
+            secretRef ? JSON.stringify(secretRef) : '',
           ],
         )
         .then(
@@ -332,7 +379,7 @@ export class ClusterBroker implements ControllerBroker {
             const lane = this.local.get(keys.h);
             try {
               if (!lane || lane.gen !== gen) throw new Error('the socket moved');
-              lane.sender(frame);
+              lane.sender(secret ? withSecret(frame, secret) : frame);
             } catch (error) {
               this.o.log.warn('controller send failed', { reason: (error as Error).message });
               this.finishLocal(commandId, { kind: 'cancelled' });
@@ -486,12 +533,6 @@ export class ClusterBroker implements ControllerBroker {
   private deliverCommand(entry: InboxEntry): void {
     const id = entry.id ?? '';
     const keys = laneKeysOf(entry.S ?? '', entry.h ?? '');
-    const frame = entry.f ?? '';
-    // A vault secret rides in this entry: it leaves Redis as soon as this node has read it.
-    if (entry.s === '1')
-      void this.o.link.command
-        .sendCommand(['XDEL', inboxKey(this.o.nodeId), entry._id ?? ''])
-        .catch(() => undefined);
     const lane = this.local.get(keys.h);
     const giveUp = () =>
       this.o.link
@@ -499,7 +540,8 @@ export class ClusterBroker implements ControllerBroker {
         .then((where) => {
           if (where === 'local') this.settleWaiter(id, { kind: 'unavailable' });
         });
-    if (!lane || lane.gen !== entry.gen) {
+    const frame = this.frameWithSecret(entry);
+    if (!lane || lane.gen !== entry.gen || frame === null) {
       giveUp().catch(() => undefined);
       return;
     }
@@ -528,6 +570,24 @@ export class ClusterBroker implements ControllerBroker {
           .catch(() => undefined);
       }
     });
+  }
+
+  /**
+   * The entry's frame, with the value of the secret it names read from this node's vault; null when
+   * this vault has no such secret for that origin and field (the nodes' vaults differ): not sent.
+   */
+  private frameWithSecret(entry: InboxEntry): string | null {
+    const frame = entry.f ?? '';
+    if (!entry.s) return frame;
+    try {
+      const ref = JSON.parse(entry.s) as SecretRef;
+      const fill = this.o.fills?.(ref.name);
+      if (!fill || fill.origin !== ref.origin || fill.field !== ref.field) throw new Error('another secret');
+      return withSecret(frame, fill);
+    } catch {
+      this.o.log.warn('a command named a vault secret this node does not hold the same; it was not sent');
+      return null;
+    }
   }
 
   /** Closes a socket this node holds and stops routing to it; its `disconnect` then finds nothing. */

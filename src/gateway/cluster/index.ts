@@ -3,6 +3,7 @@
  * restarted process is a new node, never a revived one), and its broker keeps routing state in Redis.
  */
 import { createHash, randomBytes } from 'node:crypto';
+import type { SecretFill } from '../../protocol/index.js';
 import type { Clock } from '../clock.js';
 import type { Logger } from '../../log/logger.js';
 import type { BindingObserver } from '../session-binding.js';
@@ -19,6 +20,8 @@ export interface ClusterBrokerStart {
   log: Logger;
   commandTimeoutMs: number;
   bindings?: BindingObserver;
+  /** This node's vault, read by the node that holds the socket (see ClusterBrokerOptions.fills). */
+  fills?: (name: string) => SecretFill;
   /** Anything that must be equal on every node (the config), shown in the lease as a digest. */
   configDigestOf: unknown;
 }
@@ -36,6 +39,7 @@ export async function startClusterBroker(o: ClusterBrokerStart): Promise<Cluster
     log: o.log,
     commandTimeoutMs: o.commandTimeoutMs,
     bindings: o.bindings,
+    fills: o.fills,
   });
   try {
     await broker.start();
