@@ -161,7 +161,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
           ...brokerOptions,
           redisUrl: config.cluster.redis_url,
           fills: (name) => secrets.fillFor(name),
-          configDigestOf: { ...config, home: null },
+          config,
         })
       : createInMemoryBroker(brokerOptions);
   } catch (error) {
