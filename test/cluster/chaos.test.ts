@@ -1,7 +1,7 @@
 /* eslint-disable @typescript-eslint/no-unsafe-member-access -- tests read JSON bodies */
 /**
  * Faults under load, through three gateway processes on one Redis. Bounded here; the full sizes of the
- * issue (10,000 commands) run with `npm run chaos:cluster` (CHAOS=1).
+ * issue (10,000 commands) run with `npm run chaos:cluster` (CHAOS=1, without the suite's time limit).
  *
  * - Every inbox reader's Redis connection killed over and over while commands flow: no result lost,
  *   no command delivered twice, every caller answered once with its own controller's result.

@@ -29,7 +29,7 @@ import type { ConsumeOutcome, MintedTicket } from '../broker/tickets.js';
 import { InboxReader, type InboxEntry } from './inbox-reader.js';
 import { laneKeys, laneKeysOf, lookupSlot, sessionKey, ticketKey, type LaneKeys } from './keys.js';
 import * as lua from './lua.js';
-import { LEASE_TTL_MS, NodeLease } from './node-lease.js';
+import { LEASE_RENEW_MS, LEASE_TTL_MS, NodeLease } from './node-lease.js';
 import type { RedisLink } from './redis-link.js';
 import { REVOKED_CLOSE_CODE } from '../pairing/grant-controllers.js';
 import { mayReceiveSecrets, noteRegistration } from '../secrets/index.js';
@@ -40,6 +40,8 @@ const INBOX_MAXLEN = '10000';
 /** How often a caller looks whether a command queued to a vanished owner can be given up. */
 const ABANDON_SWEEP_MS = 500;
 const ABANDON_AFTER_MS = 1000;
+/** The reader has not read back its own probe for this long while renewals succeed: it is deaf. */
+const DEAF_AFTER_MS = 3 * LEASE_RENEW_MS;
 /**
  * "Service restart": the extension registers again, through whichever node the load balancer picks,
  * and so lands on a node that can route to it.
@@ -155,7 +157,10 @@ export class ClusterBroker implements ControllerBroker {
     });
     await this.lease.start();
     this.reader = new InboxReader(this.o.link, this.o.nodeId, (entry) => this.onInbox(entry), this.o.log);
-    this.sweep = setInterval(() => this.abandonSweep(), ABANDON_SWEEP_MS);
+    this.sweep = setInterval(() => {
+      this.abandonSweep();
+      this.checkReader();
+    }, ABANDON_SWEEP_MS);
     this.sweep.unref();
   }
 
@@ -673,6 +678,26 @@ export class ClusterBroker implements ControllerBroker {
       .catch((error: unknown) =>
         this.o.log.warn('cluster cancel not recorded', { reason: (error as Error).message }),
       );
+  }
+
+  private replacingReader = false;
+
+  /** Redis answers this node, yet its reader hears nothing, not even its own probes: a new connection. */
+  private checkReader(): void {
+    const reader = this.reader;
+    if (!reader || this.replacingReader || !this.o.link.ready) return;
+    if (performance.now() - reader.lastProbe < DEAF_AFTER_MS) return;
+    this.replacingReader = true;
+    this.o.log.warn('cluster inbox reader hears nothing: replacing its connection');
+    this.o.link
+      .replaceReader()
+      .catch((error: unknown) =>
+        this.o.log.warn('cluster inbox reader not replaced', { reason: (error as Error).message }),
+      )
+      .finally(() => {
+        reader.lastProbe = performance.now();
+        this.replacingReader = false;
+      });
   }
 
   /** Commands queued to an owner whose lease has gone and that it never sent end now, not at their deadline. */

@@ -227,10 +227,15 @@ redis.call('SREM', KEYS[5], ARGV[5] .. ':' .. ARGV[1])
 return {f[4], f[1], frames, cancelled, redis.call('SCARD', KEYS[5])}`;
 
 /**
- * KEYS: lease, inbox, epoch. ARGV: lease value, lease ttl, inbox ttl, a fresh epoch. Renews the lease
- * and returns the cluster's epoch, writing it when absent (the first node, or a Redis that forgot it).
+ * KEYS: lease, inbox, epoch. ARGV: lease value, lease ttl, inbox ttl, a fresh epoch. Renews the lease,
+ * appends a probe to the node's own inbox (its reader must read it back, else it is deaf) while dropping
+ * entries older than the inbox ttl, and returns the cluster's epoch, writing it when absent (the first
+ * node, or a Redis that forgot it).
  */
 export const RENEW = `redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+local t = redis.call('TIME')
+local minid = tonumber(t[1]) * 1000 - tonumber(ARGV[3])
+redis.call('XADD', KEYS[2], 'MINID', '~', string.format('%.0f', minid), '*', 'k', 'probe')
 redis.call('PEXPIRE', KEYS[2], ARGV[3])
 local e = redis.call('GET', KEYS[3])
 if not e then
