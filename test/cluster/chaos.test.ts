@@ -82,7 +82,10 @@ describe('cluster chaos', () => {
       while (next < COMMANDS) {
         const n = next++;
         const session = sessions[n % SESSIONS]!;
-        const result = await callTool(nodes[n % 3]!, session.id);
+        const result = await callTool(nodes[n % 3]!, session.id).catch((error: unknown) => ({
+          status: 0,
+          body: { error: { code: `transport: ${String((error as Error).cause ?? error)}` } },
+        }));
         const key =
           result.status === 200 ? `200 ${session.id}` : `${result.status} ${result.body?.error?.code}`;
         outcomes.set(key, (outcomes.get(key) ?? 0) + 1);
