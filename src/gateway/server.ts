@@ -131,7 +131,9 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
   }
   const { sitePolicies, audit, pairingGrants } = held;
   const sessions = new Sessions(store.sessions, clock, {
-    cache: !store.shared,
+    // A cluster node on a SQLite file other nodes share must see their bindings and Stops too: a
+    // stale cached session without its binding would let a call fall back to another browser.
+    cache: !store.shared && !config.cluster.redis_url,
     onWriteError: (sessionId, error) =>
       log.error('session binding not stored', { session_id: sessionId, reason: String(error) }),
   });
