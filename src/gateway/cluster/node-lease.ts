@@ -45,12 +45,14 @@ export class NodeLease {
   async start(): Promise<void> {
     await this.renew();
     this.timer = setInterval(() => {
-      if (!this.lapsed && performance.now() - this.lastRenewed > LAPSE_AFTER_MS) {
+      // Lapsed only when Redis cannot be reached: an event-loop stall followed by a renewal is no reason
+      // to drop every socket.
+      this.renew().catch(() => {
+        if (this.lapsed || performance.now() - this.lastRenewed <= LAPSE_AFTER_MS) return;
         this.lapsed = true;
         this.log.warn('cluster node lease lapsed: letting go of this node’s controller sockets');
         this.events.lapsed();
-      }
-      this.renew().catch(() => undefined);
+      });
     }, LEASE_RENEW_MS);
     this.timer.unref();
   }
