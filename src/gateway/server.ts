@@ -132,7 +132,9 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
   }
   const { sitePolicies, audit, pairingGrants } = held;
   const sessions = new Sessions(store.sessions, clock, {
-    cache: !store.shared,
+    // A cluster node on a SQLite file other nodes share must see their bindings and Stops too: a
+    // stale cached session without its binding would let a call fall back to another browser.
+    cache: !store.shared && !config.cluster.redis_url,
     onWriteError: (sessionId, error) =>
       log.error('session binding not stored', { session_id: sessionId, reason: String(error) }),
   });
@@ -161,7 +163,8 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
       ? await startClusterBroker({
           ...brokerOptions,
           redisUrl: config.cluster.redis_url,
-          configDigestOf: { ...config, home: null },
+          fills: (name) => secrets.fillFor(name),
+          config,
         })
       : createInMemoryBroker(brokerOptions);
   } catch (error) {

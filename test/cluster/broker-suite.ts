@@ -39,6 +39,8 @@ export function callTool(gw: TestGateway, sessionId: string, tool = 'browser_tab
 /**
  * A cluster node attaches a socket a few Redis round trips after the handshake: the first call waits
  * until the lane is routable. A refused call reaches no controller, so retrying it sends nothing twice.
+ * Until that attach the session is not bound yet, and a call would go to the gateway's own backend (the
+ * handshake window, docs/cluster.md "Not yet"): so it first waits for the binding the attach stores.
  */
 export async function firstCall(
   gw: TestGateway,
@@ -46,6 +48,13 @@ export async function firstCall(
   answer: () => Promise<void>,
   tool = 'browser_tabs',
 ): Promise<HttpResult> {
+  await waitFor(
+    async () => {
+      const session = await gw.request('GET', `/v1/sessions/${sessionId}`);
+      return session.status === 200 && session.body?.binding != null;
+    },
+    { what: 'the session to be bound to its controller', within: 5000, every: 20 },
+  );
   return waitFor(
     async () => {
       const pending = callTool(gw, sessionId, tool);

@@ -5,8 +5,7 @@
 import { after, before, describe } from 'node:test';
 import { startTestGateway, type TestGateway } from '../gateway/fixtures/gateway.js';
 import { brokerConformance, type Topology } from './broker-suite.js';
-import { startCluster, type TestCluster } from './fixtures/cluster-nodes.js';
-import { startRedis, type TestRedis } from './fixtures/redis-server.js';
+import { useCluster } from './fixtures/cluster-nodes.js';
 
 describe('broker rules, one embedded gateway', () => {
   let gw: TestGateway;
@@ -18,17 +17,8 @@ describe('broker rules, one embedded gateway', () => {
 });
 
 describe('broker rules, cluster of three nodes: register on A, socket on B, call on C', () => {
-  let redis: TestRedis;
-  let cluster: TestCluster;
-  before(async () => {
-    redis = await startRedis();
-    cluster = await startCluster(redis.url, 3);
-  });
-  after(async () => {
-    await cluster?.close();
-    await redis?.stop();
-  });
-  const nodes = () => cluster.nodes.map((node) => node.gw) as [TestGateway, TestGateway, TestGateway];
+  const fixture = useCluster(3);
+  const nodes = () => fixture.gateways() as [TestGateway, TestGateway, TestGateway];
   describe('every step on another node', () => {
     brokerConformance((): Topology => {
       const [a, b, c] = nodes();

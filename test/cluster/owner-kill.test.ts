@@ -5,33 +5,19 @@
  * the same way rather than waiting for its deadline. Nothing is sent anywhere else.
  */
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { TestController, register } from '../gateway/fixtures/controller.js';
 import { waitFor } from '../helpers/wait-for.js';
 import { callTool, firstCall } from './broker-suite.js';
-import { startCluster, type TestCluster } from './fixtures/cluster-nodes.js';
-import { startRedis, type TestRedis } from './fixtures/redis-server.js';
+import { useCluster, type ClusterNode } from './fixtures/cluster-nodes.js';
 
 const COMMAND = 'browser.controller.command';
 
 describe('kill -9 of the node holding a controller', () => {
-  let redis: TestRedis;
-  let cluster: TestCluster;
-  before(async () => {
-    redis = await startRedis();
-    cluster = await startCluster(redis.url, 3);
-  });
-  after(async () => {
-    await cluster?.close();
-    await redis?.stop();
-  });
+  const fixture = useCluster(3);
 
   it('makes every later call through the other nodes fail closed with 503, none waiting for its deadline', async () => {
-    const [a, b, c] = cluster.nodes as [
-      (typeof cluster.nodes)[number],
-      (typeof cluster.nodes)[number],
-      (typeof cluster.nodes)[number],
-    ];
+    const [a, b, c] = fixture.cluster.nodes as [ClusterNode, ClusterNode, ClusterNode];
     const sessionId = await a.gw.createSession();
     const controller = await TestController.open(b.gw, await register(a.gw, { sessionId }));
     const answered = await firstCall(c.gw, sessionId, async () => {

@@ -7,9 +7,10 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { REGISTER_PATH } from '../../src/protocol/index.js';
 import { runTabgate } from '../helpers/tabgate-cli.js';
-import { registrationBody } from '../gateway/fixtures/controller.js';
+import { registrationBody, TestController } from '../gateway/fixtures/controller.js';
+import { waitFor } from '../helpers/wait-for.js';
 import { ENABLED_CONFIG, makeHome, startTestGateway, type TestGateway } from '../gateway/fixtures/gateway.js';
-import { callTool } from './broker-suite.js';
+import { callTool, firstCall } from './broker-suite.js';
 import { freePort, startRedis, type TestRedis } from './fixtures/redis-server.js';
 
 describe('a cluster node without its Redis', () => {
@@ -53,6 +54,34 @@ describe('a cluster node without its Redis', () => {
       assert.equal(registration.status, 503);
       assert.equal(registration.body.error.code, 'cluster_unavailable');
       assert.doesNotMatch(gw.logLines.join('\n'), /"ticket":/);
+    });
+  });
+
+  describe('for longer than its lease', () => {
+    let redis: TestRedis;
+    let gw: TestGateway;
+    before(async () => {
+      redis = await startRedis();
+      gw = await startTestGateway({ config: { ...ENABLED_CONFIG, cluster: { redis_url: redis.url } } });
+    });
+    after(async () => {
+      await gw?.close();
+      await redis?.stop();
+    });
+
+    it('closes its controller sockets so their extensions reconnect to a node that can route', async () => {
+      const sessionId = await gw.createSession();
+      const controller = await TestController.connect(gw, { sessionId });
+      const served = await firstCall(gw, sessionId, async () => {
+        const command = await controller.next('browser.controller.command', 2000).catch(() => undefined);
+        if (command) controller.result(command.params.command_id, true, {});
+      });
+      assert.equal(served.status, 200);
+      let closed: { code: number } | null = null;
+      void controller.closed.then((c) => (closed = c));
+      await redis.stop();
+      const { code } = await waitFor(() => closed, { what: 'the socket to be closed', within: 15_000 });
+      assert.equal(code, 1012);
     });
   });
 });

@@ -3,28 +3,18 @@
  * open exactly one socket per ticket; every other attempt is refused with invalid_ticket.
  */
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { register, ticketProtocols, upgradeAnswer } from '../gateway/fixtures/controller.js';
-import { startCluster, type TestCluster } from './fixtures/cluster-nodes.js';
-import { startRedis, type TestRedis } from './fixtures/redis-server.js';
+import { useCluster } from './fixtures/cluster-nodes.js';
 
 const TICKETS_PER_NODE = 40;
 const ATTEMPTS_PER_TICKET = 4;
 
 describe('tickets across a cluster', () => {
-  let redis: TestRedis;
-  let cluster: TestCluster;
-  before(async () => {
-    redis = await startRedis();
-    cluster = await startCluster(redis.url, 3);
-  });
-  after(async () => {
-    await cluster?.close();
-    await redis?.stop();
-  });
+  const fixture = useCluster(3);
 
   it('of many upgrades racing through three nodes for one ticket, exactly one wins', async () => {
-    const nodes = cluster.nodes.map((node) => node.gw);
+    const nodes = fixture.gateways();
     const sessionId = await nodes[0]!.createSession();
     const tickets: string[] = [];
     for (const [n, gw] of nodes.entries()) {

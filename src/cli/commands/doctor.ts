@@ -5,6 +5,7 @@
  */
 import type { Command } from 'commander';
 import { ConfigError, loadConfig } from '../../gateway/config/index.js';
+import { clusterFindings } from '../cluster-doctor.js';
 import { isFailing, runDoctorChecks, type Finding } from '../doctor-checks.js';
 
 const MARK: Record<Finding['level'], string> = {
@@ -27,6 +28,7 @@ export function doctorCommand(program: Command): void {
       try {
         const config = loadConfig({ env: process.env });
         findings = await runDoctorChecks({ config, env: process.env });
+        findings.push(...(await clusterFindings(config)));
       } catch (error) {
         if (!(error instanceof ConfigError)) throw error;
         findings = [{ level: 'error', check: 'config', message: error.message }];

@@ -9,7 +9,7 @@ import { ConfigError, loadConfig } from '../../gateway/config/index.js';
 import { createLogger } from '../../log/logger.js';
 import { startGateway } from '../../gateway/server.js';
 import { StoreUnavailableError } from '../../gateway/store/postgres/postgres-store.js';
-import { ClusterUnreachableError } from '../../gateway/cluster/index.js';
+import { ClusterConfigMismatchError, ClusterUnreachableError } from '../../gateway/cluster/index.js';
 import { parsePort } from '../options.js';
 
 const LOOPBACK = /^(127\.|::1$|localhost$)/;
@@ -49,7 +49,11 @@ export function serveCommand(program: Command): void {
       try {
         gateway = await startGateway({ config, env: process.env, log, tellOwner });
       } catch (error) {
-        if (error instanceof StoreUnavailableError || error instanceof ClusterUnreachableError) {
+        if (
+          error instanceof StoreUnavailableError ||
+          error instanceof ClusterUnreachableError ||
+          error instanceof ClusterConfigMismatchError
+        ) {
           console.error(`tabgate: ${error.message}`);
           process.exit(1);
         }

@@ -17,7 +17,7 @@ import type { ConsumeOutcome, MintedTicket, TicketStore } from './tickets.js';
 import { DEFERRED_CANCEL_CAP } from '../../protocol/index.js';
 import { DeadlineQueue } from './deadlines.js';
 import type { ControllerBroker } from './controller-broker.js';
-import { describeRejection, rejectionCode } from './rejection.js';
+import { commandError } from './command-error.js';
 import type { BindingObserver } from '../session-binding.js';
 
 /** Command ids come from a pool of random bytes: one syscall per 256 ids instead of one per command. */
@@ -189,7 +189,7 @@ export class Broker implements ControllerBroker {
         this.deadlines.remove(commandId);
         signal?.removeEventListener('abort', onAbort);
         if (outcome.kind === 'ok') resolve(outcome.result);
-        else reject(this.errorFor(commandId, outcome));
+        else reject(commandError(commandId, outcome, this.o.commandTimeoutMs));
       };
       this.o.commands.open({
         commandId,
@@ -291,23 +291,5 @@ export class Broker implements ControllerBroker {
     this.o.lanes.remove(identity);
     this.o.commands.bindSender(identity, null);
     for (const command of pending) this.o.commands.take(command.commandId)?.settle({ kind: 'cancelled' });
-  }
-
-  private errorFor(commandId: string, outcome: Exclude<CommandOutcome, { kind: 'ok' }>): TabgateError {
-    switch (outcome.kind) {
-      case 'timeout':
-        return new TabgateError(
-          'controller_timeout',
-          `controller did not complete command '${commandId}' within ${this.o.commandTimeoutMs / 1000}s`,
-        );
-      case 'cancelled':
-        return new TabgateError('controller_cancelled', `command '${commandId}' was cancelled`);
-      case 'rejected':
-        return new TabgateError(
-          'controller_rejected',
-          `controller rejected command '${commandId}': ${describeRejection(outcome.error)}`,
-          { controller_code: rejectionCode(outcome.error) },
-        );
-    }
   }
 }

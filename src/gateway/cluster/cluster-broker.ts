@@ -14,6 +14,7 @@ import {
   TabgateError,
   TICKET_BYTES,
   TICKET_TTL_SECONDS,
+  type SecretFill,
 } from '../../protocol/index.js';
 import type { Clock } from '../clock.js';
 import type { Logger } from '../../log/logger.js';
@@ -22,19 +23,30 @@ import type { DispatchRequest, LaneState } from '../broker/broker.js';
 import type { CommandOutcome, FrameSender } from '../broker/commands.js';
 import type { ControllerBroker } from '../broker/controller-broker.js';
 import { DeadlineQueue } from '../broker/deadlines.js';
-import { describeRejection, rejectionCode } from '../broker/rejection.js';
+import { commandError } from '../broker/command-error.js';
 import { laneKey, sessionLookupKey, type ControllerScope, type LaneQuery } from '../broker/scope.js';
 import type { ConsumeOutcome, MintedTicket } from '../broker/tickets.js';
 import { InboxReader, type InboxEntry } from './inbox-reader.js';
-import { inboxKey, laneKeys, laneKeysOf, lookupSlot, sessionKey, ticketKey, type LaneKeys } from './keys.js';
+import { laneKeys, laneKeysOf, lookupSlot, sessionKey, ticketKey, type LaneKeys } from './keys.js';
 import * as lua from './lua.js';
-import { LEASE_TTL_MS, NodeLease } from './node-lease.js';
+import { LEASE_RENEW_MS, LEASE_TTL_MS, NodeLease } from './node-lease.js';
 import type { RedisLink } from './redis-link.js';
+import { REVOKED_CLOSE_CODE } from '../pairing/grant-controllers.js';
+import { mayReceiveSecrets, noteRegistration } from '../secrets/index.js';
+import type { Caller } from '../service.js';
+import { ControllerConnection } from '../ws/controller-connection.js';
 
 const INBOX_MAXLEN = '10000';
 /** How often a caller looks whether a command queued to a vanished owner can be given up. */
 const ABANDON_SWEEP_MS = 500;
 const ABANDON_AFTER_MS = 1000;
+/** The reader has not read back its own probe for this long while renewals succeed: it is deaf. */
+const DEAF_AFTER_MS = 3 * LEASE_RENEW_MS;
+/**
+ * "Service restart": the extension registers again, through whichever node the load balancer picks,
+ * and so lands on a node that can route to it.
+ */
+const LET_GO_CODE = 1012;
 
 interface LocalLane {
   scope: ControllerScope;
@@ -67,9 +79,39 @@ export interface ClusterBrokerOptions {
   log: Logger;
   commandTimeoutMs: number;
   bindings?: BindingObserver;
+  /**
+   * This node's vault: a command queued to this node names its secret, and the value is read here, so
+   * no vault value ever passes through Redis. Every node needs the same vault, as the same config.
+   */
+  fills?: (name: string) => SecretFill;
 }
 
 const EMPTY_LANE: LaneState = { registered: false, controllers: [] };
+
+/**
+ * A scope read back from Redis is a new object, which the vault does not know: one its owner paired
+ * (registered with a pairing token, as Redis recorded at registration) is made known again, so a
+ * fill may go to it; any other gets no secret, as on one gateway.
+ */
+function scopeOf(json: string, paired: boolean): ControllerScope {
+  const scope = JSON.parse(json) as ControllerScope;
+  if (paired) noteRegistration({ credential: 'pairing_token' } as Caller, scope);
+  return scope;
+}
+
+/** What a command's Redis entry says of its vault secret: which one, never its value. */
+interface SecretRef {
+  name: string;
+  origin: string;
+  field: string;
+}
+
+/** The command frame as the socket gets it: the secret's value is added only here, on the way out. */
+function withSecret(frame: string, fill: SecretFill): string {
+  const parsed = JSON.parse(frame) as { params: Record<string, unknown> };
+  parsed.params.secret = fill;
+  return JSON.stringify(parsed);
+}
 
 function unavailable(what: string): TabgateError {
   return new TabgateError(
@@ -90,7 +132,10 @@ export class ClusterBroker implements ControllerBroker {
 
   constructor(private readonly o: ClusterBrokerOptions) {
     this.deadlines = new DeadlineQueue(o.commandTimeoutMs, (id) => this.endEarly(id, 'timeout'));
-    this.lease = new NodeLease(o.link, o.nodeId, o.leaseValue, o.log);
+    this.lease = new NodeLease(o.link, o.nodeId, o.leaseValue, o.log, {
+      forgotten: () => void this.revalidate(),
+      lapsed: () => this.letGoAll('this gateway lost its cluster'),
+    });
   }
 
   get nodeId(): string {
@@ -98,9 +143,24 @@ export class ClusterBroker implements ControllerBroker {
   }
 
   async start(): Promise<void> {
+    let runId = await this.o.link.runId();
+    // A restart or failover that kept the epoch (persistence) may still have lost the last writes.
+    this.o.link.onReconnect(() => {
+      this.o.link.runId().then(
+        (now) => {
+          if (now === runId) return;
+          runId = now;
+          void this.revalidate();
+        },
+        () => undefined,
+      );
+    });
     await this.lease.start();
     this.reader = new InboxReader(this.o.link, this.o.nodeId, (entry) => this.onInbox(entry), this.o.log);
-    this.sweep = setInterval(() => this.abandonSweep(), ABANDON_SWEEP_MS);
+    this.sweep = setInterval(() => {
+      this.abandonSweep();
+      this.checkReader();
+    }, ABANDON_SWEEP_MS);
     this.sweep.unref();
   }
 
@@ -110,7 +170,7 @@ export class ClusterBroker implements ControllerBroker {
       'registration',
       lua.MINT,
       [ticketKey(ticket)],
-      [JSON.stringify(scope), String(TICKET_TTL_SECONDS * 1000)],
+      [JSON.stringify(scope), String(TICKET_TTL_SECONDS * 1000), mayReceiveSecrets(scope) ? '1' : '0'],
     )) as string[];
     if (reply[0] !== 'ok') throw new Error('ticket collision');
     return { ticket, issuedAt: Number(reply[1]), expiresAt: Number(reply[2]) };
@@ -120,7 +180,7 @@ export class ClusterBroker implements ControllerBroker {
     const reply = (await this.o.link.run(lua.CONSUME, [ticketKey(ticket)], [])) as string[];
     switch (reply[0]) {
       case 'ok':
-        return { ok: true, scope: JSON.parse(reply[1] as string) as ControllerScope };
+        return { ok: true, scope: scopeOf(reply[1] as string, reply[2] === '1') };
       case 'consumed':
         return { ok: false, reason: 'ticket already consumed' };
       case 'expired':
@@ -142,9 +202,9 @@ export class ClusterBroker implements ControllerBroker {
     const keys = laneKeysOf(lookupSlot(lookup), '');
     const flat = (await this.redis('the call', lua.LOOKUP, [keys.idx], [keys.prefix])) as string[];
     const controllers: LaneState['controllers'][number][] = [];
-    for (let i = 0; i + 1 < flat.length; i += 2)
+    for (let i = 0; i + 2 < flat.length; i += 3)
       controllers.push({
-        scope: JSON.parse(flat[i] as string) as ControllerScope,
+        scope: scopeOf(flat[i] as string, flat[i + 2] === '1'),
         connected: flat[i + 1] === '1',
       });
     const state: LaneState = { registered: controllers.length > 0, controllers };
@@ -163,7 +223,17 @@ export class ClusterBroker implements ControllerBroker {
     const [gen, deferred] = (await this.o.link.run(
       lua.ATTACH,
       [keys.idx, keys.lane, sessionKey(scope.session_id)],
-      [keys.h, JSON.stringify(scope), laneKey(scope), caps, this.o.nodeId, keys.prefix, keys.S, INBOX_MAXLEN],
+      [
+        keys.h,
+        JSON.stringify(scope),
+        laneKey(scope),
+        caps,
+        this.o.nodeId,
+        keys.prefix,
+        keys.S,
+        INBOX_MAXLEN,
+        mayReceiveSecrets(scope) ? '1' : '0',
+      ],
     )) as [string, string[]];
     const lane: LocalLane = { scope, keys, owner, sender, gen, chain: Promise.resolve() };
     this.local.set(keys.h, lane);
@@ -213,7 +283,13 @@ export class ClusterBroker implements ControllerBroker {
   }
 
   async detachController(scope: ControllerScope): Promise<object | null> {
-    const removed = await this.remove(laneKeys(scope), scope.session_id, true, null);
+    const removed = await this.remove(
+      laneKeys(scope),
+      scope.session_id,
+      true,
+      null,
+      String(REVOKED_CLOSE_CODE),
+    );
     if (!removed) return null;
     if (removed.left === 0) this.o.bindings?.released(scope, 'revoked');
     return removed.owner;
@@ -229,6 +305,7 @@ export class ClusterBroker implements ControllerBroker {
     const keys = laneKeys(request.scope);
     const commandId = randomBytes(16).toString('hex');
     const deadlineAt = this.o.clock.now() + this.o.commandTimeoutMs;
+    // Redis gets the frame without the secret; the node holding the socket adds the value.
     const frame = encodeFrame({
       method: FRAME_METHODS.command,
       params: {
@@ -239,9 +316,12 @@ export class ClusterBroker implements ControllerBroker {
         browser_profile_id: request.scope.browser_profile_id,
         tool_call_id: request.toolCallId,
         deadline_at: deadlineAt,
-        ...(request.secret ? { secret: request.secret } : {}),
       },
     });
+    const { secret } = request;
+    const secretRef: SecretRef | null = secret
+      ? { name: secret.name, origin: secret.origin, field: secret.field }
+      : null;
     return new Promise<unknown>((resolve, reject) => {
       const onAbort = () => this.endEarly(commandId, 'cancelled');
       const waiter: Waiter = {
@@ -280,7 +360,7 @@ export class ClusterBroker implements ControllerBroker {
             frame,
             INBOX_MAXLEN,
             keys.S,
-            request.secret ? '1' : '0',
+            secretRef ? JSON.stringify(secretRef) : '',
           ],
         )
         .then(
@@ -304,7 +384,7 @@ export class ClusterBroker implements ControllerBroker {
             const lane = this.local.get(keys.h);
             try {
               if (!lane || lane.gen !== gen) throw new Error('the socket moved');
-              lane.sender(frame);
+              lane.sender(secret ? withSecret(frame, secret) : frame);
             } catch (error) {
               this.o.log.warn('controller send failed', { reason: (error as Error).message });
               this.finishLocal(commandId, { kind: 'cancelled' });
@@ -380,6 +460,7 @@ export class ClusterBroker implements ControllerBroker {
     sessionId: string,
     notify: boolean,
     expect: LocalLane | null,
+    closeCode = '',
   ): Promise<{ owner: object | null; left: number } | null> {
     const reply = (await this.o.link.run(
       lua.DETACH,
@@ -392,6 +473,7 @@ export class ClusterBroker implements ControllerBroker {
         keys.S,
         expect ? this.o.nodeId : '',
         expect ? expect.gen : '',
+        closeCode,
       ],
     )) as [string, string, string[], string[], number] | null;
     if (!reply) return null;
@@ -424,7 +506,11 @@ export class ClusterBroker implements ControllerBroker {
       }
       case 'revoke': {
         const lane = this.local.get(entry.h ?? '');
-        if (lane && Number(lane.gen) <= Number(entry.gen)) this.local.delete(entry.h ?? '');
+        if (!lane || Number(lane.gen) > Number(entry.gen)) return;
+        // Replaced: the socket stays open and unrouted, as in the embedded broker. Revoked: closed here,
+        // since only this node holds it.
+        if (entry.c) this.letGo(lane, Number(entry.c), 'pairing revoked');
+        else this.local.delete(entry.h ?? '');
         return;
       }
       case 'result':
@@ -452,12 +538,6 @@ export class ClusterBroker implements ControllerBroker {
   private deliverCommand(entry: InboxEntry): void {
     const id = entry.id ?? '';
     const keys = laneKeysOf(entry.S ?? '', entry.h ?? '');
-    const frame = entry.f ?? '';
-    // A vault secret rides in this entry: it leaves Redis as soon as this node has read it.
-    if (entry.s === '1')
-      void this.o.link.command
-        .sendCommand(['XDEL', inboxKey(this.o.nodeId), entry._id ?? ''])
-        .catch(() => undefined);
     const lane = this.local.get(keys.h);
     const giveUp = () =>
       this.o.link
@@ -465,7 +545,8 @@ export class ClusterBroker implements ControllerBroker {
         .then((where) => {
           if (where === 'local') this.settleWaiter(id, { kind: 'unavailable' });
         });
-    if (!lane || lane.gen !== entry.gen) {
+    const frame = this.frameWithSecret(entry);
+    if (!lane || lane.gen !== entry.gen || frame === null) {
       giveUp().catch(() => undefined);
       return;
     }
@@ -493,6 +574,52 @@ export class ClusterBroker implements ControllerBroker {
           .run(lua.FINISH, [keys.pend], [id, this.o.nodeId, '0', 'cancelled', '0', 'null', INBOX_MAXLEN])
           .catch(() => undefined);
       }
+    });
+  }
+
+  /**
+   * The entry's frame, with the value of the secret it names read from this node's vault; null when
+   * this vault has no such secret for that origin and field (the nodes' vaults differ): not sent.
+   */
+  private frameWithSecret(entry: InboxEntry): string | null {
+    const frame = entry.f ?? '';
+    if (!entry.s) return frame;
+    try {
+      const ref = JSON.parse(entry.s) as SecretRef;
+      const fill = this.o.fills?.(ref.name);
+      if (!fill || fill.origin !== ref.origin || fill.field !== ref.field) throw new Error('another secret');
+      return withSecret(frame, fill);
+    } catch {
+      this.o.log.warn('a command named a vault secret this node does not hold the same; it was not sent');
+      return null;
+    }
+  }
+
+  /** Closes a socket this node holds and stops routing to it; its `disconnect` then finds nothing. */
+  private letGo(lane: LocalLane, code: number, reason: string): void {
+    if (this.local.get(lane.keys.h) === lane) this.local.delete(lane.keys.h);
+    if (lane.owner instanceof ControllerConnection) lane.owner.socket.close(code, reason);
+  }
+
+  private letGoAll(reason: string): void {
+    for (const lane of [...this.local.values()]) this.letGo(lane, LET_GO_CODE, reason);
+  }
+
+  /**
+   * Redis may have forgotten lanes: each socket whose lane is no longer this node's at its generation
+   * is closed so its controller registers again. Nothing is re-routed: until then its calls fail closed.
+   */
+  private async revalidate(): Promise<void> {
+    const lanes = [...this.local.values()];
+    const found = await Promise.all(
+      lanes.map((lane) =>
+        this.o.link.command.sendCommand(['HMGET', lane.keys.lane, 'owner', 'gen']).catch(() => null),
+      ),
+    );
+    lanes.forEach((lane, i) => {
+      const [owner, gen] = (found[i] ?? []) as (string | null)[];
+      if (owner !== this.o.nodeId || gen !== lane.gen)
+        this.letGo(lane, LET_GO_CODE, 'the cluster forgot this controller; register again');
     });
   }
 
@@ -553,6 +680,26 @@ export class ClusterBroker implements ControllerBroker {
       );
   }
 
+  private replacingReader = false;
+
+  /** Redis answers this node, yet its reader hears nothing, not even its own probes: a new connection. */
+  private checkReader(): void {
+    const reader = this.reader;
+    if (!reader || this.replacingReader || !this.o.link.ready) return;
+    if (performance.now() - reader.lastProbe < DEAF_AFTER_MS) return;
+    this.replacingReader = true;
+    this.o.log.warn('cluster inbox reader hears nothing: replacing its connection');
+    this.o.link
+      .replaceReader()
+      .catch((error: unknown) =>
+        this.o.log.warn('cluster inbox reader not replaced', { reason: (error as Error).message }),
+      )
+      .finally(() => {
+        reader.lastProbe = performance.now();
+        this.replacingReader = false;
+      });
+  }
+
   /** Commands queued to an owner whose lease has gone and that it never sent end now, not at their deadline. */
   private abandonSweep(): void {
     const now = performance.now();
@@ -568,25 +715,10 @@ export class ClusterBroker implements ControllerBroker {
   }
 
   private errorFor(commandId: string, outcome: Exclude<Outcome, { kind: 'ok' }>): TabgateError {
-    switch (outcome.kind) {
-      case 'unavailable':
-        return new TabgateError(
-          'controller_unavailable',
-          `the gateway holding the bound browser controller could not send command '${commandId}'; it was not run`,
-        );
-      case 'timeout':
-        return new TabgateError(
-          'controller_timeout',
-          `controller did not complete command '${commandId}' within ${this.o.commandTimeoutMs / 1000}s`,
-        );
-      case 'rejected':
-        return new TabgateError(
-          'controller_rejected',
-          `controller rejected command '${commandId}': ${describeRejection(outcome.error)}`,
-          { controller_code: rejectionCode(outcome.error) },
-        );
-      case 'cancelled':
-        return new TabgateError('controller_cancelled', `command '${commandId}' was cancelled`);
-    }
+    if (outcome.kind !== 'unavailable') return commandError(commandId, outcome, this.o.commandTimeoutMs);
+    return new TabgateError(
+      'controller_unavailable',
+      `the gateway holding the bound browser controller could not send command '${commandId}'; it was not run`,
+    );
   }
 }

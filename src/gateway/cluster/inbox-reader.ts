@@ -14,6 +14,8 @@ const BATCH = 512;
 
 export class InboxReader {
   private lastId = '0-0';
+  /** When this node last read back its own probe (see NodeLease): the reader is not deaf. */
+  lastProbe = performance.now();
   private running = true;
   private readonly done: Promise<void>;
 
@@ -58,6 +60,10 @@ export class InboxReader {
           this.lastId = id;
           const entry: InboxEntry = { _id: id };
           for (let i = 0; i + 1 < fields.length; i += 2) entry[fields[i] as string] = fields[i + 1] as string;
+          if (entry.k === 'probe') {
+            this.lastProbe = performance.now();
+            continue;
+          }
           try {
             this.handle(entry);
           } catch (error) {

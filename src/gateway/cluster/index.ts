@@ -2,8 +2,11 @@
  * Cluster mode (`cluster.redis_url`): this process becomes one node, with a fresh id per start (a
  * restarted process is a new node, never a revived one), and its broker keeps routing state in Redis.
  */
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
+import type { SecretFill } from '../../protocol/index.js';
 import type { Clock } from '../clock.js';
+import type { GatewayConfig } from '../config/index.js';
+import { checkSameConfig, configDigest } from './cluster-view.js';
 import type { Logger } from '../../log/logger.js';
 import type { BindingObserver } from '../session-binding.js';
 import { ClusterBroker } from './cluster-broker.js';
@@ -11,6 +14,7 @@ import { RedisLink } from './redis-link.js';
 
 export { ClusterBroker } from './cluster-broker.js';
 export { ClusterUnreachableError } from './redis-link.js';
+export { ClusterConfigMismatchError } from './cluster-view.js';
 export { redactRedisUrl } from './redis-url.js';
 
 export interface ClusterBrokerStart {
@@ -19,15 +23,17 @@ export interface ClusterBrokerStart {
   log: Logger;
   commandTimeoutMs: number;
   bindings?: BindingObserver;
-  /** Anything that must be equal on every node (the config), shown in the lease as a digest. */
-  configDigestOf: unknown;
+  /** This node's vault, read by the node that holds the socket (see ClusterBrokerOptions.fills). */
+  fills?: (name: string) => SecretFill;
+  /** Must be equal on every node (but for address, port and credentials): compared at join. */
+  config: GatewayConfig;
 }
 
 /** Connects (or throws ClusterUnreachableError naming the URL, password hidden) and joins the cluster. */
 export async function startClusterBroker(o: ClusterBrokerStart): Promise<ClusterBroker> {
   const nodeId = randomBytes(16).toString('hex');
   const link = await RedisLink.open(o.redisUrl, nodeId, o.log);
-  const digest = createHash('sha256').update(JSON.stringify(o.configDigestOf)).digest('hex').slice(0, 16);
+  const digest = configDigest(o.config);
   const broker = new ClusterBroker({
     link,
     nodeId,
@@ -36,8 +42,10 @@ export async function startClusterBroker(o: ClusterBrokerStart): Promise<Cluster
     log: o.log,
     commandTimeoutMs: o.commandTimeoutMs,
     bindings: o.bindings,
+    fills: o.fills,
   });
   try {
+    await checkSameConfig(link.command, digest);
     await broker.start();
   } catch (error) {
     link.close();

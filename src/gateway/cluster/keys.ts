@@ -12,6 +12,8 @@ export const ticketKey = (ticket: string): string =>
   `tg:tkt:${createHash('sha256').update(ticket).digest('hex')}`;
 export const nodeKey = (nodeId: string): string => `tg:node:${nodeId}`;
 export const inboxKey = (nodeId: string): string => `tg:inbox:${nodeId}`;
+/** Written once by the first node; gone means Redis forgot everything (see NodeLease). */
+export const EPOCH_KEY = 'tg:epoch';
 export const sessionKey = (sessionId: string): string => `tg:sess:${hex(sessionId)}`;
 
 /** The keys of one controller identity (`h`) in its lookup key's slot (`S`). */

@@ -14,27 +14,31 @@ const CANCEL_FRAME = `local function cancelFrame(id, tcid)
   return '{"method":"browser.controller.cancel","params":{"command_id":"' .. id .. '","tool_call_id":' .. tcid .. '}}'
 end`;
 
-/** KEYS: ticket. ARGV: scope JSON, ttl ms. → {'ok', now, exp} | {'exists'} */
+/** KEYS: ticket. ARGV: scope JSON, ttl ms, paired by the owner ('1'/'0'). → {'ok', now, exp} | {'exists'} */
 export const MINT = `${NOW_MS}
 if redis.call('EXISTS', KEYS[1]) == 1 then return {'exists'} end
 local exp = now + tonumber(ARGV[2])
 redis.call('HSET', KEYS[1], 'scope', ARGV[1], 'exp', string.format('%.0f', exp), 'used', '0')
+if ARGV[3] == '1' then redis.call('HSET', KEYS[1], 'pa', '1') end
 redis.call('PEXPIRE', KEYS[1], tonumber(ARGV[2]) + 60000)
 return {'ok', string.format('%.0f', now), string.format('%.0f', exp)}`;
 
-/** KEYS: ticket. → {'ok', scope} | {'unknown'} | {'consumed'} | {'expired'}; at exactly exp it still succeeds. */
-export const CONSUME = `local v = redis.call('HMGET', KEYS[1], 'scope', 'exp', 'used')
+/**
+ * KEYS: ticket. → {'ok', scope, paired} | {'unknown'} | {'consumed'} | {'expired'}; at exactly exp it
+ * still succeeds.
+ */
+export const CONSUME = `local v = redis.call('HMGET', KEYS[1], 'scope', 'exp', 'used', 'pa')
 if v[3] == '1' then return {'consumed'} end
 if not v[1] then return {'unknown'} end
 ${NOW_MS}
 if now > tonumber(v[2]) then return {'expired'} end
 -- The spent ticket keeps only what tells a replay "consumed" from "unknown", not its scope.
 redis.call('HSET', KEYS[1], 'used', '1')
-redis.call('HDEL', KEYS[1], 'scope')
-return {'ok', v[1]}`;
+redis.call('HDEL', KEYS[1], 'scope', 'pa')
+return {'ok', v[1], v[4] or '0'}`;
 
 /**
- * KEYS: idx, lane, sess. ARGV: h, scope JSON, laneKey, caps ",a,b,", node, prefix, S, maxlen.
+ * KEYS: idx, lane, sess. ARGV: h, scope JSON, laneKey, caps ",a,b,", node, prefix, S, maxlen, paired.
  * Replaces other identities of the same lane (their callers told `cancelled`, their owners `revoke`),
  * then takes the lane for this node with a new generation. → {gen, deferred cancel frames}
  */
@@ -67,6 +71,7 @@ local deferred = redis.call('LRANGE', pre .. 'defer:' .. ARGV[1], 0, -1)
 local state = 'connected'
 if #deferred > 0 then state = 'flushing' end
 redis.call('HSET', KEYS[2], 'scope', ARGV[2], 'lk', ARGV[3], 'caps', ARGV[4], 'owner', ARGV[5], 'gen', gen, 'state', state)
+if ARGV[9] == '1' then redis.call('HSET', KEYS[2], 'pa', '1') else redis.call('HDEL', KEYS[2], 'pa') end
 redis.call('SADD', KEYS[1], ARGV[1])
 redis.call('SADD', KEYS[3], ARGV[7] .. ':' .. ARGV[1])
 return {gen, deferred}`;
@@ -84,10 +89,13 @@ if #left == 0 then
 end
 return {'more', left}`;
 
-/** KEYS: idx. ARGV: prefix. → flat list of scope JSON, '1' when routable now (connected, owner alive) */
+/**
+ * KEYS: idx. ARGV: prefix. → flat list of scope JSON, '1' when routable now (connected, owner alive),
+ * '1' when the owner paired it (registered with a pairing token)
+ */
 export const LOOKUP = `local out = {}
 for _, m in ipairs(redis.call('SMEMBERS', KEYS[1])) do
-  local f = redis.call('HMGET', ARGV[1] .. 'lane:' .. m, 'scope', 'state', 'owner')
+  local f = redis.call('HMGET', ARGV[1] .. 'lane:' .. m, 'scope', 'state', 'owner', 'pa')
   if f[1] then
     local live = '0'
     if f[2] == 'connected' and f[3] and f[3] ~= '' and redis.call('EXISTS', 'tg:node:' .. f[3]) == 1 then
@@ -95,13 +103,14 @@ for _, m in ipairs(redis.call('SMEMBERS', KEYS[1])) do
     end
     table.insert(out, f[1])
     table.insert(out, live)
+    table.insert(out, f[4] or '0')
   end
 end
 return out`;
 
 /**
  * KEYS: idx, lane, pend. ARGV: h, action, command id, caller node, tool call id JSON, frame, maxlen, S,
- * has secret. Checks and registers in one step: exactly one controller in the lookup key, connected, its
+ * the vault secret's name, origin and field as JSON ('' for none; never its value). Checks and registers in one step: exactly one controller in the lookup key, connected, its
  * owner's lease alive, capable. → {'local', gen} (already marked sent: the caller holds the socket) |
  * {'remote', gen, owner} | {'none'|'offline'|'owner_gone'|'incapable'}
  */
@@ -183,7 +192,7 @@ return 1`;
 
 /**
  * KEYS: idx, lane, pend, defer, sess. ARGV: h, node, notify ('1'), maxlen, S, expected owner ('' any),
- * expected gen. Removes a controller: a connected one is told to cancel its sent commands (written here
+ * expected gen, close code for the owner's socket ('' to leave it open). Removes a controller: a connected one is told to cancel its sent commands (written here
  * when this node holds the socket, else appended to its owner's inbox), every caller gets `cancelled`.
  * → false | {scope, owner, cancel frames for this node, command ids cancelled for this node, controllers
  * left in the session}
@@ -210,9 +219,27 @@ for i = 1, #p, 2 do
   end
 end
 if f[1] ~= '' and f[1] ~= ARGV[2] then
-  redis.call('XADD', 'tg:inbox:' .. f[1], 'MAXLEN', '~', ARGV[4], '*', 'k', 'revoke', 'h', ARGV[1], 'gen', f[2])
+  redis.call('XADD', 'tg:inbox:' .. f[1], 'MAXLEN', '~', ARGV[4], '*', 'k', 'revoke', 'h', ARGV[1], 'gen', f[2], 'c', ARGV[8])
 end
 redis.call('DEL', KEYS[2], KEYS[3], KEYS[4])
 redis.call('SREM', KEYS[1], ARGV[1])
 redis.call('SREM', KEYS[5], ARGV[5] .. ':' .. ARGV[1])
 return {f[4], f[1], frames, cancelled, redis.call('SCARD', KEYS[5])}`;
+
+/**
+ * KEYS: lease, inbox, epoch. ARGV: lease value, lease ttl, inbox ttl, a fresh epoch. Renews the lease,
+ * appends a probe to the node's own inbox (its reader must read it back, else it is deaf) while dropping
+ * entries older than the inbox ttl, and returns the cluster's epoch, writing it when absent (the first
+ * node, or a Redis that forgot it).
+ */
+export const RENEW = `redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+local t = redis.call('TIME')
+local minid = tonumber(t[1]) * 1000 - tonumber(ARGV[3])
+redis.call('XADD', KEYS[2], 'MINID', '~', string.format('%.0f', minid), '*', 'k', 'probe')
+redis.call('PEXPIRE', KEYS[2], ARGV[3])
+local e = redis.call('GET', KEYS[3])
+if not e then
+  redis.call('SET', KEYS[3], ARGV[4])
+  e = ARGV[4]
+end
+return e`;

@@ -47,7 +47,11 @@ export class RedisLink {
 
   private constructor(
     readonly command: RedisClient,
-    readonly reader: RedisClient,
+    /** Replaced whole when it has gone deaf (see replaceReader). */
+    public reader: RedisClient,
+    private readonly url: string,
+    private readonly readerName: string,
+    private readonly log: Logger,
   ) {}
 
   static async open(url: string, nodeId: string, log: Logger): Promise<RedisLink> {
@@ -68,7 +72,30 @@ export class RedisLink {
         `cannot reach the cluster's Redis at ${redactRedisUrl(url)}: ${(error as Error).message}`,
       );
     }
-    return new RedisLink(command, reader);
+    return new RedisLink(command, reader, url, `tg-inbox-${nodeId}`, log);
+  }
+
+  /**
+   * A connection can stay open at TCP level yet deliver nothing (a failover, a stuck proxy): the
+   * reader is then replaced by a new connection, and the blocked read on the old one fails.
+   */
+  async replaceReader(): Promise<void> {
+    const fresh = makeClient(this.url, this.readerName, this.log);
+    await fresh.connect();
+    const old = this.reader;
+    this.reader = fresh;
+    old.destroy();
+  }
+
+  /** The Redis server's id for this run: it changes with every restart or failover. */
+  async runId(): Promise<string> {
+    const info = await this.command.sendCommand<string>(['INFO', 'server']);
+    return /run_id:(\w+)/.exec(info)?.[1] ?? '';
+  }
+
+  /** Called each time the command connection is ready again after a loss (not at the first connect). */
+  onReconnect(listener: () => void): void {
+    this.command.on('ready', listener);
   }
 
   get ready(): boolean {

@@ -1,0 +1,139 @@
+/* eslint-disable @typescript-eslint/no-unsafe-member-access -- tests read JSON bodies */
+/**
+ * Faults under load, through three gateway processes on one Redis. Bounded here; the full sizes of the
+ * issue (10,000 commands) run with `npm run chaos:cluster` (CHAOS=1, without the suite's time limit).
+ *
+ * - Every inbox reader's Redis connection killed over and over while commands flow: no result lost,
+ *   no command delivered twice, every caller answered once with its own controller's result.
+ * - The node holding a controller stops (SIGTERM): calls through the others are refused at once as
+ *   unavailable; none reaches another browser, none waits for its deadline.
+ */
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import type { WebSocket } from 'ws';
+import { register, TestController } from '../gateway/fixtures/controller.js';
+import type { TestGateway } from '../gateway/fixtures/gateway.js';
+import { waitFor } from '../helpers/wait-for.js';
+import { callTool, firstCall } from './broker-suite.js';
+import { useCluster, type ClusterNode } from './fixtures/cluster-nodes.js';
+
+const CHAOS = process.env.CHAOS === '1';
+const COMMANDS = CHAOS ? 10_000 : 300;
+const SESSIONS = 6;
+const CONCURRENCY = 12;
+const KILL_EVERY_MS = 150;
+
+/** Answers every command at once with its own id, recording each id it was sent. */
+function autoAnswer(ws: WebSocket, seen: string[]): void {
+  ws.on('message', (data) => {
+    const frame = JSON.parse((data as Buffer).toString('utf8')) as {
+      method: string;
+      params: { command_id?: string };
+    };
+    if (frame.method !== 'browser.controller.command') return;
+    const id = String(frame.params.command_id);
+    seen.push(id);
+    ws.send(
+      JSON.stringify({
+        method: 'browser.controller.result',
+        params: { command_id: id, ok: true, result: { echoed: id } },
+      }),
+    );
+  });
+}
+
+describe('cluster chaos', () => {
+  const fixture = useCluster(3);
+
+  it(`loses no result and sends no command twice while inbox readers are killed (${COMMANDS} commands)`, async () => {
+    const nodes = fixture.gateways() as [TestGateway, TestGateway, TestGateway];
+    const sessions: { id: string; controller: TestController; seen: string[] }[] = [];
+    for (let s = 0; s < SESSIONS; s++) {
+      const id = await nodes[0].createSession();
+      // Sockets on B and C; calls round robin over all three: two in three cross nodes.
+      const controller = await TestController.open(
+        nodes[1 + (s % 2)]!,
+        await register(nodes[s % 3]!, { sessionId: id }),
+      );
+      const seen: string[] = [];
+      await firstCall(nodes[(s + 1) % 3]!, id, async () => {
+        const command = await controller.next('browser.controller.command', 2000).catch(() => undefined);
+        if (command) controller.result(command.params.command_id, true, {});
+      });
+      autoAnswer(controller.ws, seen);
+      sessions.push({ id, controller, seen });
+    }
+
+    let kills = 0;
+    const killer = setInterval(() => {
+      const readers = fixture.redis
+        .cli('CLIENT', 'LIST')
+        .split('\n')
+        .filter((line) => line.includes('name=tg-inbox-'))
+        .map((line) => /\bid=(\d+)/.exec(line)?.[1])
+        .filter((id): id is string => id !== undefined);
+      for (const id of readers) fixture.redis.cli('CLIENT', 'KILL', 'ID', id);
+      kills += readers.length;
+    }, KILL_EVERY_MS);
+
+    const outcomes = new Map<string, number>();
+    let next = 0;
+    const worker = async () => {
+      while (next < COMMANDS) {
+        const n = next++;
+        const session = sessions[n % SESSIONS]!;
+        const result = await callTool(nodes[n % 3]!, session.id).catch((error: unknown) => ({
+          status: 0,
+          body: { error: { code: `transport: ${String((error as Error).cause ?? error)}` } },
+        }));
+        const key =
+          result.status === 200 ? `200 ${session.id}` : `${result.status} ${result.body?.error?.code}`;
+        outcomes.set(key, (outcomes.get(key) ?? 0) + 1);
+        if (result.status === 200) {
+          const echoed = String(result.body?.result?.echoed ?? JSON.stringify(result.body));
+          assert.ok(session.seen.includes(echoed), `a result from another controller: ${echoed}`);
+        }
+      }
+    };
+    try {
+      await Promise.all(Array.from({ length: CONCURRENCY }, worker));
+    } finally {
+      clearInterval(killer);
+    }
+    const sent = sessions.flatMap((s) => s.seen);
+    console.log(`reader kills: ${kills} connections killed during ${COMMANDS} commands`);
+    assert.ok(kills > 0, 'no reader was killed');
+    // Every call answered with its own result: nothing lost, nothing refused, nothing timed out.
+    assert.deepEqual(
+      [...outcomes.keys()].filter((key) => !key.startsWith('200 ')),
+      [],
+      JSON.stringify([...outcomes]),
+    );
+    assert.equal(sent.length, COMMANDS, 'every command reached a controller once');
+    assert.equal(new Set(sent).size, sent.length, 'no command reached a controller twice');
+    for (const session of sessions) await session.controller.close();
+  });
+
+  it('refuses calls at once, and only as unavailable, when the node holding the socket stops (SIGTERM)', async () => {
+    const [a, b, c] = fixture.cluster.nodes as [ClusterNode, ClusterNode, ClusterNode];
+    const sessionId = await a.gw.createSession();
+    const controller = await TestController.open(b.gw, await register(a.gw, { sessionId }));
+    const seen: string[] = [];
+    await firstCall(c.gw, sessionId, async () => {
+      const command = await controller.next('browser.controller.command', 2000).catch(() => undefined);
+      if (command) controller.result(command.params.command_id, true, {});
+    });
+    autoAnswer(controller.ws, seen);
+    b.child.kill('SIGTERM');
+    await b.exited;
+    const probes = await Promise.all(
+      Array.from({ length: 20 }, (_, i) => callTool(i % 2 ? a.gw : c.gw, sessionId)),
+    );
+    assert.deepEqual(
+      [...new Set(probes.map((r) => `${r.status} ${r.body?.error?.code}`))],
+      ['503 controller_unavailable'],
+    );
+    assert.deepEqual(seen, [], 'nothing was sent after the stop');
+    await waitFor(() => controller.ws.readyState === controller.ws.CLOSED, { what: 'the socket to close' });
+  });
+});
