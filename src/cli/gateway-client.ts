@@ -2,7 +2,7 @@
  * A client of tabgate's own HTTP API, for `tabgate mcp --gateway` and `tabgate call`. It turns the
  * API's `{error: {code, message}}` bodies back into TabgateErrors, so callers see one error model.
  */
-import { isErrorCode, TabgateError } from '../protocol/index.js';
+import { isErrorCode, TabgateError, type CallResult } from '../protocol/index.js';
 import type { AgentCallOptions, AgentPort } from '../gateway/mcp/agent-port.js';
 import type { SessionRecord } from '../gateway/service.js';
 
@@ -45,15 +45,16 @@ export class GatewayClient implements AgentPort {
     return body.tools.map((tool) => tool.name);
   }
 
-  async callTool(
+  async callTool<N extends string>(
     sessionId: string,
-    tool: string,
+    tool: N,
     args: unknown,
     options: AgentCallOptions = {},
-  ): Promise<unknown> {
+  ): Promise<CallResult<N>> {
     const headers: Record<string, string> = {};
     if (options.toolCallId) headers['x-tool-call-id'] = options.toolCallId;
-    const body = await this.request<{ ok: true; result: unknown }>(
+    // The gateway answers each tool in the catalog's result type.
+    const body = await this.request<{ ok: true; result: CallResult<N> }>(
       'POST',
       `/v1/sessions/${encodeURIComponent(sessionId)}/tools/${encodeURIComponent(tool)}`,
       args ?? {},

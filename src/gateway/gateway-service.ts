@@ -4,21 +4,25 @@
  * validation, dispatch. Once a controller is chosen its answer is final; no other backend is tried.
  */
 import {
-  getTool,
   checkNavigationUrl,
   isControllerCapability,
+  isToolName,
   parseToolArguments,
   TabgateError,
   TOOLS,
+  type CallResult,
   type ScreenshotResult,
   type SecretFill,
   type ToolName,
+  type ToolResult,
 } from '../protocol/index.js';
 import type { Approvals } from './approvals/index.js';
 import type { AuditLog } from './audit/audit-log.js';
 import type { BrowserBackend } from './backends/index.js';
 import type { LaneState } from './broker/broker.js';
 import type { ControllerBroker } from './broker/controller-broker.js';
+import { ControllerResults } from './broker/controller-results.js';
+import type { ControllerScope, LaneQuery } from './broker/scope.js';
 import type { FeatureFlag } from './config/live-flag.js';
 import type { Logger } from '../log/logger.js';
 import type { SessionActivity } from './activity/session-activity.js';
@@ -28,12 +32,11 @@ import { mayReceiveSecrets, type SecretGuard } from './secrets/index.js';
 import type { SiteRules } from '../protocol/index.js';
 import { decideRoute, unsafeControllerArguments, type RouteDecision } from './router/route.js';
 import type {
-  CallSignal,
-  CallToolOptions,
   Caller,
   CreateSessionInput,
   GatewayService,
   SessionRecord,
+  ToolCallRequest,
 } from './service.js';
 import type { Sessions } from './sessions.js';
 
@@ -59,9 +62,18 @@ export interface GatewayServiceDeps {
   backendBrowser?: 'local' | 'remote';
 }
 
-/** A refusal thrown before anything was sent, as the rejected promise the caller awaits. */
-const rejection = (error: unknown): Promise<never> =>
-  Promise.reject(error instanceof Error ? error : new Error(String(error)));
+/** A call past its tool-name check, with the session it runs in and where it goes. */
+interface RoutedCall extends ToolCallRequest<ToolName> {
+  session: SessionRecord;
+  decision: RouteDecision;
+}
+
+const laneQuery = (caller: Caller, sessionId: string): LaneQuery => ({
+  principalId: caller.principalId,
+  profileId: caller.profileId,
+  sessionId,
+  transportFamily: caller.transportFamily,
+});
 
 function stoppedByOwner(what: string): TabgateError {
   return new TabgateError(
@@ -72,9 +84,11 @@ function stoppedByOwner(what: string): TabgateError {
 
 export class DefaultGatewayService implements GatewayService {
   private readonly inFlight: InFlightCalls;
+  private readonly controllerResults: ControllerResults;
 
   constructor(private readonly d: GatewayServiceDeps) {
     this.inFlight = d.inFlight ?? new InFlightCalls();
+    this.controllerResults = new ControllerResults(d.log);
   }
 
   async createSession(caller: Caller, input: CreateSessionInput): Promise<SessionRecord> {
@@ -169,14 +183,7 @@ export class DefaultGatewayService implements GatewayService {
       principalId: caller.principalId,
       transportFamily: caller.transportFamily,
       binding,
-      lane: () =>
-        lane ??
-        this.d.broker.laneState({
-          principalId: caller.principalId,
-          profileId: caller.profileId,
-          sessionId,
-          transportFamily: caller.transportFamily,
-        }),
+      lane: () => lane ?? this.d.broker.laneState(laneQuery(caller, sessionId)),
     });
   }
 
@@ -207,34 +214,27 @@ export class DefaultGatewayService implements GatewayService {
    */
   async captureScreen(caller: Caller, sessionId: string, opened: boolean): Promise<ScreenshotResult | null> {
     const session = await this.d.sessions.require(caller, sessionId);
-    return this.captureFrom(caller, session, opened);
-  }
-
-  private captureFrom(
-    caller: Caller,
-    session: SessionRecord,
-    opened: boolean,
-  ): Promise<ScreenshotResult | null> {
-    const sessionId = session.session_id;
-    try {
-      if (session.stopped_at !== null) return Promise.resolve(null);
-      const decision = this.decide(caller, sessionId, session.binding, 'browser_screenshot');
-      if (decision.kind === 'unavailable') return Promise.resolve(null);
-      const shot =
-        decision.kind === 'controller'
-          ? this.d.broker.dispatch({
-              scope: decision.scope,
-              action: 'browser_screenshot',
-              arguments: {},
-              toolCallId: null,
-            })
-          : opened
-            ? this.d.backend.call({ sessionId, tool: 'browser_screenshot', args: {}, toolCallId: null })
-            : Promise.resolve(null);
-      return shot as Promise<ScreenshotResult | null>;
-    } catch (error) {
-      return rejection(error);
+    if (session.stopped_at !== null) return null;
+    const decision = this.decide(caller, sessionId, session.binding, 'browser_screenshot');
+    if (decision.kind === 'unavailable') return null;
+    if (decision.kind === 'controller') {
+      const answer = await this.d.broker.dispatch({
+        scope: decision.scope,
+        action: 'browser_screenshot',
+        arguments: {},
+        toolCallId: null,
+      });
+      return this.controllerResults.accept('browser_screenshot', {}, answer);
     }
+    if (!opened) return null;
+    // The backend seam is untyped; behind it the engine answers in the catalog's result types.
+    const shot = await this.d.backend.call({
+      sessionId,
+      tool: 'browser_screenshot',
+      args: {},
+      toolCallId: null,
+    });
+    return shot as ScreenshotResult;
   }
 
   /** An owner-only act on one session, in the audit log like the agent's calls (when there is one). */
@@ -244,224 +244,162 @@ export class DefaultGatewayService implements GatewayService {
     action: string,
     act: () => Promise<T>,
   ): Promise<T> {
-    {
-      if (caller.credential !== 'operator') throw operatorRequired();
-      const session = await this.d.sessions.require(caller, sessionId);
-      const run = act;
-      if (!this.d.audit) return run();
-      return this.d.audit.track(
-        {
-          caller,
-          sessionId,
-          action,
-          arguments: {},
-          toolCallId: null,
-          backend: 'owner',
-          controllerId: session.binding?.controller_id ?? null,
-        },
-        run,
-      );
-    }
-  }
-
-  /**
-   * Not `async`: the answer's promise (the audit's, or the dispatch's) goes back as it is, so no
-   * microtask of this method's own lies between the controller's result and the reply; a refusal
-   * before dispatch still comes back as a rejected promise.
-   */
-  callTool(
-    caller: Caller,
-    sessionId: string,
-    tool: string,
-    rawArguments: unknown,
-    options: CallToolOptions = {},
-  ): Promise<unknown> {
-    const secrets = this.d.secrets;
-    let answer: Promise<unknown>;
-    let scrubbing = false;
-    try {
-      // First: a vault that cannot be read fails the call before anything is sent (fail closed).
-      scrubbing = secrets?.active() ?? false;
-      answer = this.routeCall(caller, sessionId, tool, rawArguments, options);
-    } catch (error) {
-      answer = rejection(error);
-    }
-    if (!scrubbing || !secrets) return answer;
-    return answer.then(
-      (result) => secrets.scrub(result),
-      (error: unknown) => rejection(secrets.scrubError(error)),
-    );
-  }
-
-  private routeCall(
-    caller: Caller,
-    sessionId: string,
-    tool: string,
-    rawArguments: unknown,
-    options: CallToolOptions,
-  ): Promise<unknown> {
-    if (!getTool(tool))
-      throw new TabgateError('unknown_tool', `No tool named ${JSON.stringify(tool.slice(0, 100))}.`);
-    const name = tool as ToolName;
-    // A session in memory is routed in this turn, as before the store went async; else once it is read.
-    const known = this.d.sessions.cached(caller, sessionId);
-    if (known) return this.routeSession(known, caller, name, rawArguments, options);
-    return this.d.sessions
-      .require(caller, sessionId)
-      .then((session) => this.routeSession(session, caller, name, rawArguments, options));
-  }
-
-  private routeSession(
-    session: SessionRecord,
-    caller: Caller,
-    name: ToolName,
-    rawArguments: unknown,
-    options: CallToolOptions,
-  ): Promise<unknown> {
-    const sessionId = session.session_id;
-    // Answered by the gateway, which keeps the approvals, wherever the session's calls go.
-    if (name === 'browser_approval_status') return this.approvalStatus(sessionId, rawArguments);
-    // A cluster node reads the lane from Redis first; the embedded broker answers inside decide().
-    if (this.d.broker.lookupLane && this.d.extensionControl.enabled()) {
-      return this.d.broker
-        .lookupLane({
-          principalId: caller.principalId,
-          profileId: caller.profileId,
-          sessionId,
-          transportFamily: caller.transportFamily,
-        })
-        .then((lane) => this.routeDecided(caller, sessionId, session, name, rawArguments, options, lane));
-    }
-    return this.routeDecided(caller, sessionId, session, name, rawArguments, options);
-  }
-
-  private routeDecided(
-    caller: Caller,
-    sessionId: string,
-    session: SessionRecord,
-    name: ToolName,
-    rawArguments: unknown,
-    options: CallToolOptions,
-    lane?: LaneState,
-  ): Promise<unknown> {
-    const toolCallId = options.toolCallId ?? null;
-    const decision = this.decide(caller, sessionId, session.binding, name, lane);
-    // A stopped session's calls are refused inside `run`, so the audit log shows each refusal.
-    const call = () =>
-      session.stopped_at !== null
-        ? rejection(stoppedByOwner(`${name} was not run`))
-        : this.inFlight.run(
-            sessionId,
-            options.signal,
-            (signal) =>
-              this.run(
-                decision,
-                caller,
-                sessionId,
-                name,
-                rawArguments,
-                toolCallId,
-                signal,
-                options.onProgress,
-              ),
-            decision.kind === 'controller' ? 'controller' : 'backend',
-          );
-    const activity = this.d.activity;
-    const run = activity
-      ? () => {
-          const end = activity.begin(sessionId, name, rawArguments);
-          return call().then(
-            (result) => {
-              // The dashboard shows the page the call ended on: never a vault value the page echoed.
-              end(null, this.d.secrets ? this.d.secrets.scrub(result) : result);
-              return result;
-            },
-            (error: unknown) => {
-              end(error);
-              throw error;
-            },
-          );
-        }
-      : call;
-    const audit = this.d.audit;
-    if (!audit || (decision.kind === 'backend' && !audit.allBackends)) return run();
-    return audit.track(
+    if (caller.credential !== 'operator') throw operatorRequired();
+    const session = await this.d.sessions.require(caller, sessionId);
+    if (!this.d.audit) return act();
+    return this.d.audit.track(
       {
         caller,
         sessionId,
-        action: name,
-        arguments: this.d.secrets ? this.d.secrets.scrub(rawArguments) : rawArguments,
-        toolCallId,
-        backend: decision.kind === 'backend' ? this.d.backend.name : 'controller',
-        controllerId: decision.kind === 'controller' ? decision.scope.controller_id : null,
+        action,
+        arguments: {},
+        toolCallId: null,
+        backend: 'owner',
+        controllerId: session.binding?.controller_id ?? null,
       },
-      run,
+      act,
     );
   }
 
-  /** Not `async`, like callTool; a refusal before dispatch comes back as a rejected promise. */
-  private run(
-    decision: RouteDecision,
-    caller: Caller,
-    sessionId: string,
-    name: ToolName,
-    rawArguments: unknown,
-    toolCallId: string | null,
-    signal: CallSignal | undefined,
-    onProgress?: (message: string) => void,
-  ): Promise<unknown> {
+  async callTool<N extends string>(request: ToolCallRequest<N>): Promise<CallResult<N>> {
+    // First: a vault that cannot be read fails the call before anything is sent (fail closed).
+    const secrets = this.d.secrets?.active() ? this.d.secrets : undefined;
     try {
-      if (decision.kind === 'unavailable') throw new TabgateError(decision.code, decision.message);
-      this.d.secrets?.checkArguments(name, rawArguments);
-      if (decision.kind === 'controller') {
-        const unsafe = unsafeControllerArguments(name, rawArguments);
-        if (unsafe) throw new TabgateError('controller_unavailable', unsafe);
-        this.refuseBlockedSite(sessionId, name, rawArguments);
-        const { wait: _wait, ...args } = parseToolArguments(name, rawArguments) as Record<string, unknown>;
-        const secret = this.secretFor(args);
-        if (secret && !mayReceiveSecrets(decision.scope)) {
-          throw new TabgateError(
-            'controller_unavailable',
-            "vault secrets go only to a browser the owner paired (the tabgate extension); this session's controller was registered otherwise, so nothing was sent",
-          );
-        }
-        // After the refusals that hold whatever the classes: what needs approval is refused here.
-        this.d.approvals?.checkUserTab(name, args, mayReceiveSecrets(decision.scope));
-        return this.d.broker.dispatch({
-          scope: decision.scope,
-          action: name,
-          arguments: args,
-          toolCallId,
-          signal,
-          ...(secret ? { secret } : {}),
-        });
-      }
-      const { wait, ...args } = parseToolArguments(name, rawArguments) as Record<string, unknown>;
-      const secret = this.secretFor(args);
-      const approvals = this.d.approvals?.gateFor(
-        { sessionId, tool: name, args, wait: wait !== false, signal, onProgress },
-        this.d.backendBrowser ?? 'local',
-      );
-      return this.d.backend.call({
-        sessionId,
-        tool: name,
-        args: args,
-        toolCallId,
-        signal,
-        ...(secret ? { secret } : {}),
-        ...(approvals ? { approvals } : {}),
-      });
+      const result = (await this.route(request)) as CallResult<N>;
+      return secrets ? secrets.scrub(result) : result;
     } catch (error) {
-      return rejection(error);
+      throw secrets ? secrets.scrubError(error) : error;
     }
   }
 
+  /** Unknown tool, then the session, then where its calls go now. */
+  private async route(request: ToolCallRequest): Promise<ToolResult<ToolName>> {
+    const { caller, sessionId, tool } = request;
+    if (!isToolName(tool))
+      throw new TabgateError('unknown_tool', `No tool named ${JSON.stringify(tool.slice(0, 100))}.`);
+    const session = await this.d.sessions.require(caller, sessionId);
+    // Answered by the gateway, which keeps the approvals, wherever the session's calls go.
+    if (tool === 'browser_approval_status') return this.approvalStatus(sessionId, request.arguments);
+    // A cluster node reads the lane from Redis first; the embedded broker answers inside decide().
+    const lane =
+      this.d.broker.lookupLane && this.d.extensionControl.enabled()
+        ? await this.d.broker.lookupLane(laneQuery(caller, sessionId))
+        : undefined;
+    const decision = this.decide(caller, sessionId, session.binding, tool, lane);
+    return this.audited({ ...request, tool, session, decision });
+  }
+
+  /** Controller-routed calls (and every call with `audit.all_backends`) go into the audit log. */
+  private audited(call: RoutedCall): Promise<ToolResult<ToolName>> {
+    const audit = this.d.audit;
+    if (!audit || (call.decision.kind === 'backend' && !audit.allBackends)) return this.observed(call);
+    return audit.track(
+      {
+        caller: call.caller,
+        sessionId: call.sessionId,
+        action: call.tool,
+        arguments: this.d.secrets ? this.d.secrets.scrub(call.arguments) : call.arguments,
+        toolCallId: call.toolCallId ?? null,
+        backend: call.decision.kind === 'backend' ? this.d.backend.name : 'controller',
+        controllerId: call.decision.kind === 'controller' ? call.decision.scope.controller_id : null,
+      },
+      () => this.observed(call),
+    );
+  }
+
+  /** The call on the dashboard's timeline: begun, and ended with the page it left or its error. */
+  private async observed(call: RoutedCall): Promise<ToolResult<ToolName>> {
+    const end = this.d.activity?.begin(call.sessionId, call.tool, call.arguments);
+    try {
+      const result = await this.inFlightCall(call);
+      // Never a vault value the page echoed.
+      end?.(null, this.d.secrets ? this.d.secrets.scrub(result) : result);
+      return result;
+    } catch (error) {
+      end?.(error);
+      throw error;
+    }
+  }
+
+  /** One of the session's running calls, which Stop and delete end; a stopped session runs none. */
+  private async inFlightCall(call: RoutedCall): Promise<ToolResult<ToolName>> {
+    // Refused here, inside the audit, so the log shows each refusal.
+    if (call.session.stopped_at !== null) throw stoppedByOwner(`${call.tool} was not run`);
+    return this.inFlight.run(
+      call.sessionId,
+      call.signal,
+      (signal) => this.dispatch({ ...call, signal }),
+      call.decision.kind === 'controller' ? 'controller' : 'backend',
+    );
+  }
+
+  /** The last refusals, then the call goes to the user's browser or to the session's backend. */
+  private async dispatch(call: RoutedCall): Promise<ToolResult<ToolName>> {
+    const { decision, tool } = call;
+    if (decision.kind === 'unavailable') throw new TabgateError(decision.code, decision.message);
+    this.d.secrets?.checkArguments(tool, call.arguments);
+    if (decision.kind === 'controller') return this.dispatchToController(call, decision.scope);
+    const { wait, ...args } = parseToolArguments(tool, call.arguments) as Record<string, unknown>;
+    const secret = this.secretFor(args);
+    const approvals = this.d.approvals?.gateFor(
+      {
+        sessionId: call.sessionId,
+        tool,
+        args,
+        wait: wait !== false,
+        signal: call.signal,
+        onProgress: call.onProgress,
+      },
+      this.d.backendBrowser ?? 'local',
+    );
+    // The backend seam is untyped; behind it the engine answers in the catalog's result types.
+    return (await this.d.backend.call({
+      sessionId: call.sessionId,
+      tool,
+      args,
+      toolCallId: call.toolCallId ?? null,
+      signal: call.signal,
+      ...(secret ? { secret } : {}),
+      ...(approvals ? { approvals } : {}),
+    })) as ToolResult<ToolName>;
+  }
+
+  private async dispatchToController(
+    call: RoutedCall,
+    scope: ControllerScope,
+  ): Promise<ToolResult<ToolName>> {
+    const { tool } = call;
+    const unsafe = unsafeControllerArguments(tool, call.arguments);
+    if (unsafe) throw new TabgateError('controller_unavailable', unsafe);
+    this.refuseBlockedSite(call.sessionId, tool, call.arguments);
+    const { wait: _wait, ...args } = parseToolArguments(tool, call.arguments) as Record<string, unknown>;
+    const secret = this.secretFor(args);
+    if (secret && !mayReceiveSecrets(scope)) {
+      throw new TabgateError(
+        'controller_unavailable',
+        "vault secrets go only to a browser the owner paired (the tabgate extension); this session's controller was registered otherwise, so nothing was sent",
+      );
+    }
+    // After the refusals that hold whatever the classes: what the owner's paired extension cannot ask
+    // the person about, and everything a controller registered otherwise would need, is refused here.
+    this.d.approvals?.checkUserTab(tool, args, mayReceiveSecrets(scope));
+    const answer = await this.d.broker.dispatch({
+      scope,
+      action: tool,
+      arguments: args,
+      toolCallId: call.toolCallId ?? null,
+      signal: call.signal,
+      ...(secret ? { secret } : {}),
+    });
+    return this.controllerResults.accept(tool, args, answer);
+  }
+
   /** `browser_approval_status`: an approval of this session, as its channel shows it. */
-  private approvalStatus(sessionId: string, raw: unknown): Promise<unknown> {
+  private approvalStatus(sessionId: string, raw: unknown): ToolResult<'browser_approval_status'> {
     const { approval_id } = parseToolArguments('browser_approval_status', raw);
     if (!this.d.approvals)
       throw new TabgateError('approval_not_found', 'This gateway asks for no approvals.');
-    return Promise.resolve(this.d.approvals.status(sessionId, approval_id));
+    return this.d.approvals.status(sessionId, approval_id);
   }
 
   /** The fill a `browser_type {secret}` names; `unknown_secret` when the vault has no such entry. */

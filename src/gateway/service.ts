@@ -1,4 +1,4 @@
-import type { ToolName } from '../protocol/index.js';
+import type { CallResult, ToolName } from '../protocol/index.js';
 /**
  * What agents can do, independent of how they reach tabgate. The HTTP routes and the MCP transports are
  * thin renderers over this one interface; neither validates, routes or stores anything itself.
@@ -56,7 +56,13 @@ export interface CallSignal {
   removeEventListener(type: 'abort', listener: () => void): void;
 }
 
-export interface CallToolOptions {
+/** One agent's tool call, as a transport hands it over: nothing in it is checked yet but the caller. */
+export interface ToolCallRequest<N extends string = string> {
+  caller: Caller;
+  sessionId: string;
+  tool: N;
+  /** The arguments as the agent sent them. */
+  arguments: unknown;
   toolCallId?: string | null;
   signal?: CallSignal;
   /** Told while the call waits on something slow (an approval): MCP progress notifications. */
@@ -91,11 +97,5 @@ export interface GatewayService {
    * Validates and routes one tool call (fail-closed), returning the tool's result or throwing a
    * TabgateError (`unknown_tool`, `session_not_found`, `invalid_arguments`, `controller_*`, …).
    */
-  callTool(
-    caller: Caller,
-    sessionId: string,
-    tool: string,
-    rawArguments: unknown,
-    options?: CallToolOptions,
-  ): Promise<unknown>;
+  callTool<N extends string>(request: ToolCallRequest<N>): Promise<CallResult<N>>;
 }

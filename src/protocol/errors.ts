@@ -108,6 +108,10 @@ export const ERROR_TABLE = {
     status: 502,
     hint: "The user's browser refused the command; read the message before retrying.",
   },
+  controller_result_invalid: {
+    status: 502,
+    hint: "The user's browser answered in a shape tabgate cannot read (the message names the field). The action may have run: take a browser_snapshot before retrying.",
+  },
   backend_unavailable: { status: 503, hint: 'No browser backend can serve this session.' },
 
   // Cluster mode: gateways sharing engines

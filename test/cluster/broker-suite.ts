@@ -11,6 +11,7 @@ import { TICKET_SUBPROTOCOL_PREFIX } from '../../src/protocol/index.js';
 import { waitFor } from '../helpers/wait-for.js';
 import {
   register,
+  tabsAnswer,
   TestController,
   ticketProtocols,
   upgradeAnswer,
@@ -68,10 +69,10 @@ export async function firstCall(
   );
 }
 
-/** Answers the next command with ok and its own command id as the result. */
+/** Answers the next command with ok and a result that names its own command id. */
 async function answerNext(controller: TestController): Promise<Frame> {
   const command = await controller.next(COMMAND, 2000);
-  controller.result(command.params.command_id, true, { echoed: command.params.command_id });
+  controller.result(command.params.command_id, true, tabsAnswer(String(command.params.command_id)));
   return command;
 }
 

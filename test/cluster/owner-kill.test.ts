@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { TestController, register } from '../gateway/fixtures/controller.js';
+import { TestController, register, tabsAnswer } from '../gateway/fixtures/controller.js';
 import { waitFor } from '../helpers/wait-for.js';
 import { callTool, firstCall } from './broker-suite.js';
 import { useCluster, type ClusterNode } from './fixtures/cluster-nodes.js';
@@ -22,7 +22,7 @@ describe('kill -9 of the node holding a controller', () => {
     const controller = await TestController.open(b.gw, await register(a.gw, { sessionId }));
     const answered = await firstCall(c.gw, sessionId, async () => {
       const command = await controller.next(COMMAND, 2000).catch(() => undefined);
-      if (command) controller.result(command.params.command_id, true, {});
+      if (command) controller.result(command.params.command_id, true, tabsAnswer(''));
     });
     assert.equal(answered.status, 200);
 

@@ -9,20 +9,20 @@ import fs from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import { REGISTER_PATH } from '../../src/protocol/index.js';
 import { asOperator, pairedToken, withToken } from '../extension/pairing-helpers.js';
-import { registrationBody, TestController } from './fixtures/controller.js';
+import { registrationBody, tabsAnswer, TestController } from './fixtures/controller.js';
 import { makeHome, startTestGateway, type TestGateway } from './fixtures/gateway.js';
 import { RecordingBackend } from './fixtures/recording-backend.js';
 
 const COMMAND = 'browser.controller.command';
 
-/** Answers every command the controller gets with `{served_by}` so a test sees who served a call. */
+/** Answers every command the controller gets with a tab titled `label`, so a test sees who served a call. */
 function serve(controller: TestController, label: string): void {
   controller.ws.on('message', (data) => {
     const frame = JSON.parse((data as Buffer).toString('utf8')) as {
       method: string;
       params: { command_id: string };
     };
-    if (frame.method === COMMAND) controller.result(frame.params.command_id, true, { served_by: label });
+    if (frame.method === COMMAND) controller.result(frame.params.command_id, true, tabsAnswer(label));
   });
 }
 
@@ -44,7 +44,7 @@ describe('a bound session never moves to another browser', () => {
     serve(controller, 'extension');
     const served = await call(sessionId);
     assert.equal(served.status, 200);
-    assert.equal(served.body.result.served_by, 'extension');
+    assert.equal(served.body.result.tabs[0].title, 'extension');
     return { sessionId, controller };
   }
 
@@ -75,7 +75,7 @@ describe('a bound session never moves to another browser', () => {
     serve(again, 'extension again');
     const served = await call(sessionId);
     assert.equal(served.status, 200);
-    assert.equal(served.body.result.served_by, 'extension again');
+    assert.equal(served.body.result.tabs[0].title, 'extension again');
     assert.equal((await gw.request('GET', `/v1/sessions/${sessionId}`)).body.binding.state, 'bound');
     await Promise.all([controller.close(), again.close()]);
   });
@@ -119,7 +119,7 @@ describe('a bound session never moves to another browser', () => {
     assert.equal(registered.status, 201);
     const controller = await TestController.open(gw, registered.body.ticket as string);
     serve(controller, 'paired extension');
-    assert.equal((await call(sessionId)).body.result.served_by, 'paired extension');
+    assert.equal((await call(sessionId)).body.result.tabs[0].title, 'paired extension');
     const revoked = await gw.request('DELETE', `/v1/pairings/${grantId}`, {
       headers: asOperator(gw),
     });
@@ -160,7 +160,7 @@ describe('a bound session stays bound across a gateway restart', () => {
         const served = await second.request('POST', `/v1/sessions/${sessionId}/tools/browser_tabs`, {
           body: {},
         });
-        assert.equal(served.body.result.served_by, 'extension after restart');
+        assert.equal(served.body.result.tabs[0].title, 'extension after restart');
         await back.close();
       } finally {
         await second.close();

@@ -4,7 +4,7 @@ import { after, before, describe, it } from 'node:test';
 import { WebSocket } from 'ws';
 import { GARBAGE_FRAME_LIMIT } from '../../src/gateway/ws/controller-connection.js';
 import { MAX_FRAME_BYTES } from '../../src/protocol/index.js';
-import { TestController } from './fixtures/controller.js';
+import { navigateAnswer, tabsAnswer, TestController } from './fixtures/controller.js';
 import { startTestGateway, type TestGateway } from './fixtures/gateway.js';
 
 describe('controller frames', () => {
@@ -34,10 +34,10 @@ describe('controller frames', () => {
     assert.equal(command.params.browser_profile_id, 'profile-1');
     assert.equal(command.params.tool_call_id, 'tc-1');
     assert.equal(typeof command.params.deadline_at, 'number');
-    controller.result(command.params.command_id, true, { status: 'navigated' });
+    controller.result(command.params.command_id, true, navigateAnswer('https://example.com/'));
     const result = await pending;
     assert.equal(result.status, 200);
-    assert.deepEqual(result.body, { ok: true, result: { status: 'navigated' } });
+    assert.deepEqual(result.body, { ok: true, result: navigateAnswer('https://example.com/') });
   });
 
   it('treats only the literal ok: true as success', async () => {
@@ -73,8 +73,8 @@ describe('controller frames', () => {
     // The socket is still healthy: another call round-trips.
     const next = call('browser_tabs');
     const second = await controller.next('browser.controller.command');
-    controller.result(second.params.command_id, true, 'second');
-    assert.equal((await next).body.result, 'second');
+    controller.result(second.params.command_id, true, tabsAnswer('second'));
+    assert.equal((await next).body.result.tabs[0].title, 'second');
   });
 
   it('answers a controller heartbeat with the same nonce and ok: true', async () => {

@@ -1,7 +1,7 @@
 /* eslint-disable @typescript-eslint/no-unsafe-member-access, @typescript-eslint/no-unsafe-assignment, @typescript-eslint/no-unsafe-argument -- tests read JSON bodies */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { TestController } from './fixtures/controller.js';
+import { tabsAnswer, TestController } from './fixtures/controller.js';
 import { startTestGateway, type TestGateway } from './fixtures/gateway.js';
 
 const COMMAND = 'browser.controller.command';
@@ -36,8 +36,8 @@ describe('controller lifecycle', () => {
     const command = await first.next(COMMAND);
     await first.close();
     const second = await TestController.connect(gw, { sessionId });
-    second.result(command.params.command_id, true, { tabs: ['from new socket'] });
-    assert.deepEqual((await pending).body, { ok: true, result: { tabs: ['from new socket'] } });
+    second.result(command.params.command_id, true, tabsAnswer('from new socket'));
+    assert.deepEqual((await pending).body, { ok: true, result: tabsAnswer('from new socket') });
     await second.close();
   });
 
@@ -56,8 +56,8 @@ describe('controller lifecycle', () => {
     assert.deepEqual(second.history.slice(0, 2), [CANCEL, COMMAND]);
     const cancel = await second.next(CANCEL);
     assert.deepEqual(cancel.params, { command_id: command.params.command_id, tool_call_id: 'tc' });
-    second.result(next.params.command_id, true, 'fresh');
-    assert.equal((await fresh).body.result, 'fresh');
+    second.result(next.params.command_id, true, tabsAnswer('fresh'));
+    assert.equal((await fresh).body.result.tabs[0].title, 'fresh');
     await second.close();
   });
 
@@ -69,14 +69,14 @@ describe('controller lifecycle', () => {
     await stale.nothing('browser.controller.detach');
     const pending = call(sessionId);
     const command = await live.next(COMMAND);
-    live.result(command.params.command_id, true, 'still bound');
-    assert.equal((await pending).body.result, 'still bound');
+    live.result(command.params.command_id, true, tabsAnswer('still bound'));
+    assert.equal((await pending).body.result.tabs[0].title, 'still bound');
     await stale.close();
     // The stale socket's close does not take the live controller offline either.
     const after = call(sessionId);
     const again = await live.next(COMMAND);
-    live.result(again.params.command_id, true, 'after stale close');
-    assert.equal((await after).body.result, 'after stale close');
+    live.result(again.params.command_id, true, tabsAnswer('after stale close'));
+    assert.equal((await after).body.result.tabs[0].title, 'after stale close');
     await live.close();
   });
 
@@ -111,8 +111,8 @@ describe('controller lifecycle', () => {
     const next = call(sessionId);
     const command = await replacement.next(COMMAND);
     assert.equal(command.params.controller_id, 'desktop');
-    replacement.result(command.params.command_id, true, 'desktop');
-    assert.equal((await next).body.result, 'desktop');
+    replacement.result(command.params.command_id, true, tabsAnswer('desktop'));
+    assert.equal((await next).body.result.tabs[0].title, 'desktop');
     await old.close();
     await replacement.close();
   });
@@ -127,11 +127,11 @@ describe('controller lifecycle', () => {
     assert.equal(result.body.error.code, 'controller_timeout');
     const cancel = await controller.next(CANCEL);
     assert.deepEqual(cancel.params, { command_id: command.params.command_id, tool_call_id: 'tc' });
-    controller.result(command.params.command_id, true, 'late');
+    controller.result(command.params.command_id, true, tabsAnswer('late'));
     const next = call(sessionId);
     const second = await controller.next(COMMAND);
-    controller.result(second.params.command_id, true, 'on time');
-    assert.equal((await next).body.result, 'on time');
+    controller.result(second.params.command_id, true, tabsAnswer('on time'));
+    assert.equal((await next).body.result.tabs[0].title, 'on time');
     await controller.close();
   });
 

@@ -3,6 +3,7 @@ import { describe, it } from 'node:test';
 import { pageSnapshot } from '../../src/engine/index.js';
 import { Slots } from '../../src/gateway/backends/admission.js';
 import { renderToolError, renderToolResult } from '../../src/gateway/mcp/render.js';
+import type { NavigateResult } from '../../src/protocol/index.js';
 
 describe('MCP rendering of snapshots', () => {
   it('a cut snapshot carries one note on how to read on, the pager’s', () => {
@@ -25,7 +26,7 @@ describe('MCP rendering of a navigation', () => {
       title: 'F',
       ref_count: 0,
     };
-    const result = {
+    const result: NavigateResult = {
       url: 'http://a.test/final',
       title: 'F',
       status: 200,

@@ -4,7 +4,7 @@ import { after, before, describe, it } from 'node:test';
 import { createInMemoryBroker } from '../../src/gateway/broker/index.js';
 import { decideRoute } from '../../src/gateway/router/route.js';
 import { silentLogger } from '../../src/log/logger.js';
-import { TestController } from './fixtures/controller.js';
+import { navigateAnswer, tabsAnswer, TestController } from './fixtures/controller.js';
 import { ENABLED_CONFIG, startTestGateway, type TestGateway } from './fixtures/gateway.js';
 import { RecordingBackend } from './fixtures/recording-backend.js';
 
@@ -77,7 +77,7 @@ describe('fail-closed routing', () => {
     const controller = await TestController.connect(gw, { sessionId });
     const pending = call(sessionId, 'browser_navigate', { url: 'http://10.0.0.9/' });
     const command = await controller.next(COMMAND);
-    controller.result(command.params.command_id, true, { status: 'navigated' });
+    controller.result(command.params.command_id, true, navigateAnswer('http://10.0.0.9/'));
     assert.equal((await pending).status, 200);
     await controller.close();
   });
@@ -135,8 +135,8 @@ describe('fail-closed routing', () => {
     }
     const pending = call(sessionId, 'browser_tabs');
     const command = await controller.next(COMMAND);
-    controller.result(command.params.command_id, true, 'controller again');
-    assert.equal((await pending).body.result, 'controller again');
+    controller.result(command.params.command_id, true, tabsAnswer('controller again'));
+    assert.equal((await pending).body.result.tabs[0].title, 'controller again');
     assert.equal(backend.calls.length, before);
     await controller.close();
   });

@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { TestController } from './fixtures/controller.js';
+import { navigateAnswer, TestController } from './fixtures/controller.js';
 import { ENABLED_CONFIG, startTestGateway, type TestGateway } from './fixtures/gateway.js';
 import { RecordingBackend } from './fixtures/recording-backend.js';
 
@@ -52,7 +52,7 @@ describe("site rules on the user's tab, in the gateway", () => {
     const controller = await TestController.connect(gw, { sessionId });
     const pending = navigate(sessionId, 'https://docs.example.com/');
     const command = await controller.next(COMMAND);
-    controller.result(command.params.command_id, true, { status: 'navigated' });
+    controller.result(command.params.command_id, true, navigateAnswer('https://docs.example.com/'));
     assert.equal((await pending).status, 200);
     const shown = await gw.request('GET', `/v1/sessions/${sessionId}`);
     assert.equal(shown.body.sites.browser, 'user_tab');

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import type { AuditEntry } from '../../src/gateway/audit/index.js';
-import { TestController } from '../gateway/fixtures/controller.js';
+import { catalogAnswer, TestController } from '../gateway/fixtures/controller.js';
 import { startTestGateway, type TestGateway } from '../gateway/fixtures/gateway.js';
 import { RecordingBackend } from '../gateway/fixtures/recording-backend.js';
 
@@ -32,10 +32,14 @@ describe('tabgate audit', () => {
       controller.ws.on('message', (data) => {
         const frame = JSON.parse((data as Buffer).toString('utf8')) as {
           method: string;
-          params: { command_id: string };
+          params: { command_id: string; arguments: { url?: string } };
         };
         if (frame.method === 'browser.controller.command')
-          controller.result(frame.params.command_id, true, {});
+          controller.result(
+            frame.params.command_id,
+            true,
+            catalogAnswer('browser_navigate', frame.params.arguments.url),
+          );
       });
       await navigate(sessionId, `https://site${i}.example/`);
     }

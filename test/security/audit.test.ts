@@ -5,7 +5,7 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { AuditStore, type AuditEntry } from '../../src/gateway/audit/index.js';
 import { openDatabase } from '../../src/gateway/store/database.js';
-import { TestController } from '../gateway/fixtures/controller.js';
+import { catalogAnswer, TestController } from '../gateway/fixtures/controller.js';
 import { ENABLED_CONFIG, makeHome, startTestGateway, type TestGateway } from '../gateway/fixtures/gateway.js';
 import { RecordingBackend } from '../gateway/fixtures/recording-backend.js';
 
@@ -22,7 +22,12 @@ function answerAll(controller: TestController, reject = false): void {
     if (frame.method !== 'browser.controller.command') return;
     const args = frame.params.arguments as { url?: string };
     if (reject) controller.result(frame.params.command_id, false, { message: 'user said no' });
-    else controller.result(frame.params.command_id, true, { url: args.url ?? 'https://tab.example/page' });
+    else
+      controller.result(
+        frame.params.command_id,
+        true,
+        catalogAnswer(String(frame.params.action), args.url ?? 'https://tab.example/page'),
+      );
   });
 }
 

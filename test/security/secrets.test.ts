@@ -52,7 +52,7 @@ describe('secrets in logs, errors and URLs', () => {
         params: { command_id: string };
       };
       if (frame.method === 'browser.controller.command')
-        controller.result(frame.params.command_id, true, { typed_into: '@e1' });
+        controller.result(frame.params.command_id, true, { typed_into: '@e1', submitted: false });
     });
     assert.equal(await rawUpgrade(gw, { protocols: ticketProtocols(ticket) }), 401);
     const smuggled = await register(gw, { sessionId, controllerId: 'other' });

@@ -5,7 +5,7 @@
  * anything newer, deferred cancels before routing resumes) come from doing the sends synchronously, in
  * order, inside the method that changes state.
  */
-import { randomFillSync } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { FRAME_METHODS, TabgateError, type CancelParams, type SecretFill } from '../../protocol/index.js';
 import type { Clock } from '../clock.js';
 import type { Logger } from '../../log/logger.js';
@@ -20,20 +20,8 @@ import type { ControllerBroker } from './controller-broker.js';
 import { commandError } from './command-error.js';
 import type { BindingObserver } from '../session-binding.js';
 
-/** Command ids come from a pool of random bytes: one syscall per 256 ids instead of one per command. */
-const ID_BYTES = 16;
-const idPool = Buffer.alloc(ID_BYTES * 256);
-let idOffset = idPool.length;
-
-function newCommandId(): string {
-  if (idOffset >= idPool.length) {
-    randomFillSync(idPool);
-    idOffset = 0;
-  }
-  const id = idPool.toString('hex', idOffset, idOffset + ID_BYTES);
-  idOffset += ID_BYTES;
-  return id;
-}
+/** 32 lowercase hex characters, new for every dispatch (protocol v1). */
+const newCommandId = (): string => randomBytes(16).toString('hex');
 
 export interface BrokerOptions {
   tickets: TicketStore;

@@ -24,45 +24,29 @@ export interface LaneQuery {
   transportFamily: TransportFamily;
 }
 
-// Scopes are immutable and reused for every call, so their keys are computed once.
-const identityKeys = new WeakMap<ControllerScope, string>();
-const lookupKeys = new WeakMap<ControllerScope, string>();
+/** Every key is a JSON array of its fields: unambiguous whatever characters the ids hold. */
+const keyOf = (...fields: string[]): string => JSON.stringify(fields);
 
-// JSON arrays keep keys unambiguous whatever characters the ids hold.
-export function identityKey(s: ControllerScope): string {
-  let key = identityKeys.get(s);
-  if (key === undefined) identityKeys.set(s, (key = computeIdentityKey(s)));
-  return key;
-}
-
-const computeIdentityKey = (s: ControllerScope): string =>
-  JSON.stringify([
+export const identityKey = (s: ControllerScope): string =>
+  keyOf(
     s.principal_id,
     s.profile_id,
     s.session_id,
     s.controller_id,
     s.browser_profile_id,
     s.transport_family,
-  ]);
+  );
 
 export const laneKey = (s: ControllerScope): string =>
-  JSON.stringify([s.principal_id, s.profile_id, s.session_id, s.transport_family]);
+  keyOf(s.principal_id, s.profile_id, s.session_id, s.transport_family);
 
 /**
  * The key an agent's call looks controllers up by: (session, principal, transport family), as the
  * reference router does. Two profiles of one principal in one session are thus *ambiguous*, and an
  * ambiguous lookup fails closed.
  */
-export function sessionLookupKey(sessionId: string, principalId: string, family: string): string {
-  const session = sessionId.trim();
-  const principal = principalId.trim();
-  // Made for every tool call: length prefixes keep it unambiguous at less cost than JSON.
-  return `${session.length}:${session}${principal.length}:${principal}${family.trim()}`;
-}
+export const sessionLookupKey = (sessionId: string, principalId: string, family: string): string =>
+  keyOf(sessionId.trim(), principalId.trim(), family.trim());
 
-export function lookupKeyOfScope(s: ControllerScope): string {
-  let key = lookupKeys.get(s);
-  if (key === undefined)
-    lookupKeys.set(s, (key = sessionLookupKey(s.session_id, s.principal_id, s.transport_family)));
-  return key;
-}
+export const lookupKeyOfScope = (s: ControllerScope): string =>
+  sessionLookupKey(s.session_id, s.principal_id, s.transport_family);

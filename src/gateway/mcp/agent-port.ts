@@ -2,6 +2,7 @@
  * What an MCP connection needs from tabgate, whether the gateway runs in this process or is reached over
  * HTTP: open, find and close a session, and call a tool in it. Errors are TabgateErrors either way.
  */
+import type { CallResult } from '../../protocol/index.js';
 import type { Caller, GatewayService, SessionRecord } from '../service.js';
 
 export interface AgentCallOptions {
@@ -15,7 +16,12 @@ export interface AgentPort {
   createSession(input: { title?: string | null; source: string }): Promise<SessionRecord>;
   getSession(sessionId: string): Promise<SessionRecord>;
   deleteSession(sessionId: string): Promise<void>;
-  callTool(sessionId: string, tool: string, args: unknown, options?: AgentCallOptions): Promise<unknown>;
+  callTool<N extends string>(
+    sessionId: string,
+    tool: N,
+    args: unknown,
+    options?: AgentCallOptions,
+  ): Promise<CallResult<N>>;
   /** The tools the session can run where its calls go now (GET /v1/tools?session=). */
   toolsFor(sessionId: string): Promise<string[]>;
 }
@@ -26,7 +32,8 @@ export function inProcessAgentPort(service: GatewayService, caller: Caller): Age
     createSession: async (input) => service.createSession(caller, input),
     getSession: async (sessionId) => service.getSession(caller, sessionId),
     deleteSession: (sessionId) => service.deleteSession(caller, sessionId),
-    callTool: (sessionId, tool, args, options) => service.callTool(caller, sessionId, tool, args, options),
+    callTool: (sessionId, tool, args, options) =>
+      service.callTool({ caller, sessionId, tool, arguments: args, ...options }),
     toolsFor: async (sessionId) => service.toolsFor(caller, sessionId),
   };
 }

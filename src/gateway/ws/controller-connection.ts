@@ -67,30 +67,8 @@ export class ControllerConnection {
     this.socket.send(encodeFrame({ method: FRAME_METHODS.heartbeat, params: { nonce, ok: true } }));
   }
 
-  /**
-   * Results are the hot frame: judged with a few type checks instead of the full schema. Anything that
-   * is not plainly a well-formed result falls through to parseFrame, which has the final word.
-   */
-  private fastResult(text: string): boolean {
-    if (!text.startsWith('{"method":"browser.controller.result"')) return false;
-    let value: unknown;
-    try {
-      value = JSON.parse(text);
-    } catch {
-      return false;
-    }
-    const params = (value as { params?: unknown }).params;
-    if (typeof params !== 'object' || params === null || Array.isArray(params)) return false;
-    const { command_id: commandId, ok, result, error } = params as Record<string, unknown>;
-    if (typeof commandId !== 'string' || commandId.length === 0) return false;
-    this.garbage = 0;
-    this.quietly(this.broker.complete(commandId, this.scope, ok === true, ok === true ? result : error));
-    return true;
-  }
-
   private onMessage(data: unknown, isBinary: boolean): void {
     const text = isBinary ? null : Buffer.isBuffer(data) ? data.toString('utf8') : null;
-    if (text !== null && this.fastResult(text)) return;
     const frame = text === null ? null : parseFrame(text);
     if (!frame) {
       if (++this.garbage >= GARBAGE_FRAME_LIMIT) this.socket.close(1008, 'too many invalid frames');

@@ -1,5 +1,25 @@
 import { z } from 'zod';
+import { ACTION_CLASSES, APPROVAL_CHANNELS, APPROVAL_STATUSES, type ApprovalRecord } from '../approvals.js';
 import { defineTool } from './define.js';
+import { result } from './results.js';
+
+/** An approval as its channels show it; checked against ApprovalRecord, which stays its definition. */
+export const approvalRecordSchema = result({
+  approval_id: z.string(),
+  session_id: z.string(),
+  tool: z.string(),
+  argument_hash: z.string(),
+  ref: z.string().nullable(),
+  frame_origin: z.string(),
+  classes: z.array(z.enum(ACTION_CLASSES)),
+  summary: z.string(),
+  status: z.enum(APPROVAL_STATUSES),
+  created_at: z.string(),
+  expires_at: z.string(),
+  decided_at: z.string().nullable(),
+  decided_by: z.string().nullable(),
+  channel: z.enum(APPROVAL_CHANNELS).nullable(),
+}) satisfies z.ZodType<ApprovalRecord>;
 
 /**
  * On every tool that may need the owner's approval: whether the call waits for the decision (the
@@ -18,5 +38,6 @@ export const browserApprovalStatus = defineTool({
   input: z.strictObject({
     approval_id: z.string().min(1).max(100),
   }),
+  result: approvalRecordSchema,
   annotations: { readOnlyHint: true, openWorldHint: false },
 });

@@ -48,6 +48,14 @@ export const TOOLS = [
 export type AnyTool = (typeof TOOLS)[number];
 export type ToolName = AnyTool['name'];
 export type ToolInput<N extends ToolName> = z.infer<Extract<AnyTool, { name: N }>['input']>;
+/** What a successful call of `N` returns: `call<N>` on every path answers with this. */
+export type ToolResult<N extends ToolName> = z.infer<Extract<AnyTool, { name: N }>['result']>;
+export type ToolResults = { [N in ToolName]: ToolResult<N> };
+/**
+ * The result of a call whose tool name is only known to be a string until the gateway checks it: exact
+ * for a tool name, any tool's for a name not checked yet.
+ */
+export type CallResult<N extends string> = N extends ToolName ? ToolResult<N> : ToolResult<ToolName>;
 
 const BY_NAME: ReadonlyMap<string, ToolDefinition> = new Map(TOOLS.map((tool) => [tool.name, tool]));
 

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { approvalWaitSchema } from './approvals.js';
 import { defineTool } from './define.js';
+import { dialogResultSchema, downloadsResultSchema } from './results.js';
 
 export const browserDialog = defineTool({
   name: 'browser_dialog',
@@ -11,6 +12,7 @@ export const browserDialog = defineTool({
     prompt_text: z.string().max(10_000).optional(),
     wait: approvalWaitSchema,
   }),
+  result: dialogResultSchema,
   annotations: { readOnlyHint: false, destructiveHint: true, openWorldHint: true },
 });
 
@@ -19,5 +21,6 @@ export const browserDownloads = defineTool({
   title: 'List downloads',
   description: 'Files this session downloaded: name, size, mime, sha256, path.',
   input: z.strictObject({}),
+  result: downloadsResultSchema,
   annotations: { readOnlyHint: true, openWorldHint: false },
 });

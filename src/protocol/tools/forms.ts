@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { approvalWaitSchema } from './approvals.js';
 import { defineTool } from './define.js';
+import { fillFormResultSchema, selectOptionResultSchema, uploadResultSchema } from './results.js';
 import { refSchema } from './input.js';
 
 const optionValue = z.string().max(1000);
@@ -14,6 +15,7 @@ export const browserSelectOption = defineTool({
     values: z.array(optionValue).min(1).max(100),
     wait: approvalWaitSchema,
   }),
+  result: selectOptionResultSchema,
   annotations: { readOnlyHint: false, destructiveHint: true, openWorldHint: true },
 });
 
@@ -28,6 +30,7 @@ export const browserFillForm = defineTool({
       .max(100),
     wait: approvalWaitSchema,
   }),
+  result: fillFormResultSchema,
   annotations: { readOnlyHint: false, destructiveHint: true, openWorldHint: true },
 });
 
@@ -40,5 +43,6 @@ export const browserUpload = defineTool({
     paths: z.array(z.string().min(1).max(4096)).min(1).max(20),
     wait: approvalWaitSchema,
   }),
+  result: uploadResultSchema,
   annotations: { readOnlyHint: false, destructiveHint: true, openWorldHint: true },
 });

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { SECRET_NAME_PATTERN } from '../secret-fill.js';
 import { approvalWaitSchema } from './approvals.js';
 import { defineTool } from './define.js';
+import { clickResultSchema, pressResultSchema, scrollResultSchema, typeResultSchema } from './results.js';
 import { KEY_MODIFIERS, parseKeyCombo } from './keys.js';
 
 /**
@@ -36,6 +37,7 @@ export const browserClick = defineTool({
     modifiers: keyModifiersSchema.optional(),
     wait: approvalWaitSchema,
   }),
+  result: clickResultSchema,
   annotations: { readOnlyHint: false, destructiveHint: true, openWorldHint: true },
 });
 
@@ -59,6 +61,7 @@ export const browserType = defineTool({
     .refine((args) => (args.text === undefined) !== (args.secret === undefined), {
       message: 'give exactly one of text or secret',
     }),
+  result: typeResultSchema,
   annotations: { readOnlyHint: false, destructiveHint: true, openWorldHint: true },
 });
 
@@ -72,6 +75,7 @@ export const browserPress = defineTool({
     modifiers: keyModifiersSchema.optional(),
     wait: approvalWaitSchema,
   }),
+  result: pressResultSchema,
   annotations: { readOnlyHint: false, destructiveHint: true, openWorldHint: true },
 });
 
@@ -85,5 +89,6 @@ export const browserScroll = defineTool({
     direction: z.enum(SCROLL_DIRECTIONS),
     amount: z.number().int().min(1).max(100_000).optional().describe('Pixels'),
   }),
+  result: scrollResultSchema,
   annotations: { readOnlyHint: false, destructiveHint: false, openWorldHint: false },
 });

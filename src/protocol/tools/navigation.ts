@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { defineTool } from './define.js';
+import { navigateResultSchema, pageInfoSchema } from './results.js';
 
 export const browserNavigate = defineTool({
   name: 'browser_navigate',
@@ -13,6 +14,7 @@ export const browserNavigate = defineTool({
       .optional()
       .describe('outline (default), full (first snapshot page) or none'),
   }),
+  result: navigateResultSchema,
   annotations: { readOnlyHint: false, destructiveHint: false, openWorldHint: true },
 });
 
@@ -21,6 +23,7 @@ export const browserBack = defineTool({
   title: 'Go back',
   description: "Go back one entry in the current tab's history. Refs from the previous page become stale.",
   input: z.strictObject({}),
+  result: pageInfoSchema,
   annotations: { readOnlyHint: false, destructiveHint: false, openWorldHint: true },
 });
 
@@ -29,6 +32,7 @@ export const browserForward = defineTool({
   title: 'Go forward',
   description: 'Go forward one entry in the tab history.',
   input: z.strictObject({}),
+  result: pageInfoSchema,
   annotations: { readOnlyHint: false, destructiveHint: false, openWorldHint: true },
 });
 
@@ -37,5 +41,6 @@ export const browserReload = defineTool({
   title: 'Reload',
   description: 'Reload the current page.',
   input: z.strictObject({}),
+  result: pageInfoSchema,
   annotations: { readOnlyHint: false, destructiveHint: false, openWorldHint: true },
 });

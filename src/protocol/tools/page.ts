@@ -1,5 +1,11 @@
 import { z } from 'zod';
 import { defineTool } from './define.js';
+import {
+  consoleResultSchema,
+  imagesResultSchema,
+  screenshotResultSchema,
+  snapshotResultSchema,
+} from './results.js';
 import { refSchema } from './input.js';
 
 export const browserSnapshot = defineTool({
@@ -13,6 +19,7 @@ export const browserSnapshot = defineTool({
     ref: refSchema.optional().describe('e.g. @e12'),
     find: z.string().min(1).max(200).optional().describe('case-insensitive'),
   }),
+  result: snapshotResultSchema,
   annotations: { readOnlyHint: true, openWorldHint: false },
 });
 
@@ -27,6 +34,7 @@ export const browserScreenshot = defineTool({
     quality: z.number().int().min(1).max(100).optional().describe('jpeg only'),
     annotate: z.boolean().optional(),
   }),
+  result: screenshotResultSchema,
   annotations: { readOnlyHint: true, openWorldHint: false },
 });
 
@@ -36,6 +44,7 @@ export const browserConsole = defineTool({
   description:
     "The page's console messages and uncaught errors since the last clear. clear empties the list.",
   input: z.strictObject({ clear: z.boolean().optional() }),
+  result: consoleResultSchema,
   annotations: { readOnlyHint: true, openWorldHint: false },
 });
 
@@ -44,5 +53,6 @@ export const browserGetImages = defineTool({
   title: 'List images',
   description: 'Images on the page with src, alt text and size.',
   input: z.strictObject({}),
+  result: imagesResultSchema,
   annotations: { readOnlyHint: true, openWorldHint: false },
 });

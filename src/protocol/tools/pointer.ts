@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { approvalWaitSchema } from './approvals.js';
 import { defineTool } from './define.js';
+import { dragResultSchema, hoverResultSchema } from './results.js';
 import { refSchema } from './input.js';
 
 export const browserHover = defineTool({
@@ -8,6 +9,7 @@ export const browserHover = defineTool({
   title: 'Hover',
   description: 'Move the mouse onto the element (opens hover menus and tooltips).',
   input: z.strictObject({ ref: refSchema }),
+  result: hoverResultSchema,
   annotations: { readOnlyHint: false, destructiveHint: false, openWorldHint: false },
 });
 
@@ -16,5 +18,6 @@ export const browserDrag = defineTool({
   title: 'Drag and drop',
   description: 'Drag one element onto another.',
   input: z.strictObject({ from_ref: refSchema, to_ref: refSchema, wait: approvalWaitSchema }),
+  result: dragResultSchema,
   annotations: { readOnlyHint: false, destructiveHint: true, openWorldHint: true },
 });

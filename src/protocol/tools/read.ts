@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { defineTool } from './define.js';
+import { snapshotResultSchema } from './results.js';
 
 export const browserRead = defineTool({
   name: 'browser_read',
@@ -9,5 +10,6 @@ export const browserRead = defineTool({
   input: z.strictObject({
     offset: z.number().int().min(0).optional().describe('Character offset to continue from'),
   }),
+  result: snapshotResultSchema,
   annotations: { readOnlyHint: true, openWorldHint: false },
 });

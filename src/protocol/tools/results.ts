@@ -1,216 +1,197 @@
 /**
- * What each tool returns on tabgate's own backends (the CDP engine, and the tabgate extension, which runs
- * the same engine). A third-party controller's result is passed through as it is.
+ * What each tool returns, as zod schemas: the one description of a result that the engine's types, the
+ * broker's check of a controller's answer and the MCP renderer all derive from. Every object result may
+ * also carry the notices of {@link noticesShape}, which the engine adds to whatever the tool returned.
  */
-import type { ApprovalRecord } from '../approvals.js';
+import { z } from 'zod';
 
-export interface PageInfo {
-  url: string;
-  title: string;
-}
+/** A download that finished (or stopped) in the session; a result field of its own and a notice. */
+export const downloadInfoSchema = z.object({
+  name: z.string(),
+  size: z.number(),
+  mime: z.string(),
+  sha256: z.string(),
+  path: z.string(),
+  /** `complete`, or `stopped` with why (over the size cap, cancelled by the page). */
+  state: z.enum(['complete', 'stopped']),
+  reason: z.string().optional(),
+});
+export type DownloadInfo = z.infer<typeof downloadInfoSchema>;
 
-export interface SnapshotResult extends PageInfo {
+/**
+ * Things that happened since the last call that the agent should know (a dialog dismissed
+ * automatically, a tab opened or closed), on any object result of tabgate's engine.
+ */
+export const noticesShape = {
+  notices: z.array(z.string()).optional(),
+  /** A dialog open in the active tab (`confirm "Delete 3 files?"`): answer it with browser_dialog. */
+  dialog: z.string().optional(),
+  /** Files that finished downloading during this call. */
+  downloads: z.array(downloadInfoSchema).optional(),
+};
+export type ResultNotices = z.infer<z.ZodObject<typeof noticesShape>>;
+
+/** A tool's result: its own fields (browser_downloads' own `downloads` wins), and the notices. */
+export const result = <Shape extends z.ZodRawShape>(shape: Shape) => z.object(noticesShape).extend(shape);
+
+const pageInfoShape = { url: z.string(), title: z.string() };
+export const pageInfoSchema = result(pageInfoShape);
+export type PageInfo = z.infer<typeof pageInfoSchema>;
+
+const snapshotShape = {
+  ...pageInfoShape,
   /** The outline text: one element per line, actionable ones carrying a ref like `@e3`. */
-  snapshot: string;
+  snapshot: z.string(),
   /** Number of elements carrying a ref in the whole snapshot (not only the returned part). */
-  ref_count: number;
-  truncated: boolean;
+  ref_count: z.number().int(),
+  truncated: z.boolean(),
   /** Length in characters of the whole snapshot. */
-  total_chars: number;
+  total_chars: z.number().int(),
   /** Where the returned part starts. */
-  offset: number;
+  offset: z.number().int(),
   /** Where the next part starts, to pass as `offset`; null when nothing is left. */
-  next_offset: number | null;
+  next_offset: z.number().int().nullable(),
   /** Why a `ref` or `find` answer is empty, and what to try instead. */
-  hint?: string;
-}
+  hint: z.string().optional(),
+};
+export const snapshotResultSchema = result(snapshotShape);
+export type SnapshotResult = z.infer<typeof snapshotResultSchema>;
 
 /** A page a navigation passed through before it settled, and how that page sent the browser on. */
-export interface RedirectHop {
-  url: string;
-  via: 'http' | 'meta_refresh' | 'refresh_header' | 'form' | 'script';
+export const redirectHopSchema = z.object({
+  url: z.string(),
+  via: z.enum(['http', 'meta_refresh', 'refresh_header', 'form', 'script']),
   /** The HTTP status of an `http` hop (301, 302, 303, 307, 308). */
-  status?: number;
-}
+  status: z.number().int().optional(),
+});
+export type RedirectHop = z.infer<typeof redirectHopSchema>;
 
-export interface NavigateResult extends PageInfo {
+export const navigateResultSchema = result({
+  ...pageInfoShape,
   /** The main document's HTTP status; null for about:blank or when no response was seen. */
-  status: number | null;
+  status: z.number().int().nullable(),
   /** The pages passed through on the way, in order; absent when the URL loaded directly. */
-  redirects?: RedirectHop[];
+  redirects: z.array(redirectHopSchema).optional(),
   /** The page's outline (or the first page of its snapshot with `snapshot: "full"`); absent with "none". */
-  snapshot?: SnapshotResult;
-}
+  snapshot: z.object(snapshotShape).optional(),
+});
+export type NavigateResult = z.infer<typeof navigateResultSchema>;
 
-export interface ClickResult {
-  clicked: string;
-}
+export const clickResultSchema = result({ clicked: z.string() });
+export type ClickResult = z.infer<typeof clickResultSchema>;
 
-export interface TypeResult {
-  typed_into: string;
-  submitted: boolean;
+export const typeResultSchema = result({
+  typed_into: z.string(),
+  submitted: z.boolean(),
   /** The name of the vault secret that was filled; its value is never returned. */
-  secret?: string;
-}
+  secret: z.string().optional(),
+});
+export type TypeResult = z.infer<typeof typeResultSchema>;
 
-export interface PressResult {
-  pressed: string;
-}
+export const pressResultSchema = result({ pressed: z.string() });
+export type PressResult = z.infer<typeof pressResultSchema>;
 
-export interface ScrollResult {
-  scrolled: 'up' | 'down' | 'left' | 'right';
-  scroll_x: number;
-  scroll_y: number;
-}
+export const scrollResultSchema = result({
+  scrolled: z.enum(['up', 'down', 'left', 'right']),
+  scroll_x: z.number(),
+  scroll_y: z.number(),
+});
+export type ScrollResult = z.infer<typeof scrollResultSchema>;
 
 export type BackResult = PageInfo;
 
-export interface ScreenshotResult {
-  mime_type: 'image/png' | 'image/jpeg';
+export const screenshotResultSchema = result({
+  mime_type: z.enum(['image/png', 'image/jpeg']),
   /** Base64 of the image. */
-  data: string;
-  width: number;
-  height: number;
-  full_page: boolean;
+  data: z.string(),
+  width: z.number(),
+  height: z.number(),
+  full_page: z.boolean(),
   /** With `annotate`: each labelled element's ref and box, in image pixels. */
-  labels?: { ref: string; x: number; y: number; width: number; height: number }[];
+  labels: z
+    .array(z.object({ ref: z.string(), x: z.number(), y: z.number(), width: z.number(), height: z.number() }))
+    .optional(),
   /** Password and secret fields painted over before the capture. */
-  masked?: number;
-}
+  masked: z.number().int().optional(),
+});
+export type ScreenshotResult = z.infer<typeof screenshotResultSchema>;
 
-export interface HoverResult {
-  hovered: string;
-}
+export const hoverResultSchema = result({ hovered: z.string() });
+export type HoverResult = z.infer<typeof hoverResultSchema>;
 
-export interface SelectOptionResult {
-  selected: string[];
-}
+export const selectOptionResultSchema = result({ selected: z.array(z.string()) });
+export type SelectOptionResult = z.infer<typeof selectOptionResultSchema>;
 
-export interface FillFormResult {
-  filled: string[];
-}
+export const fillFormResultSchema = result({ filled: z.array(z.string()) });
+export type FillFormResult = z.infer<typeof fillFormResultSchema>;
 
-export interface DragResult {
-  dragged: string;
-  dropped_on: string;
+export const dragResultSchema = result({
+  dragged: z.string(),
+  dropped_on: z.string(),
   /** `html5`: the page's drag-and-drop events; `pointer`: mouse moves only. */
-  kind: 'html5' | 'pointer';
-}
+  kind: z.enum(['html5', 'pointer']),
+});
+export type DragResult = z.infer<typeof dragResultSchema>;
 
-export interface UploadResult {
-  uploaded: { name: string; size: number }[];
-}
+export const uploadResultSchema = result({
+  uploaded: z.array(z.object({ name: z.string(), size: z.number() })),
+});
+export type UploadResult = z.infer<typeof uploadResultSchema>;
 
-export interface WaitResult extends SnapshotResult {
-  waited_ms: number;
-}
+export const waitResultSchema = result({ ...snapshotShape, waited_ms: z.number() });
+export type WaitResult = z.infer<typeof waitResultSchema>;
 
-export interface DialogResult {
+export const dialogResultSchema = result({
   /** The dialog answered, as `confirm "Sure?"`. */
-  handled: string;
-  accepted: boolean;
-}
+  handled: z.string(),
+  accepted: z.boolean(),
+});
+export type DialogResult = z.infer<typeof dialogResultSchema>;
 
-export interface DownloadInfo {
-  name: string;
-  size: number;
-  mime: string;
-  sha256: string;
-  path: string;
-  /** `complete`, or `stopped` with why (over the size cap, cancelled by the page). */
-  state: 'complete' | 'stopped';
-  reason?: string;
-}
+export const downloadsResultSchema = result({ downloads: z.array(downloadInfoSchema) });
+export type DownloadsResult = z.infer<typeof downloadsResultSchema>;
 
-export interface DownloadsResult {
-  downloads: DownloadInfo[];
-}
+export const tabNewResultSchema = result({ ...pageInfoShape, tab_id: z.number().int() });
+export type TabNewResult = z.infer<typeof tabNewResultSchema>;
 
-export interface TabNewResult extends PageInfo {
-  tab_id: number;
-}
-
-export interface TabCloseResult {
-  closed: number;
+export const tabCloseResultSchema = result({
+  closed: z.number().int(),
   /** The tab now active; null when none is left (the next call opens one). */
-  active: number | null;
-}
+  active: z.number().int().nullable(),
+});
+export type TabCloseResult = z.infer<typeof tabCloseResultSchema>;
 
-export interface TabInfo extends PageInfo {
-  id: number;
-  active: boolean;
-}
+export const tabInfoSchema = z.object({ ...pageInfoShape, id: z.number().int(), active: z.boolean() });
+export type TabInfo = z.infer<typeof tabInfoSchema>;
 
-export interface TabsResult {
-  tabs: TabInfo[];
-}
+export const tabsResultSchema = result({ tabs: z.array(tabInfoSchema) });
+export type TabsResult = z.infer<typeof tabsResultSchema>;
 
-export interface TabActivateResult extends PageInfo {
-  activated: number;
-}
+export const tabActivateResultSchema = result({ ...pageInfoShape, activated: z.number().int() });
+export type TabActivateResult = z.infer<typeof tabActivateResultSchema>;
 
-export interface ConsoleEntry {
-  type: string;
-  text: string;
-  url?: string;
-  line?: number;
-}
+export const consoleEntrySchema = z.object({
+  type: z.string(),
+  text: z.string(),
+  url: z.string().optional(),
+  line: z.number().optional(),
+});
+export type ConsoleEntry = z.infer<typeof consoleEntrySchema>;
 
-export interface ConsoleResult {
-  messages: ConsoleEntry[];
-  errors: { message: string }[];
-  cleared: boolean;
-}
+export const consoleResultSchema = result({
+  messages: z.array(consoleEntrySchema),
+  errors: z.array(z.object({ message: z.string() })),
+  cleared: z.boolean(),
+});
+export type ConsoleResult = z.infer<typeof consoleResultSchema>;
 
-export interface ImageInfo {
-  src: string;
-  alt: string;
-  width: number;
-  height: number;
-}
+export const imageInfoSchema = z.object({
+  src: z.string(),
+  alt: z.string(),
+  width: z.number(),
+  height: z.number(),
+});
+export type ImageInfo = z.infer<typeof imageInfoSchema>;
 
-export interface ImagesResult {
-  images: ImageInfo[];
-}
-
-/**
- * Any object result of tabgate's engine may also carry `notices`: things that happened since the last
- * call that the agent should know (a dialog dismissed automatically, a tab opened or closed).
- */
-export interface ResultNotices {
-  notices?: string[];
-  /** A dialog open in the active tab (`confirm "Delete 3 files?"`): answer it with browser_dialog. */
-  dialog?: string;
-  /** Files that finished downloading during this call. */
-  downloads?: DownloadInfo[];
-}
-
-export interface ToolResults {
-  browser_navigate: NavigateResult;
-  browser_snapshot: SnapshotResult;
-  browser_click: ClickResult;
-  browser_type: TypeResult;
-  browser_press: PressResult;
-  browser_scroll: ScrollResult;
-  browser_back: BackResult;
-  browser_screenshot: ScreenshotResult;
-  browser_tabs: TabsResult;
-  browser_tab_activate: TabActivateResult;
-  browser_console: ConsoleResult;
-  browser_get_images: ImagesResult;
-  /** The page's readable text, in the snapshot's shape (`snapshot` holds the text). */
-  browser_read: SnapshotResult;
-  browser_hover: HoverResult;
-  browser_select_option: SelectOptionResult;
-  browser_fill_form: FillFormResult;
-  browser_drag: DragResult;
-  browser_upload: UploadResult;
-  browser_wait_for: WaitResult;
-  browser_dialog: DialogResult;
-  browser_forward: PageInfo;
-  browser_reload: PageInfo;
-  browser_tab_new: TabNewResult;
-  browser_tab_close: TabCloseResult;
-  browser_downloads: DownloadsResult;
-  browser_approval_status: ApprovalRecord;
-}
+export const imagesResultSchema = result({ images: z.array(imageInfoSchema) });
+export type ImagesResult = z.infer<typeof imagesResultSchema>;

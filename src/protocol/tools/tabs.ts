@@ -1,11 +1,18 @@
 import { z } from 'zod';
 import { defineTool } from './define.js';
+import {
+  tabActivateResultSchema,
+  tabCloseResultSchema,
+  tabNewResultSchema,
+  tabsResultSchema,
+} from './results.js';
 
 export const browserTabs = defineTool({
   name: 'browser_tabs',
   title: 'List tabs',
   description: 'The tabs this session can use (id, title, url, active), including ones the page opened.',
   input: z.strictObject({}),
+  result: tabsResultSchema,
   annotations: { readOnlyHint: true, openWorldHint: false },
 });
 
@@ -14,6 +21,7 @@ export const browserTabActivate = defineTool({
   title: 'Switch tab',
   description: 'Make the tab with this id (from browser_tabs) the one later calls act on.',
   input: z.strictObject({ tab_id: z.number().int().min(0) }),
+  result: tabActivateResultSchema,
   annotations: { readOnlyHint: false, destructiveHint: false, openWorldHint: false },
 });
 
@@ -22,6 +30,7 @@ export const browserTabNew = defineTool({
   title: 'New tab',
   description: 'Open a new tab (at url if given) and make it active.',
   input: z.strictObject({ url: z.string().min(1).max(8192).optional() }),
+  result: tabNewResultSchema,
   annotations: { readOnlyHint: false, destructiveHint: false, openWorldHint: true },
 });
 
@@ -30,5 +39,6 @@ export const browserTabClose = defineTool({
   title: 'Close tab',
   description: 'Close a tab (default: the active one).',
   input: z.strictObject({ tab_id: z.number().int().min(0).optional() }),
+  result: tabCloseResultSchema,
   annotations: { readOnlyHint: false, destructiveHint: true, openWorldHint: false },
 });

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { defineTool } from './define.js';
+import { waitResultSchema } from './results.js';
 import { refSchema } from './input.js';
 
 export const MAX_WAIT_SECONDS = 30;
@@ -19,5 +20,6 @@ export const browserWaitFor = defineTool({
       (args) => Object.values(args).some((value) => value !== undefined),
       'expected at least one of text, text_gone, ref_gone, seconds',
     ),
+  result: waitResultSchema,
   annotations: { readOnlyHint: true, openWorldHint: false },
 });

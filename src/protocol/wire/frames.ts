@@ -103,23 +103,13 @@ export function parseFrame(text: string): Frame | null {
   return { method, params: parsed.data } as Frame;
 }
 
-/** The one way a frame becomes text on either side. */
-export function encodeFrame(frame: Frame): string {
-  return frame.method === FRAME_METHODS.command ? encodeCommand(frame.params) : JSON.stringify(frame);
-}
-
-const json = JSON.stringify;
-
 /**
- * A command frame as JSON of its fields in the protocol's order, built field by field: commands are the
- * frame sent for every tool call, and this takes half the time of stringifying the object. `deadline_at`
- * is a clock reading, finite, where template text and JSON agree.
+ * The one way a frame becomes text on either side. Fields go out in the order they were written, which
+ * for a command is the protocol's (command_id, action, arguments, controller_id, browser_profile_id,
+ * tool_call_id, then deadline_at and secret when present).
  */
-function encodeCommand(p: CommandParams): string {
-  const deadline = p.deadline_at === undefined ? '' : `,"deadline_at":${p.deadline_at}`;
-  const toolCallId = p.tool_call_id === null ? 'null' : json(p.tool_call_id);
-  const secret = p.secret === undefined ? '' : `,"secret":${json(p.secret)}`;
-  return `{"method":"${FRAME_METHODS.command}","params":{"command_id":${json(p.command_id)},"action":${json(p.action)},"arguments":${json(p.arguments)},"controller_id":${json(p.controller_id)},"browser_profile_id":${json(p.browser_profile_id)},"tool_call_id":${toolCallId}${deadline}${secret}}}`;
+export function encodeFrame(frame: Frame): string {
+  return JSON.stringify(frame);
 }
 
 /** Success only when `ok` is the JSON literal `true`. */

@@ -45,7 +45,11 @@ export function toolRoutes(service: GatewayService): Route[] {
           throw new TabgateError('invalid_json', 'The tool arguments must be a JSON object.');
         }
         if (!ctx.caller) throw new Error('route requires a caller');
-        const result = await service.callTool(ctx.caller, ctx.params.id ?? '', ctx.params.tool ?? '', raw, {
+        const result = await service.callTool({
+          caller: ctx.caller,
+          sessionId: ctx.params.id ?? '',
+          tool: ctx.params.tool ?? '',
+          arguments: raw,
           toolCallId: toolCallId ?? null,
           signal: ctx.signal,
         });
