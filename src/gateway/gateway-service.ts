@@ -19,7 +19,7 @@ import {
 import type { Approvals } from './approvals/index.js';
 import type { AuditLog } from './audit/audit-log.js';
 import type { BrowserBackend } from './backends/index.js';
-import type { LaneState } from './broker/broker.js';
+import type { LaneState } from './broker/controller-broker.js';
 import type { ControllerBroker } from './broker/controller-broker.js';
 import { ControllerResults } from './broker/controller-results.js';
 import type { ControllerScope, LaneQuery } from './broker/scope.js';

@@ -1,11 +1,11 @@
-import type { CallResult, ToolName } from '../protocol/index.js';
 /**
  * What agents can do, independent of how they reach tabgate. The HTTP routes and the MCP transports are
  * thin renderers over this one interface; neither validates, routes or stores anything itself.
  */
-import type { TransportFamily } from '../protocol/index.js';
+import type { CallResult, ToolName, TransportFamily } from '../protocol/index.js';
 import type { SessionBrowserInfo } from './backends/backend.js';
 import type { SessionBinding } from './session-binding.js';
+import type { CallSignal } from './call-signal.js';
 
 /** Who is calling, derived by the gateway from the credential and the peer, never from a client field. */
 export interface Caller {
@@ -45,16 +45,8 @@ export interface CreateSessionInput {
   source?: string;
 }
 
-/**
- * How a call learns that its caller went away: the part of AbortSignal the gateway uses, so an MCP
- * request's AbortSignal passes as it is and the HTTP layer can offer one without building an
- * AbortController (an EventTarget) for every request.
- */
-export interface CallSignal {
-  readonly aborted: boolean;
-  addEventListener(type: 'abort', listener: () => void, options?: { once?: boolean }): void;
-  removeEventListener(type: 'abort', listener: () => void): void;
-}
+// The backends and the broker take it from its own module, so none of them imports this one.
+export type { CallSignal } from './call-signal.js';
 
 /** One agent's tool call, as a transport hands it over: nothing in it is checked yet but the caller. */
 export interface ToolCallRequest<N extends string = string> {

@@ -5,7 +5,7 @@
  */
 import type { SecretFill, ToolInput, ToolName } from '../../protocol/index.js';
 import type { ActionGate } from '../../engine/index.js';
-import type { CallSignal } from '../service.js';
+import type { CallSignal } from '../call-signal.js';
 
 export interface ToolCall<N extends ToolName = ToolName> {
   sessionId: string;

@@ -6,17 +6,16 @@
  * order, inside the method that changes state.
  */
 import { randomBytes } from 'node:crypto';
-import { FRAME_METHODS, TabgateError, type CancelParams, type SecretFill } from '../../protocol/index.js';
+import { FRAME_METHODS, TabgateError, type CancelParams } from '../../protocol/index.js';
 import type { Clock } from '../clock.js';
 import type { Logger } from '../../log/logger.js';
-import type { CallSignal } from '../service.js';
 import type { CommandBus, CommandOutcome, FrameSender, PendingCommand } from './commands.js';
 import type { ControllerRecord, LaneRegistry } from './lanes.js';
 import { identityKey, sessionLookupKey, type ControllerScope, type LaneQuery } from './scope.js';
 import type { ConsumeOutcome, MintedTicket, TicketStore } from './tickets.js';
 import { DEFERRED_CANCEL_CAP } from '../../protocol/index.js';
 import { DeadlineQueue } from './deadlines.js';
-import type { ControllerBroker } from './controller-broker.js';
+import type { ControllerBroker, DispatchRequest, LaneState } from './controller-broker.js';
 import { commandError } from './command-error.js';
 import type { BindingObserver } from '../session-binding.js';
 
@@ -36,21 +35,6 @@ export interface BrokerOptions {
 }
 
 /** What an agent's call finds in its session's lane; the router decides from this alone. */
-export interface LaneState {
-  registered: boolean;
-  controllers: readonly { readonly scope: ControllerScope; readonly connected: boolean }[];
-}
-
-export interface DispatchRequest {
-  scope: ControllerScope;
-  action: string;
-  arguments: Record<string, unknown>;
-  toolCallId: string | null;
-  signal?: CallSignal;
-  /** The vault secret of this one fill; it travels in this command's frame and is kept nowhere. */
-  secret?: SecretFill;
-}
-
 export class Broker implements ControllerBroker {
   private readonly deadlines: DeadlineQueue;
 

@@ -4,12 +4,28 @@
  * `MaybePromise` lets the embedded one keep its synchronous hot path (no promise, no microtask per call)
  * while callers that must also serve a cluster handle both through `settle` below.
  */
-import type { DispatchRequest, LaneState } from './broker.js';
+import type { SecretFill } from '../../protocol/index.js';
+import type { CallSignal } from '../call-signal.js';
 import type { FrameSender } from './commands.js';
 import type { ControllerScope, LaneQuery } from './scope.js';
 import type { ConsumeOutcome, MintedTicket } from './tickets.js';
 
 export type MaybePromise<T> = T | Promise<T>;
+
+export interface LaneState {
+  registered: boolean;
+  controllers: readonly { readonly scope: ControllerScope; readonly connected: boolean }[];
+}
+
+export interface DispatchRequest {
+  scope: ControllerScope;
+  action: string;
+  arguments: Record<string, unknown>;
+  toolCallId: string | null;
+  signal?: CallSignal;
+  /** The vault secret of this one fill; it travels in this command's frame and is kept nowhere. */
+  secret?: SecretFill;
+}
 
 export interface ControllerBroker {
   mintTicket(scope: ControllerScope): MaybePromise<MintedTicket>;

@@ -19,7 +19,7 @@ import {
 import type { Clock } from '../clock.js';
 import type { Logger } from '../../log/logger.js';
 import type { BindingObserver } from '../session-binding.js';
-import type { DispatchRequest, LaneState } from '../broker/broker.js';
+import type { DispatchRequest, LaneState } from '../broker/controller-broker.js';
 import type { CommandOutcome, FrameSender } from '../broker/commands.js';
 import type { ControllerBroker } from '../broker/controller-broker.js';
 import { DeadlineQueue } from '../broker/deadlines.js';

@@ -9,7 +9,7 @@ import {
   type TransportFamily,
 } from '../../protocol/index.js';
 import type { ControllerScope } from '../broker/scope.js';
-import type { LaneState } from '../broker/broker.js';
+import type { LaneState } from '../broker/controller-broker.js';
 import type { SessionBinding } from '../session-binding.js';
 
 export type RouteDecision =
