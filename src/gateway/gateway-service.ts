@@ -300,7 +300,11 @@ export class DefaultGatewayService implements GatewayService {
         action: call.tool,
         arguments: this.d.secrets ? this.d.secrets.scrub(call.arguments) : call.arguments,
         toolCallId: call.toolCallId ?? null,
-        backend: call.decision.kind === 'backend' ? this.d.backend.name : 'controller',
+        // The session's own browser: after a live switch an open session keeps the one it opened on.
+        backend:
+          call.decision.kind === 'backend'
+            ? (this.d.backend.describeSession?.(call.sessionId)?.backend ?? this.d.backend.name)
+            : 'controller',
         controllerId: call.decision.kind === 'controller' ? call.decision.scope.controller_id : null,
       },
       () => this.observed(call),

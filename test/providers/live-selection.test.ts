@@ -22,7 +22,9 @@ describe('the browser behind new sessions follows tabgate tools while the gatewa
         allowProxies: true,
       }),
     );
-    gw = await startTestGateway({ config: { browser: { cloud_provider: 'local' } } });
+    gw = await startTestGateway({
+      config: { browser: { cloud_provider: 'local' }, audit: { all_backends: true } },
+    });
   });
   after(async () => {
     await gw?.close();
@@ -68,5 +70,14 @@ describe('the browser behind new sessions follows tabgate tools while the gatewa
     const again = await navigate(open, `${gw.url}/v1/tools`);
     assert.equal(again.status, 200, JSON.stringify(again.body));
     assert.equal(creates().length, 1);
+
+    // The audit log names the browser that really served each call, not the one selected now.
+    const backends = async (sid: string) =>
+      ((await gw.request('GET', `/v1/audit?session=${sid}`)).body.entries as { backend: string }[]).map(
+        (e) => e.backend,
+      );
+    assert.deepEqual(await backends(open), ['local', 'local']);
+    // (The row of a new session's very first call is written before that call picks its browser.)
+    assert.equal((await backends(next)).at(-1), 'browserbase');
   });
 });
