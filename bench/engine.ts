@@ -11,7 +11,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { createLocalChromiumBackend } from '../src/gateway/backends/cdp/index.js';
 import type { ToolCall } from '../src/gateway/backends/backend.js';
-import { DEFAULT_BROWSER_SETTINGS } from '../src/gateway/backends/settings.js';
+import { DEFAULT_BROWSER_SETTINGS } from '../src/gateway/config/browser-settings.js';
 import { silentLogger } from '../src/log/logger.js';
 import type { NavigateResult, SnapshotResult, ToolName } from '../src/protocol/index.js';
 import { startTestSite } from '../test/testserver/server.js';

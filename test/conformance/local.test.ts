@@ -8,7 +8,7 @@ import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createLocalChromiumBackend } from '../../src/gateway/backends/cdp/index.js';
-import { DEFAULT_BROWSER_SETTINGS } from '../../src/gateway/backends/settings.js';
+import { DEFAULT_BROWSER_SETTINGS } from '../../src/gateway/config/browser-settings.js';
 import { silentLogger } from '../../src/log/logger.js';
 import { isTabgateError, parseToolArguments, type ToolName } from '../../src/protocol/index.js';
 import { startTestSite } from '../testserver/server.js';

@@ -8,7 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { WebSocketServer } from 'ws';
 import { createCdpUrlBackend } from '../../src/gateway/backends/cdp/index.js';
-import { DEFAULT_BROWSER_SETTINGS } from '../../src/gateway/backends/settings.js';
+import { DEFAULT_BROWSER_SETTINGS } from '../../src/gateway/config/browser-settings.js';
 import { silentLogger } from '../../src/log/logger.js';
 import type { NavigateResult } from '../../src/protocol/index.js';
 import { launchChromium, type LocalChromium } from '../providers/fixtures/chromium.js';

@@ -9,7 +9,7 @@ import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { createLocalChromiumBackend } from '../../src/gateway/backends/cdp/index.js';
 import type { ToolCall } from '../../src/gateway/backends/backend.js';
-import { DEFAULT_BROWSER_SETTINGS } from '../../src/gateway/backends/settings.js';
+import { DEFAULT_BROWSER_SETTINGS } from '../../src/gateway/config/browser-settings.js';
 import { silentLogger } from '../../src/log/logger.js';
 import type { SnapshotResult, ToolName } from '../../src/protocol/index.js';
 

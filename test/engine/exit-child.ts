@@ -4,7 +4,7 @@
  * Usage: exit-child.ts <marker> <url> <signal|exit>
  */
 import { createLocalChromiumBackend } from '../../src/gateway/backends/cdp/index.js';
-import { DEFAULT_BROWSER_SETTINGS } from '../../src/gateway/backends/settings.js';
+import { DEFAULT_BROWSER_SETTINGS } from '../../src/gateway/config/browser-settings.js';
 import { silentLogger } from '../../src/log/logger.js';
 
 const [marker = '', url = 'about:blank', mode = 'signal'] = process.argv.slice(2);

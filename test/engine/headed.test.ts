@@ -8,7 +8,7 @@ import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import { createLocalChromiumBackend } from '../../src/gateway/backends/cdp/index.js';
-import { DEFAULT_BROWSER_SETTINGS } from '../../src/gateway/backends/settings.js';
+import { DEFAULT_BROWSER_SETTINGS } from '../../src/gateway/config/browser-settings.js';
 import { silentLogger } from '../../src/log/logger.js';
 import type { ScreenshotResult } from '../../src/protocol/index.js';
 import { startTestSite, type TestSite } from '../testserver/server.js';

@@ -5,7 +5,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createLocalChromiumBackend } from '../../src/gateway/backends/cdp/index.js';
-import { DEFAULT_BROWSER_SETTINGS } from '../../src/gateway/backends/settings.js';
+import { DEFAULT_BROWSER_SETTINGS } from '../../src/gateway/config/browser-settings.js';
 import { silentLogger } from '../../src/log/logger.js';
 import { parseToolArguments, type ToolName } from '../../src/protocol/index.js';
 

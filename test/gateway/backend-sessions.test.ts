@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { Admission } from '../../src/gateway/backends/admission.js';
 import { SessionTable } from '../../src/gateway/backends/session-table.js';
-import { DEFAULT_BROWSER_SETTINGS } from '../../src/gateway/backends/settings.js';
+import { DEFAULT_BROWSER_SETTINGS } from '../../src/gateway/config/browser-settings.js';
 import type { TabgateError } from '../../src/protocol/index.js';
 import { ManualClock, settledNow } from '../helpers/manual-clock.js';
 

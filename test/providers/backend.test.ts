@@ -3,7 +3,7 @@ import { EventEmitter } from 'node:events';
 import { after, before, describe, it } from 'node:test';
 import { createCdpUrlBackend } from '../../src/gateway/backends/cdp/index.js';
 import { ProviderBackend, installEmergencyCleanup } from '../../src/gateway/backends/providers/index.js';
-import { DEFAULT_BROWSER_SETTINGS, type BrowserSettings } from '../../src/gateway/backends/settings.js';
+import { DEFAULT_BROWSER_SETTINGS, type BrowserSettings } from '../../src/gateway/config/browser-settings.js';
 import type { ToolCall } from '../../src/gateway/backends/backend.js';
 import { BrowserUseProvider } from '../../src/providers/bundled/index.js';
 import { startTestSite, type TestSite } from '../testserver/server.js';

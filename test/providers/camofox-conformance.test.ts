@@ -6,7 +6,7 @@
  */
 import { after } from 'node:test';
 import { CAMOFOX_TOOLS, CamofoxBackend } from '../../src/gateway/backends/camofox/camofox-backend.js';
-import { DEFAULT_BROWSER_SETTINGS } from '../../src/gateway/backends/settings.js';
+import { DEFAULT_BROWSER_SETTINGS } from '../../src/gateway/config/browser-settings.js';
 import { silentLogger } from '../../src/log/logger.js';
 import { isTabgateError, parseToolArguments, TOOLS, type ToolName } from '../../src/protocol/index.js';
 import { runConformanceSuite } from '../conformance/suite.js';

@@ -10,7 +10,7 @@
 import { after } from 'node:test';
 import { createCdpUrlBackend } from '../../src/gateway/backends/cdp/index.js';
 import { ProviderBackend } from '../../src/gateway/backends/providers/index.js';
-import { DEFAULT_BROWSER_SETTINGS } from '../../src/gateway/backends/settings.js';
+import { DEFAULT_BROWSER_SETTINGS } from '../../src/gateway/config/browser-settings.js';
 import { silentLogger } from '../../src/log/logger.js';
 import { isTabgateError, parseToolArguments, type ToolName } from '../../src/protocol/index.js';
 import { RemoteCdpProvider } from '../../src/providers/bundled/index.js';

@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import { after, before, describe, it } from 'node:test';
-import { DEFAULT_BROWSER_SETTINGS } from '../../src/gateway/backends/settings.js';
+import { DEFAULT_BROWSER_SETTINGS } from '../../src/gateway/config/browser-settings.js';
 import { makeHome } from '../gateway/fixtures/gateway.js';
 import { chromiumPidsWith } from '../engine/chromium-processes.js';
 import { startTestSite, type TestSite } from '../testserver/server.js';

@@ -4,6 +4,6 @@
  * Chromium tabgate launches itself — all driven by the same engine.
  */
 export type { BrowserBackend, ToolCall } from './backend.js';
-export { DEFAULT_BROWSER_SETTINGS, type BrowserSettings } from './settings.js';
+export { DEFAULT_BROWSER_SETTINGS, type BrowserSettings } from '../config/browser-settings.js';
 export { createCdpUrlBackend, createLocalChromiumBackend, type CdpUrlBackendOptions } from './cdp/index.js';
 export { resolveBackend, type ResolvedBackend } from './resolve.js';

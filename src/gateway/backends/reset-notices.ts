@@ -2,7 +2,7 @@
  * Which sessions lost their browser to the idle sweep and have not been told yet. The first result
  * after such a reset carries a `session_reset` notice, once; a refused call leaves the news for the next.
  */
-import type { BrowserSettings } from './settings.js';
+import type { BrowserSettings } from '../config/browser-settings.js';
 
 /** Bounded: sessions that never call again are forgotten oldest first. */
 const MAX_RESET_NOTICES = 10_000;

@@ -10,7 +10,7 @@ import type { Timer, TimerClock } from '../clock.js';
 import type { CallSignal } from '../service.js';
 import type { Admission, Release } from './admission.js';
 import { ResetNotices } from './reset-notices.js';
-import type { BrowserSettings } from './settings.js';
+import type { BrowserSettings } from '../config/browser-settings.js';
 
 export interface SessionEntry<S> {
   readonly id: string;

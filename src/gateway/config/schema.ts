@@ -15,7 +15,7 @@ import {
   DEFAULT_MAX_CONCURRENT_ACTIONS,
   DEFAULT_MAX_SESSIONS,
   MIN_INACTIVITY_TIMEOUT_SECONDS,
-} from '../backends/settings.js';
+} from './browser-settings.js';
 import { safetySchema } from './safety-schema.js';
 
 const EXTENSION_ORIGIN_PATTERN = /^chrome-extension:\/\/[a-p]{32}$/;

@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import type { BrowserSettings } from '../backends/settings.js';
+import type { BrowserSettings } from './browser-settings.js';
 import type { GatewayConfig } from './schema.js';
 
 /** The `browser.*` part of the configuration, as the CDP backends take it. */

@@ -10,7 +10,7 @@ import { TabgateError, type ToolName } from '../../../protocol/index.js';
 import type { Logger } from '../../../log/logger.js';
 import type { BrowserBackend, SessionBrowserInfo, ToolCall } from '../backend.js';
 import { checkNavigation, NetworkPolicy, type Resolver } from '../network-policy.js';
-import type { BrowserSettings } from '../settings.js';
+import type { BrowserSettings } from '../../config/browser-settings.js';
 import { CamofoxClient, type CamofoxReply } from './camofox-client.js';
 import { camofoxRef, snapshotResult, type CamofoxSnapshot } from './camofox-snapshot.js';
 

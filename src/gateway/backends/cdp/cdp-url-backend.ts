@@ -9,7 +9,7 @@ import { TabgateError } from '../../../protocol/index.js';
 import type { Logger } from '../../../log/logger.js';
 import type { TimerClock } from '../../clock.js';
 import type { Resolver } from '../network-policy.js';
-import type { BrowserSettings } from '../settings.js';
+import type { BrowserSettings } from '../../config/browser-settings.js';
 import type { SiteRulesSource } from '../site-rules-source.js';
 import { CdpConnection } from './cdp-connection.js';
 import { EngineBackend } from './engine-backend.js';

@@ -21,7 +21,7 @@ import { systemTimers, type Timer, type TimerClock } from '../../clock.js';
 import { Admission } from '../admission.js';
 import type { BrowserBackend, ToolCall } from '../backend.js';
 import { NetworkPolicy, type Resolver } from '../network-policy.js';
-import type { BrowserSettings } from '../settings.js';
+import type { BrowserSettings } from '../../config/browser-settings.js';
 import { SessionTable, type SessionEntry } from '../session-table.js';
 import type { SiteRulesSource } from '../site-rules-source.js';
 import { CdpConnection } from './cdp-connection.js';

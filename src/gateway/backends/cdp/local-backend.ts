@@ -4,7 +4,7 @@
  */
 import type { Logger } from '../../../log/logger.js';
 import type { TimerClock } from '../../clock.js';
-import type { BrowserSettings } from '../settings.js';
+import type { BrowserSettings } from '../../config/browser-settings.js';
 import type { SiteRulesSource } from '../site-rules-source.js';
 import { CdpConnection } from './cdp-connection.js';
 import type { SourceEnvironment } from './chromium-environment.js';

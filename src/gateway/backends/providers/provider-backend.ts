@@ -15,7 +15,7 @@ import { systemTimers, type TimerClock } from '../../clock.js';
 import { Admission, type Release } from '../admission.js';
 import type { BrowserBackend, SessionBrowserInfo, ToolCall } from '../backend.js';
 import { checkNavigation, NetworkPolicy, type Resolver } from '../network-policy.js';
-import type { BrowserSettings } from '../settings.js';
+import type { BrowserSettings } from '../../config/browser-settings.js';
 import { SessionTable, type SessionEntry } from '../session-table.js';
 
 /** What the provider backend needs to drive one CDP URL: the engine's CDP-URL backend. */
