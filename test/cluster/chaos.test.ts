@@ -11,7 +11,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { WebSocket } from 'ws';
-import { register, TestController } from '../gateway/fixtures/controller.js';
+import { register, tabsAnswer, TestController } from '../gateway/fixtures/controller.js';
 import type { TestGateway } from '../gateway/fixtures/gateway.js';
 import { waitFor } from '../helpers/wait-for.js';
 import { callTool, firstCall } from './broker-suite.js';
@@ -36,7 +36,7 @@ function autoAnswer(ws: WebSocket, seen: string[]): void {
     ws.send(
       JSON.stringify({
         method: 'browser.controller.result',
-        params: { command_id: id, ok: true, result: { echoed: id } },
+        params: { command_id: id, ok: true, result: tabsAnswer(id) },
       }),
     );
   });
@@ -58,7 +58,7 @@ describe('cluster chaos', () => {
       const seen: string[] = [];
       await firstCall(nodes[(s + 1) % 3]!, id, async () => {
         const command = await controller.next('browser.controller.command', 2000).catch(() => undefined);
-        if (command) controller.result(command.params.command_id, true, {});
+        if (command) controller.result(command.params.command_id, true, tabsAnswer(''));
       });
       autoAnswer(controller.ws, seen);
       sessions.push({ id, controller, seen });
@@ -90,7 +90,7 @@ describe('cluster chaos', () => {
           result.status === 200 ? `200 ${session.id}` : `${result.status} ${result.body?.error?.code}`;
         outcomes.set(key, (outcomes.get(key) ?? 0) + 1);
         if (result.status === 200) {
-          const echoed = String(result.body?.result?.echoed ?? JSON.stringify(result.body));
+          const echoed = String(result.body?.result?.tabs?.[0]?.title ?? JSON.stringify(result.body));
           assert.ok(session.seen.includes(echoed), `a result from another controller: ${echoed}`);
         }
       }
@@ -121,7 +121,7 @@ describe('cluster chaos', () => {
     const seen: string[] = [];
     await firstCall(c.gw, sessionId, async () => {
       const command = await controller.next('browser.controller.command', 2000).catch(() => undefined);
-      if (command) controller.result(command.params.command_id, true, {});
+      if (command) controller.result(command.params.command_id, true, tabsAnswer(''));
     });
     autoAnswer(controller.ws, seen);
     b.child.kill('SIGTERM');

@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { register, TestController } from '../gateway/fixtures/controller.js';
+import { register, tabsAnswer, TestController } from '../gateway/fixtures/controller.js';
 import type { TestGateway } from '../gateway/fixtures/gateway.js';
 import { callTool, firstCall } from './broker-suite.js';
 import { startCluster, type TestCluster } from './fixtures/cluster-nodes.js';
@@ -38,13 +38,13 @@ describe('a deaf inbox reader', () => {
     const controller = await TestController.open(b, await register(a, { sessionId }));
     const answer = async () => {
       const command = await controller.next(COMMAND, 15_000).catch(() => undefined);
-      if (command) controller.result(command.params.command_id, true, { answered: true });
+      if (command) controller.result(command.params.command_id, true, tabsAnswer('answered'));
     };
     assert.equal((await firstCall(a, sessionId, answer)).status, 200);
 
     assert.equal(proxy.freezeReaders(), 2, 'both nodes’ readers were frozen');
     const [result] = await Promise.all([callTool(a, sessionId), answer()]);
     assert.equal(result.status, 200, JSON.stringify(result.body));
-    assert.match(JSON.stringify(result.body), /"answered":true/);
+    assert.match(JSON.stringify(result.body), /"title":"answered"/);
   });
 });

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { REGISTER_PATH } from '../../src/protocol/index.js';
 import { runTabgate } from '../helpers/tabgate-cli.js';
-import { registrationBody, TestController } from '../gateway/fixtures/controller.js';
+import { registrationBody, tabsAnswer, TestController } from '../gateway/fixtures/controller.js';
 import { waitFor } from '../helpers/wait-for.js';
 import { ENABLED_CONFIG, makeHome, startTestGateway, type TestGateway } from '../gateway/fixtures/gateway.js';
 import { callTool, firstCall } from './broker-suite.js';
@@ -74,7 +74,7 @@ describe('a cluster node without its Redis', () => {
       const controller = await TestController.connect(gw, { sessionId });
       const served = await firstCall(gw, sessionId, async () => {
         const command = await controller.next('browser.controller.command', 2000).catch(() => undefined);
-        if (command) controller.result(command.params.command_id, true, {});
+        if (command) controller.result(command.params.command_id, true, tabsAnswer(''));
       });
       assert.equal(served.status, 200);
       let closed: { code: number } | null = null;

@@ -14,7 +14,13 @@ import { describe, it } from 'node:test';
 import { EXTENSION_ORIGIN, REGISTER_PATH } from '../../src/protocol/index.js';
 import { Vault } from '../../src/gateway/secrets/index.js';
 import { asOperator, pairedToken } from '../extension/pairing-helpers.js';
-import { register, registrationBody, TestController } from '../gateway/fixtures/controller.js';
+import {
+  catalogAnswer,
+  register,
+  registrationBody,
+  tabsAnswer,
+  TestController,
+} from '../gateway/fixtures/controller.js';
 import type { TestGateway } from '../gateway/fixtures/gateway.js';
 import { waitFor } from '../helpers/wait-for.js';
 import { callTool, firstCall } from './broker-suite.js';
@@ -87,7 +93,7 @@ describe('two cluster nodes, a paired browser and a Redis that forgets', () => {
         const command = await controller.next(COMMAND, 2000).catch(() => undefined);
         if (!command) return;
         typed.push(command.params.secret);
-        controller.result(command.params.command_id, true, {});
+        controller.result(command.params.command_id, true, catalogAnswer(String(command.params.action)));
       };
       await firstCall(a, sessionId, answer, 'browser_tabs');
       // Across nodes (call on A, socket on B), then on the node holding the socket.
@@ -135,7 +141,7 @@ describe('two cluster nodes, a paired browser and a Redis that forgets', () => {
     const controller = await TestController.open(b, await register(a, { sessionId }));
     const served = await firstCall(a, sessionId, async () => {
       const command = await controller.next(COMMAND, 2000).catch(() => undefined);
-      if (command) controller.result(command.params.command_id, true, {});
+      if (command) controller.result(command.params.command_id, true, tabsAnswer(''));
     });
     assert.equal(served.status, 200);
 
@@ -156,7 +162,7 @@ describe('two cluster nodes, a paired browser and a Redis that forgets', () => {
     const back = await TestController.open(a, again);
     const reserved = await firstCall(b, sessionId, async () => {
       const command = await back.next(COMMAND, 2000).catch(() => undefined);
-      if (command) back.result(command.params.command_id, true, { from: 'back' });
+      if (command) back.result(command.params.command_id, true, tabsAnswer('back'));
     });
     assert.equal(reserved.status, 200, JSON.stringify(reserved.body));
     assert.match(JSON.stringify(reserved.body), /"back"/);
