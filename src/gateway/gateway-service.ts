@@ -95,6 +95,13 @@ export class DefaultGatewayService implements GatewayService {
     return (await this.d.sessions.create(caller, input)).record;
   }
 
+  recreateSession(
+    caller: Caller,
+    input: CreateSessionInput,
+  ): Promise<{ record: SessionRecord; created: boolean }> {
+    return this.d.sessions.create(caller, input);
+  }
+
   listSessions(caller: Caller): Promise<SessionRecord[]> {
     return this.d.sessions.list(caller);
   }

@@ -275,7 +275,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
       ...pairing.routes,
       ...operator.routes,
       ...auditRoutes(audit),
-      ...sessionRoutes(service, sessions, sitePolicies, siteBrowserOf),
+      ...sessionRoutes(service, sitePolicies, siteBrowserOf),
       ...siteGrantRoutes(sessions, sitePolicies, siteBrowserOf),
       ...extensionSiteRoutes(sessions, sitePolicies),
       ...sessionControlRoutes(service, csrf),

@@ -63,6 +63,14 @@ export interface ToolCallRequest<N extends string = string> {
 
 export interface GatewayService {
   createSession(caller: Caller, input: CreateSessionInput): Promise<SessionRecord>;
+  /**
+   * A reference client recreating its session by id (`POST /api/sessions`): the caller's own session of
+   * that id is kept as it is (`created: false`); another principal's id is refused.
+   */
+  recreateSession(
+    caller: Caller,
+    input: CreateSessionInput,
+  ): Promise<{ record: SessionRecord; created: boolean }>;
   listSessions(caller: Caller): Promise<SessionRecord[]>;
   /** Throws `session_not_found`. */
   getSession(caller: Caller, sessionId: string): Promise<SessionRecord>;

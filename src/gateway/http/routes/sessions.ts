@@ -2,7 +2,6 @@
 import { z } from 'zod';
 import { TabgateError } from '../../../protocol/index.js';
 import type { GatewayService } from '../../service.js';
-import type { Sessions } from '../../sessions.js';
 import type { SiteBrowser, SitePolicies } from '../../sites/site-policies.js';
 import { parseBody } from '../body.js';
 import type { Route, RouteContext } from '../route-table.js';
@@ -29,7 +28,6 @@ const callerOf = (ctx: RouteContext) => {
  */
 export function sessionRoutes(
   service: GatewayService,
-  sessions: Sessions,
   sites?: SitePolicies,
   siteBrowserOf?: (session: { binding: unknown }) => SiteBrowser,
 ): Route[] {
@@ -96,7 +94,7 @@ export function sessionRoutes(
       path: '/api/sessions',
       handle: async (ctx) => {
         const body = parseBody(recreatedSessionBody, ctx.body);
-        const { record, created } = await sessions.create(callerOf(ctx), {
+        const { record, created } = await service.recreateSession(callerOf(ctx), {
           id: body.id,
           title: body.title ?? null,
           source: body.source ?? 'api',
