@@ -15,7 +15,7 @@ import type { CommandParams } from '../../src/protocol/index.js';
 import { makeHome } from '../gateway/fixtures/gateway.js';
 import { callTool, type CallOutcome } from './fixtures/agent.js';
 import { startChildGateway, type ChildGateway } from './fixtures/child-gateway.js';
-import { ResilientController, type Echo } from './fixtures/resilient-controller.js';
+import { echoOf, ResilientController } from './fixtures/resilient-controller.js';
 import { scaled, SEED, seededRandom } from './fixtures/scale.js';
 
 const CONTROLLERS = scaled(10, 100);
@@ -159,7 +159,7 @@ describe(`chaos: ${CONTROLLERS} controllers, ${CALLS} calls, sockets dropped mid
     for (const { sessionIndex, url, outcome } of outcomes) {
       if (outcome.outcome !== 'ok') continue;
       ok++;
-      const echo = outcome.result as Echo;
+      const echo = echoOf(outcome.result);
       assert.equal(echo.echo_url, url);
       assert.equal(echo.controller_id, `ctrl-${sessionIndex}`);
     }

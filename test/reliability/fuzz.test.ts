@@ -13,7 +13,7 @@ import { FRAME_METHODS, MAX_FRAME_BYTES, parseFrame } from '../../src/protocol/i
 import { makeHome } from '../gateway/fixtures/gateway.js';
 import { callTool } from './fixtures/agent.js';
 import { startChildGateway, type ChildGateway } from './fixtures/child-gateway.js';
-import { ResilientController, type Echo } from './fixtures/resilient-controller.js';
+import { echoOf, ResilientController } from './fixtures/resilient-controller.js';
 import { scaled, SEED, seededRandom } from './fixtures/scale.js';
 
 const FRAMES = scaled(5_000, 100_000);
@@ -183,7 +183,7 @@ describe(`frame fuzzer: ${FRAMES} random and mutated frames`, () => {
     assert.equal(callResults.length, Math.ceil(FRAMES / CALL_EVERY));
     for (const { url, outcome, echo } of callResults) {
       assert.equal(outcome, 'ok');
-      assert.equal((echo as Echo).echo_url, url);
+      assert.equal(echoOf(echo).echo_url, url);
     }
     assert.equal(controller.connects, 1, 'the fuzzed socket was never closed');
   });

@@ -10,7 +10,7 @@ import { after, before, describe, it } from 'node:test';
 import { makeHome } from '../gateway/fixtures/gateway.js';
 import { callTool, type CallOutcome } from './fixtures/agent.js';
 import { startChildGateway, type ChildGateway } from './fixtures/child-gateway.js';
-import { ResilientController, type Echo } from './fixtures/resilient-controller.js';
+import { echoOf, ResilientController } from './fixtures/resilient-controller.js';
 import { percentile, scaled, SEED, seededRandom } from './fixtures/scale.js';
 
 const CONTROLLERS = scaled(100, 1000);
@@ -84,7 +84,7 @@ describe(`load: ${CONTROLLERS} controllers, ${AGENTS} concurrent agents, ${CALLS
     const failed = results.filter((r) => r.outcome.outcome !== 'ok').map((r) => r.outcome.outcome);
     assert.deepEqual(failed.slice(0, 10), []);
     for (const { controller, url, outcome } of results) {
-      const echo = outcome.result as Echo;
+      const echo = echoOf(outcome.result);
       assert.equal(echo.echo_url, url);
       assert.equal(echo.controller_id, `load-${controller}`);
     }

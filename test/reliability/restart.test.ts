@@ -12,7 +12,7 @@ import { EXTENSION_ORIGIN } from '../../src/protocol/index.js';
 import { makeHome } from '../gateway/fixtures/gateway.js';
 import { callTool, type CallOutcome } from './fixtures/agent.js';
 import { startChildGateway, type ChildGateway } from './fixtures/child-gateway.js';
-import { ResilientController, type Echo } from './fixtures/resilient-controller.js';
+import { echoOf, ResilientController } from './fixtures/resilient-controller.js';
 import { scaled } from './fixtures/scale.js';
 import { waitFor } from '../helpers/wait-for.js';
 
@@ -165,7 +165,7 @@ describe(`restart: kill -9 under load (${CONTROLLERS} controllers, ${CALLS} call
         guardMs: 10_000,
       });
       assert.equal(outcome.outcome, 'ok');
-      assert.equal((outcome.result as Echo).echo_url, url);
+      assert.equal(echoOf(outcome.result).echo_url, url);
     }
   });
 });
