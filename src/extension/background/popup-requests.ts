@@ -198,7 +198,7 @@ async function stopAgent(parts: Parts): Promise<ApprovalsView> {
   if (!share) throw new GatewayError('not_sharing', 'No tab is shared.', 0);
   const local = (async () => {
     parts.executor.cancelAll();
-    await parts.tabs.releaseAll();
+    await parts.tabs.stop();
   })();
   await Promise.all([
     local,
@@ -242,6 +242,8 @@ async function handle(parts: Parts, raw: unknown, sender: MessageSender): Promis
       if (!(await readLocal('pairing')))
         throw new GatewayError('not_paired', 'Pair with the gateway first.', 0);
       if (await readLocal('share')) await stopSharing(parts);
+      // A new share starts unstopped here; the gateway keeps a stopped session's own state.
+      parts.tabs.resume();
       await writeSession('status', { state: 'idle', error: null, attempt: 0 });
       const shown = await chrome.tabs.get(request.tab_id).catch(() => null);
       const site = parseSiteUrl(shown?.url ?? '');
@@ -281,6 +283,7 @@ async function handle(parts: Parts, raw: unknown, sender: MessageSender): Promis
       const share = await readLocal('share');
       if (!share) throw new GatewayError('not_sharing', 'No tab is shared.', 0);
       await withPairing(parts, (base, token) => setSessionStopped(base, token, share.session_id, false));
+      parts.tabs.resume();
       return sharedApprovals(parts);
     }
   }

@@ -40,6 +40,22 @@ export class SharedTabs implements TabHost {
   /** The running call's hold on requests with a body, and the tab it intercepts (approvals). */
   private watch: ((request: HeldRequest) => Promise<boolean>) | undefined;
   private watched: { tab: Tab; off: () => void } | null = null;
+  /**
+   * The person pressed Stop agent: no tab is attached again until Resume or a new share, whatever is
+   * still running (a cancelled call's last steps, a command that crossed the Stop on the wire).
+   */
+  private stopped = false;
+
+  /** Stop agent: detaches from every tab and keeps the debugger off them. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    await this.releaseAll();
+  }
+
+  /** Resume, or a new share: tabs may be attached again when a command needs one. */
+  resume(): void {
+    this.stopped = false;
+  }
 
   /**
    * Holds, while the running call's input acts, every request with a body the tab sends, at the
@@ -238,6 +254,13 @@ export class SharedTabs implements TabHost {
   }
 
   private tabFor(tabId: number): Promise<Tab> {
+    if (this.stopped)
+      return Promise.reject(
+        new TabgateError(
+          'session_stopped_by_owner',
+          'The person stopped the agent; nothing runs until they resume.',
+        ),
+      );
     const existing = this.attached.get(tabId);
     if (existing && existing.transport?.closed !== true) return existing.tab;
     const entry: Attached = { transport: null, tab: Promise.resolve(null as unknown as Tab) };
