@@ -4,12 +4,13 @@
  * to load. Each finding says what is wrong and how to fix it. `risk` and `error` findings make the command exit non-zero.
  */
 import fs from 'node:fs';
-import { discoverProviders } from '../providers/index.js';
+import { discoverProviders, loadHomeEnv, selectBrowser, type ProviderRegistry } from '../providers/index.js';
+import { CamofoxClient } from '../gateway/backends/camofox/camofox-client.js';
 import { apiKeyFile } from '../gateway/auth/api-key.js';
 import { DEFAULT_CHROMIUM } from '../gateway/backends/cdp/chromium-process.js';
 import { sandboxFor } from '../gateway/backends/cdp/chromium-sandbox.js';
 import { providerDiscoveryOptions } from '../gateway/backends/providers/discovery-options.js';
-import { configPath, readConfigFile, type GatewayConfig } from '../gateway/config/index.js';
+import { configPath, pluginSection, readConfigFile, type GatewayConfig } from '../gateway/config/index.js';
 import { silentLogger } from '../log/logger.js';
 import { isLoopbackBind } from '../gateway/security/exposure.js';
 
@@ -147,6 +148,46 @@ function checkBrowser(config: GatewayConfig, env: DoctorInput['env']): Finding {
   };
 }
 
+/**
+ * Whether the Camofox server that would serve new sessions answers its health check: picked by the same
+ * selection the gateway makes, so doctor never checks a Camofox the gateway would not use.
+ */
+async function checkCamofox(
+  config: GatewayConfig,
+  env: DoctorInput['env'],
+  registry: ProviderRegistry,
+): Promise<Finding | null> {
+  const withHome: Record<string, string | undefined> = { ...env };
+  loadHomeEnv(config.home, withHome);
+  const section = pluginSection(config, 'camofox');
+  const selection = selectBrowser({
+    cloudProvider: config.browser.cloud_provider,
+    cdpUrl: config.browser.cdp_url ?? withHome.BROWSER_CDP_URL,
+    camofoxUrl: withHome.CAMOFOX_URL ?? (typeof section.url === 'string' ? section.url : undefined),
+    registry,
+    log: silentLogger,
+  });
+  if (selection.kind !== 'camofox' || !selection.url) return null;
+  const where = new URL(selection.url).origin;
+  const client = new CamofoxClient(selection.url, withHome.CAMOFOX_API_KEY);
+  try {
+    const reply = await client.request('GET', '/health', undefined, 5_000);
+    if (reply.status < 300)
+      return { level: 'ok', check: 'camofox', message: `Camofox answers its health check at ${where}` };
+    return {
+      level: 'error',
+      check: 'camofox',
+      message: `Camofox at ${where} answered its health check with HTTP ${reply.status}: ${client.describe(reply) || 'no reason given'}. Check CAMOFOX_API_KEY and the server.`,
+    };
+  } catch (error) {
+    return {
+      level: 'error',
+      check: 'camofox',
+      message: `Camofox at ${where} did not answer its health check: ${error instanceof Error ? error.message : String(error)}`,
+    };
+  }
+}
+
 export async function runDoctorChecks(input: DoctorInput): Promise<Finding[]> {
   const { config, env } = input;
   const findings: Finding[] = [checkBind(config)];
@@ -158,7 +199,11 @@ export async function runDoctorChecks(input: DoctorInput): Promise<Finding[]> {
   findings.push(checkBrowser(config, env));
   const sandbox = checkSandbox(config, env);
   if (sandbox) findings.push(sandbox);
-  const { diagnostics } = await discoverProviders(providerDiscoveryOptions(config, env, silentLogger));
+  const { diagnostics, registry } = await discoverProviders(
+    providerDiscoveryOptions(config, env, silentLogger),
+  );
+  const camofox = await checkCamofox(config, env, registry);
+  if (camofox) findings.push(camofox);
   for (const d of diagnostics) {
     findings.push({
       level: d.level === 'error' ? 'warn' : 'info',

@@ -10,6 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { loadConfig } from '../../src/gateway/config/index.js';
 import { isFailing, runDoctorChecks, type Finding } from '../../src/cli/doctor-checks.js';
 import { makeHome, writeConfigFile } from '../gateway/fixtures/gateway.js';
+import { startFakeCamofox } from '../providers/fixtures/fake-camofox.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
@@ -35,6 +36,38 @@ describe('tabgate doctor', () => {
     const findings = await check({});
     assert.deepEqual(risks(findings), []);
     assert.equal(isFailing(findings), false);
+  });
+
+  it('checks the health of the Camofox that would serve sessions, never showing its key', async () => {
+    // /health needs no browser behind the fake, so none is started.
+    const camofox = await startFakeCamofox({
+      cdpUrl: 'ws://127.0.0.1:9/devtools/browser/none',
+      apiKey: 'cfx-key-1234567890',
+    });
+    try {
+      const selected = { browser: { cloud_provider: 'camofox' } };
+      const up = await check(selected, { CAMOFOX_URL: camofox.url, CAMOFOX_API_KEY: 'cfx-key-1234567890' });
+      assert.deepEqual(up.find((f) => f.check === 'camofox')?.level, 'ok');
+      assert.ok(camofox.requests.includes('GET /health'));
+      const wrongKey = await check(selected, {
+        CAMOFOX_URL: camofox.url,
+        CAMOFOX_API_KEY: 'cfx-wrong-000000000',
+      });
+      assert.ok(risks(wrongKey).includes('camofox'));
+      assert.doesNotMatch(JSON.stringify(wrongKey), /cfx-wrong|cfx-key/);
+    } finally {
+      await camofox.close();
+    }
+    const down = await check(
+      { browser: { cloud_provider: 'camofox' } },
+      { CAMOFOX_URL: 'http://127.0.0.1:9' },
+    );
+    assert.ok(risks(down).includes('camofox'));
+    // Not selected: nothing is asked of it.
+    assert.equal(
+      (await check({}, {})).find((f) => f.check === 'camofox'),
+      undefined,
+    );
   });
 
   it('reports a bind beyond loopback', async () => {
