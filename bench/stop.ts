@@ -37,8 +37,8 @@ async function main(): Promise<void> {
     path.join(home, 'config.yaml'),
     stringify({
       gateway: { host: '127.0.0.1', port: 0 },
-      // A stopped navigation still holds its action slot until the engine's own wait for the page ends
-      // (the engine cannot cancel a navigation yet), so the runs get room for that.
+      // Each run leaves a request the site never answers; room for many, so a slow release of one
+      // never makes the next run wait for a slot.
       browser: { executable_path: CHROMIUM, max_concurrent_actions: 64, max_sessions: 64 },
     }),
   );

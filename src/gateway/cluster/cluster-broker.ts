@@ -131,7 +131,7 @@ export class ClusterBroker implements ControllerBroker {
   private sweep: NodeJS.Timeout | null = null;
 
   constructor(private readonly o: ClusterBrokerOptions) {
-    this.deadlines = new DeadlineQueue(o.commandTimeoutMs, (id) => this.endEarly(id, 'timeout'));
+    this.deadlines = new DeadlineQueue(o.commandTimeoutMs, (id) => this.endEarly(id, 'timeout'), o.clock);
     this.lease = new NodeLease(o.link, o.nodeId, o.leaseValue, o.log, {
       forgotten: () => void this.revalidate(),
       lapsed: () => this.letGoAll('this gateway lost its cluster'),
