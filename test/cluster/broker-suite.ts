@@ -76,6 +76,23 @@ async function answerNext(controller: TestController): Promise<Frame> {
   return command;
 }
 
+/**
+ * A controller serving a new session across the topology (registered on one node, its socket on
+ * another), once a first call through the calling node has reached it.
+ */
+async function servingController(
+  t: Topology,
+  capabilities?: string[],
+): Promise<{ sessionId: string; controller: TestController }> {
+  const sessionId = await t.register.createSession();
+  const controller = await TestController.open(
+    t.upgrade,
+    await register(t.register, { sessionId, ...(capabilities ? { capabilities } : {}) }),
+  );
+  await firstCall(t.call, sessionId, async () => void (await answerNext(controller).catch(() => undefined)));
+  return { sessionId, controller };
+}
+
 export function brokerConformance(topology: () => Topology): void {
   it('a call reaches the controller exactly once and its result returns to the caller', async () => {
     const t = topology();
@@ -116,13 +133,7 @@ export function brokerConformance(topology: () => Topology): void {
 
   it('fails closed with controller_unavailable once the registered controller is offline', async () => {
     const t = topology();
-    const sessionId = await t.register.createSession();
-    const controller = await TestController.open(t.upgrade, await register(t.register, { sessionId }));
-    await firstCall(
-      t.call,
-      sessionId,
-      async () => void (await answerNext(controller).catch(() => undefined)),
-    );
+    const { sessionId, controller } = await servingController(t);
     await controller.close();
     const result = await waitFor(
       async () => {
@@ -136,16 +147,7 @@ export function brokerConformance(topology: () => Topology): void {
 
   it('refuses a tool the controller was not granted, sending it nothing', async () => {
     const t = topology();
-    const sessionId = await t.register.createSession();
-    const controller = await TestController.open(
-      t.upgrade,
-      await register(t.register, { sessionId, capabilities: ['browser_tabs'] }),
-    );
-    await firstCall(
-      t.call,
-      sessionId,
-      async () => void (await answerNext(controller).catch(() => undefined)),
-    );
+    const { sessionId, controller } = await servingController(t, ['browser_tabs']);
     const result = await callTool(t.call, sessionId, 'browser_console');
     assert.equal(result.status, 503);
     assert.equal(result.body.error.code, 'controller_unavailable');
@@ -168,13 +170,7 @@ export function brokerConformance(topology: () => Topology): void {
 
   it('times a silent controller out, cancels after the command, and ignores its late result', async () => {
     const t = topology();
-    const sessionId = await t.register.createSession();
-    const controller = await TestController.open(t.upgrade, await register(t.register, { sessionId }));
-    await firstCall(
-      t.call,
-      sessionId,
-      async () => void (await answerNext(controller).catch(() => undefined)),
-    );
+    const { sessionId, controller } = await servingController(t);
     const call = callTool(t.call, sessionId);
     const command = await controller.next(COMMAND, 3000);
     const result = await call;

@@ -13,6 +13,22 @@ import { ENABLED_CONFIG, makeHome, startTestGateway, type TestGateway } from '..
 import { callTool, firstCall } from './broker-suite.js';
 import { freePort, startRedis, type TestRedis } from './fixtures/redis-server.js';
 
+/** One cluster gateway on a Redis of its own, started for the enclosing describe and stopped after it. */
+function useNodeOnItsOwnRedis(): { redis: TestRedis; gw: TestGateway } {
+  const node = {} as { redis: TestRedis; gw: TestGateway };
+  before(async () => {
+    node.redis = await startRedis();
+    node.gw = await startTestGateway({
+      config: { ...ENABLED_CONFIG, cluster: { redis_url: node.redis.url } },
+    });
+  });
+  after(async () => {
+    await node.gw?.close();
+    await node.redis?.stop();
+  });
+  return node;
+}
+
 describe('a cluster node without its Redis', () => {
   it('will not start, and says which Redis it could not reach without showing its password', async () => {
     const port = await freePort();
@@ -29,18 +45,10 @@ describe('a cluster node without its Redis', () => {
   });
 
   describe('once running', () => {
-    let redis: TestRedis;
-    let gw: TestGateway;
-    before(async () => {
-      redis = await startRedis();
-      gw = await startTestGateway({ config: { ...ENABLED_CONFIG, cluster: { redis_url: redis.url } } });
-    });
-    after(async () => {
-      await gw?.close();
-      await redis?.stop();
-    });
+    const node = useNodeOnItsOwnRedis();
 
     it('answers calls and registrations with 503 cluster_unavailable, sending nothing anywhere', async () => {
+      const { redis, gw } = node;
       const sessionId = await gw.createSession();
       assert.equal(
         (await gw.request('POST', REGISTER_PATH, { body: registrationBody({ sessionId }) })).status,
@@ -58,18 +66,10 @@ describe('a cluster node without its Redis', () => {
   });
 
   describe('for longer than its lease', () => {
-    let redis: TestRedis;
-    let gw: TestGateway;
-    before(async () => {
-      redis = await startRedis();
-      gw = await startTestGateway({ config: { ...ENABLED_CONFIG, cluster: { redis_url: redis.url } } });
-    });
-    after(async () => {
-      await gw?.close();
-      await redis?.stop();
-    });
+    const node = useNodeOnItsOwnRedis();
 
     it('closes its controller sockets so their extensions reconnect to a node that can route', async () => {
+      const { redis, gw } = node;
       const sessionId = await gw.createSession();
       const controller = await TestController.connect(gw, { sessionId });
       const served = await firstCall(gw, sessionId, async () => {

@@ -10,9 +10,9 @@ import { join } from 'node:path';
 import { createLocalChromiumBackend } from '../../src/gateway/backends/cdp/index.js';
 import { DEFAULT_BROWSER_SETTINGS } from '../../src/gateway/config/browser-settings.js';
 import { silentLogger } from '../../src/log/logger.js';
-import { isTabgateError, parseToolArguments, type ToolName } from '../../src/protocol/index.js';
 import { startTestSite } from '../testserver/server.js';
 import { killChromiumByMarker } from '../engine/chromium-processes.js';
+import { backendSessions } from './backend-sessions.js';
 import { runConformanceSuite } from './suite.js';
 
 runConformanceSuite('local Chromium', async () => {
@@ -30,26 +30,12 @@ runConformanceSuite('local Chromium', async () => {
     uploadRoots: [uploadRoot],
   };
   const backend = createLocalChromiumBackend(settings, silentLogger);
-  let sessions = 0;
   return {
     url: (path) => site.url(path),
     otherUrl: (path) => site.otherUrl(path),
     snapshotMaxChars: settings.snapshotMaxChars,
     files: { uploadRoot, downloadMaxBytes: settings.downloadMaxBytes },
-    async newSession() {
-      const sessionId = `conformance-${++sessions}`;
-      return {
-        async call(tool: string, args: Record<string, unknown> = {}) {
-          try {
-            const parsed = parseToolArguments(tool as ToolName, args);
-            return await backend.call({ sessionId, tool: tool as ToolName, args: parsed, toolCallId: null });
-          } catch (error) {
-            throw isTabgateError(error) ? error : new Error(String(error));
-          }
-        },
-        close: () => backend.closeSession(sessionId),
-      };
-    },
+    newSession: backendSessions(backend, 'conformance'),
     crashBrowser: () => killChromiumByMarker(marker),
     async close() {
       await backend.close();

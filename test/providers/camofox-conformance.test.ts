@@ -8,7 +8,8 @@ import { after } from 'node:test';
 import { CAMOFOX_TOOLS, CamofoxBackend } from '../../src/gateway/backends/camofox/camofox-backend.js';
 import { DEFAULT_BROWSER_SETTINGS } from '../../src/gateway/config/browser-settings.js';
 import { silentLogger } from '../../src/log/logger.js';
-import { isTabgateError, parseToolArguments, TOOLS, type ToolName } from '../../src/protocol/index.js';
+import { TOOLS } from '../../src/protocol/index.js';
+import { backendSessions } from '../conformance/backend-sessions.js';
 import { runConformanceSuite } from '../conformance/suite.js';
 import { startTestSite } from '../testserver/server.js';
 import { launchChromium, type LocalChromium } from './fixtures/chromium.js';
@@ -86,7 +87,6 @@ runConformanceSuite('Camofox (REST, a local Camofox server driving a real Chromi
     settings,
     silentLogger,
   );
-  let sessions = 0;
   return {
     url: (path) => site.url(path),
     otherUrl: (path) => site.otherUrl(path),
@@ -99,20 +99,7 @@ runConformanceSuite('Camofox (REST, a local Camofox server driving a real Chromi
       },
       skippedCases: SKIPPED_CASES,
     },
-    async newSession() {
-      const sessionId = `camofox-conformance-${++sessions}`;
-      return {
-        async call(tool: string, args: Record<string, unknown> = {}) {
-          try {
-            const parsed = parseToolArguments(tool as ToolName, args);
-            return await backend.call({ sessionId, tool: tool as ToolName, args: parsed, toolCallId: null });
-          } catch (error) {
-            throw isTabgateError(error) ? error : new Error(String(error));
-          }
-        },
-        close: () => backend.closeSession(sessionId),
-      };
-    },
+    newSession: backendSessions(backend, 'camofox-conformance'),
     async close() {
       await backend.close();
       await site.close();

@@ -12,8 +12,8 @@ import { createCdpUrlBackend } from '../../src/gateway/backends/cdp/index.js';
 import { ProviderBackend } from '../../src/gateway/backends/providers/index.js';
 import { DEFAULT_BROWSER_SETTINGS } from '../../src/gateway/config/browser-settings.js';
 import { silentLogger } from '../../src/log/logger.js';
-import { isTabgateError, parseToolArguments, type ToolName } from '../../src/protocol/index.js';
 import { RemoteCdpProvider } from '../../src/providers/bundled/index.js';
+import { backendSessions } from '../conformance/backend-sessions.js';
 import { runConformanceSuite } from '../conformance/suite.js';
 import { startTestSite } from '../testserver/server.js';
 import { launchChromium, type LocalChromium } from './fixtures/chromium.js';
@@ -38,7 +38,6 @@ runConformanceSuite('provider session (remote-cdp)', async () => {
     // These names are public on the browser's side; our DNS does not know them.
     resolve: async () => ['93.184.215.14'],
   });
-  let sessions = 0;
   return {
     url: (path) => site.url(path),
     otherUrl: (path) => site.otherUrl(path),
@@ -51,20 +50,7 @@ runConformanceSuite('provider session (remote-cdp)', async () => {
           "the provider's browser runs on the provider's machine: CDP sets upload files by their path there, and downloads land on its disk",
       },
     },
-    async newSession() {
-      const sessionId = `provider-conformance-${++sessions}`;
-      return {
-        async call(tool: string, args: Record<string, unknown> = {}) {
-          try {
-            const parsed = parseToolArguments(tool as ToolName, args);
-            return await backend.call({ sessionId, tool: tool as ToolName, args: parsed, toolCallId: null });
-          } catch (error) {
-            throw isTabgateError(error) ? error : new Error(String(error));
-          }
-        },
-        close: () => backend.closeSession(sessionId),
-      };
-    },
+    newSession: backendSessions(backend, 'provider-conformance'),
     async close() {
       await backend.close();
       await site.close();
