@@ -17,6 +17,7 @@ import { DEFERRED_CANCEL_CAP } from '../../protocol/index.js';
 import { DeadlineQueue } from './deadlines.js';
 import type { ControllerBroker, DispatchRequest, LaneState } from './controller-broker.js';
 import { commandError } from './command-error.js';
+import { commandParams } from './command-params.js';
 import type { BindingObserver } from '../session-binding.js';
 
 /** 32 lowercase hex characters, new for every dispatch (protocol v1). */
@@ -176,17 +177,10 @@ export class Broker implements ControllerBroker {
       try {
         this.o.commands.deliver(identity, {
           method: FRAME_METHODS.command,
-          params: {
-            command_id: commandId,
-            action: request.action,
-            // Serialized right here, so the caller's object cannot change what is sent.
-            arguments: request.arguments,
-            controller_id: request.scope.controller_id,
-            browser_profile_id: request.scope.browser_profile_id,
-            tool_call_id: request.toolCallId,
-            deadline_at: deadlineAt,
-            ...(request.secret ? { secret: request.secret } : {}),
-          },
+          // Serialized right here, so the caller's object cannot change what is sent.
+          params: request.secret
+            ? { ...commandParams(request, commandId, deadlineAt), secret: request.secret }
+            : commandParams(request, commandId, deadlineAt),
         });
       } catch (error) {
         this.o.log.warn('controller send failed', { reason: (error as Error).message });

@@ -24,6 +24,7 @@ import type { CommandOutcome, FrameSender } from '../broker/commands.js';
 import type { ControllerBroker } from '../broker/controller-broker.js';
 import { DeadlineQueue } from '../broker/deadlines.js';
 import { commandError } from '../broker/command-error.js';
+import { commandParams } from '../broker/command-params.js';
 import { laneKey, sessionLookupKey, type ControllerScope, type LaneQuery } from '../broker/scope.js';
 import type { ConsumeOutcome, MintedTicket } from '../broker/tickets.js';
 import { InboxReader, type InboxEntry } from './inbox-reader.js';
@@ -308,15 +309,7 @@ export class ClusterBroker implements ControllerBroker {
     // Redis gets the frame without the secret; the node holding the socket adds the value.
     const frame = encodeFrame({
       method: FRAME_METHODS.command,
-      params: {
-        command_id: commandId,
-        action: request.action,
-        arguments: request.arguments,
-        controller_id: request.scope.controller_id,
-        browser_profile_id: request.scope.browser_profile_id,
-        tool_call_id: request.toolCallId,
-        deadline_at: deadlineAt,
-      },
+      params: commandParams(request, commandId, deadlineAt),
     });
     const { secret } = request;
     const secretRef: SecretRef | null = secret
