@@ -54,3 +54,60 @@ export const INTERRUPTED = 'interrupted';
  * what lets a fold repeated after a crash skip the rows already in.
  */
 export const journalRef = (file: string, seq: number): string => `${file}#${seq}`;
+
+/** An audit row as both stores keep it (SQLite and PostgreSQL): `arguments` as JSON text. */
+export interface AuditRow {
+  id: number;
+  at_ms: number;
+  session_id: string;
+  principal_id: string;
+  controller_id: string | null;
+  backend: string;
+  action: string;
+  arguments: string;
+  origin: string | null;
+  outcome: string;
+  duration_ms: number;
+  tool_call_id: string | null;
+}
+
+function parseArguments(text: string): Record<string, unknown> {
+  try {
+    const value = JSON.parse(text) as unknown;
+    return typeof value === 'object' && value !== null ? (value as Record<string, unknown>) : {};
+  } catch {
+    return {};
+  }
+}
+
+/** A stored row as the API and the CLI show it. */
+export const auditEntryOf = ({ at_ms, arguments: args, ...row }: AuditRow): AuditEntry => ({
+  id: row.id,
+  at: new Date(at_ms).toISOString(),
+  session_id: row.session_id,
+  principal_id: row.principal_id,
+  controller_id: row.controller_id,
+  backend: row.backend,
+  action: row.action,
+  arguments: parseArguments(args),
+  origin: row.origin,
+  outcome: row.outcome,
+  duration_ms: row.duration_ms,
+  tool_call_id: row.tool_call_id,
+});
+
+/** The values of a new row, in the column order both stores insert them (journal reference last). */
+export const auditRowValues = (entry: NewAuditEntry, journalRef: string | null): unknown[] => [
+  entry.at_ms,
+  entry.session_id,
+  entry.principal_id,
+  entry.controller_id,
+  entry.backend,
+  entry.action,
+  JSON.stringify(entry.arguments),
+  entry.origin,
+  entry.outcome,
+  entry.duration_ms,
+  entry.tool_call_id,
+  journalRef,
+];

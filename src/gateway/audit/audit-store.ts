@@ -6,49 +6,18 @@
 import type { Statement } from 'better-sqlite3';
 import type { Db } from '../store/database.js';
 import type { FoldedAuditRow, RecoveredChunk } from '../store/store.js';
-import { INTERRUPTED, type AuditEntry, type AuditQuery, type NewAuditEntry } from './audit-entry.js';
+import {
+  auditEntryOf,
+  auditRowValues,
+  INTERRUPTED,
+  type AuditEntry,
+  type AuditQuery,
+  type AuditRow,
+  type NewAuditEntry,
+} from './audit-entry.js';
 
 // The types of the store's own methods, for whoever holds a store.
 export type { AuditEntry, AuditQuery, NewAuditEntry } from './audit-entry.js';
-
-interface Row {
-  id: number;
-  at_ms: number;
-  session_id: string;
-  principal_id: string;
-  controller_id: string | null;
-  backend: string;
-  action: string;
-  arguments: string;
-  origin: string | null;
-  outcome: string;
-  duration_ms: number;
-  tool_call_id: string | null;
-}
-
-function parseArguments(text: string): Record<string, unknown> {
-  try {
-    const value = JSON.parse(text) as unknown;
-    return typeof value === 'object' && value !== null ? (value as Record<string, unknown>) : {};
-  } catch {
-    return {};
-  }
-}
-
-const toEntry = ({ at_ms, arguments: args, ...row }: Row): AuditEntry => ({
-  id: row.id,
-  at: new Date(at_ms).toISOString(),
-  session_id: row.session_id,
-  principal_id: row.principal_id,
-  controller_id: row.controller_id,
-  backend: row.backend,
-  action: row.action,
-  arguments: parseArguments(args),
-  origin: row.origin,
-  outcome: row.outcome,
-  duration_ms: row.duration_ms,
-  tool_call_id: row.tool_call_id,
-});
 
 export class AuditStore {
   private insertStmt: Statement<unknown[]> | null = null;
@@ -96,20 +65,7 @@ export class AuditStore {
            arguments, origin, outcome, duration_ms, tool_call_id, journal_ref)
          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     );
-    const info = this.insertStmt.run(
-      entry.at_ms,
-      entry.session_id,
-      entry.principal_id,
-      entry.controller_id,
-      entry.backend,
-      entry.action,
-      JSON.stringify(entry.arguments),
-      entry.origin,
-      entry.outcome,
-      entry.duration_ms,
-      entry.tool_call_id,
-      journalRef,
-    );
+    const info = this.insertStmt.run(...auditRowValues(entry, journalRef));
     return info.changes === 1;
   }
 
@@ -160,10 +116,12 @@ export class AuditStore {
     // Paging forward reads oldest first; the first page is the newest rows, still shown oldest first.
     const order = query.after !== undefined ? 'ASC' : 'DESC';
     const rows = this.db
-      .prepare<(string | number)[], Row>(`SELECT * FROM audit_log ${clause} ORDER BY id ${order} LIMIT ?`)
+      .prepare<(string | number)[], AuditRow>(
+        `SELECT * FROM audit_log ${clause} ORDER BY id ${order} LIMIT ?`,
+      )
       .all(...params, query.limit);
     if (order === 'DESC') rows.reverse();
-    return rows.map(toEntry);
+    return rows.map(auditEntryOf);
   }
 
   /** Deletes rows older than the cutoff; returns how many went. */

@@ -5,67 +5,15 @@
  * earlier one and so never skips a row. Folds are batches, so the lock is held once per batch.
  */
 import type { Pool, PoolClient } from 'pg';
-import { INTERRUPTED, type AuditEntry, type NewAuditEntry } from '../../audit/audit-entry.js';
+import {
+  auditEntryOf,
+  auditRowValues,
+  INTERRUPTED,
+  type AuditRow,
+  type NewAuditEntry,
+} from '../../audit/audit-entry.js';
 import type { AuditRows } from '../store.js';
 import { AUDIT_LOCK } from './migrations.js';
-
-interface Row {
-  id: number;
-  at_ms: number;
-  session_id: string;
-  principal_id: string;
-  controller_id: string | null;
-  backend: string;
-  action: string;
-  arguments: string;
-  origin: string | null;
-  outcome: string;
-  duration_ms: number;
-  tool_call_id: string | null;
-}
-
-function parseArguments(text: string): Record<string, unknown> {
-  try {
-    const value = JSON.parse(text) as unknown;
-    return typeof value === 'object' && value !== null ? (value as Record<string, unknown>) : {};
-  } catch {
-    return {};
-  }
-}
-
-const toEntry = ({ at_ms, arguments: args, ...row }: Row): AuditEntry => ({
-  id: row.id,
-  at: new Date(at_ms).toISOString(),
-  session_id: row.session_id,
-  principal_id: row.principal_id,
-  controller_id: row.controller_id,
-  backend: row.backend,
-  action: row.action,
-  arguments: parseArguments(args),
-  origin: row.origin,
-  outcome: row.outcome,
-  duration_ms: row.duration_ms,
-  tool_call_id: row.tool_call_id,
-});
-
-const COLUMNS = 12;
-
-function valuesOf(entry: NewAuditEntry, journalRef: string | null): unknown[] {
-  return [
-    entry.at_ms,
-    entry.session_id,
-    entry.principal_id,
-    entry.controller_id,
-    entry.backend,
-    entry.action,
-    JSON.stringify(entry.arguments),
-    entry.origin,
-    entry.outcome,
-    entry.duration_ms,
-    entry.tool_call_id,
-    journalRef,
-  ];
-}
 
 async function insertRows(
   client: PoolClient,
@@ -76,8 +24,9 @@ async function insertRows(
   const tuples: string[] = [];
   for (const row of rows) {
     const base = params.length;
-    params.push(...valuesOf(row.entry, row.journalRef));
-    tuples.push(`(${Array.from({ length: COLUMNS }, (_, i) => `$${base + i + 1}`).join(', ')})`);
+    const values = auditRowValues(row.entry, row.journalRef);
+    params.push(...values);
+    tuples.push(`(${values.map((_, i) => `$${base + i + 1}`).join(', ')})`);
   }
   await client.query(
     `INSERT INTO audit_log (at_ms, session_id, principal_id, controller_id, backend, action, arguments,
@@ -173,12 +122,12 @@ export function pgAudit(pool: Pool): AuditRows {
       // Paging forward reads oldest first; the first page is the newest rows, still shown oldest first.
       const order = query.after !== undefined ? 'ASC' : 'DESC';
       params.push(query.limit);
-      const { rows } = await pool.query<Row>(
+      const { rows } = await pool.query<AuditRow>(
         `SELECT * FROM audit_log ${clause} ORDER BY id ${order} LIMIT $${params.length}`,
         params,
       );
       if (order === 'DESC') rows.reverse();
-      return rows.map(toEntry);
+      return rows.map(auditEntryOf);
     },
     async purgeBefore(cutoffMs) {
       const { rowCount } = await pool.query('DELETE FROM audit_log WHERE at_ms < $1', [cutoffMs]);
