@@ -17,6 +17,7 @@ import { TestController, register } from '../test/gateway/fixtures/controller.js
 import type { TestGateway } from '../test/gateway/fixtures/gateway.js';
 import { startCluster } from '../test/cluster/fixtures/cluster-nodes.js';
 import { startRedis } from '../test/cluster/fixtures/redis-server.js';
+import { pct, throughput } from './stats.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const CALLS = Number(process.env.BENCH_CALLS ?? 2000);
@@ -41,9 +42,6 @@ function post(url: string, headers: Record<string, string>): Promise<number> {
     req.end('{}');
   });
 }
-
-const pct = (sorted: number[], p: number) =>
-  sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))] ?? 0;
 
 /** A controller that answers every command at once. */
 function answering(controller: TestController): void {
@@ -70,20 +68,6 @@ async function interleaved(calls: (() => Promise<number>)[], n: number): Promise
     }
   }
   return out.map((list) => list.sort((a, b) => a - b));
-}
-
-async function throughput(call: (i: number) => Promise<number>, n: number): Promise<number> {
-  let next = 0;
-  const start = performance.now();
-  await Promise.all(
-    Array.from({ length: CONCURRENCY }, async () => {
-      while (next < n) {
-        const status = await call(next++);
-        if (status !== 200) throw new Error(`call answered ${status}`);
-      }
-    }),
-  );
-  return n / ((performance.now() - start) / 1000);
 }
 
 async function connectRouted(
@@ -185,13 +169,18 @@ async function main(): Promise<void> {
     const singleRate = await throughput(
       (i) => post(`${s.url}/v1/sessions/${singleSessions[i % 3]}/tools/browser_tabs`, h(s)),
       THROUGHPUT_CALLS,
+      CONCURRENCY,
     );
     const cpuBefore = redisCpu((...args) => redis.cli(...args));
     const started = performance.now();
-    const clusterRate = await throughput((i) => {
-      const node = nodes[Math.floor(i / 3) % 3]!;
-      return post(`${node.url}/v1/sessions/${clusterSessions[i % 3]}/tools/browser_tabs`, h(node));
-    }, THROUGHPUT_CALLS);
+    const clusterRate = await throughput(
+      (i) => {
+        const node = nodes[Math.floor(i / 3) % 3]!;
+        return post(`${node.url}/v1/sessions/${clusterSessions[i % 3]}/tools/browser_tabs`, h(node));
+      },
+      THROUGHPUT_CALLS,
+      CONCURRENCY,
+    );
     const redisShare =
       (redisCpu((...args) => redis.cli(...args)) - cpuBefore) / ((performance.now() - started) / 1000);
     rows.push([

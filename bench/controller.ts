@@ -12,6 +12,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { ServerOrder, Started } from './controller-server.js';
+import { pct, throughput } from './stats.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
@@ -33,23 +34,6 @@ function post(url: string, headers: Record<string, string>, body: string): Promi
     req.on('error', reject);
     req.end(body);
   });
-}
-
-const pct = (sorted: number[], p: number) =>
-  sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))] ?? 0;
-
-async function throughput(call: (i: number) => Promise<number>, n: number): Promise<number> {
-  let next = 0;
-  const start = performance.now();
-  await Promise.all(
-    Array.from({ length: CONCURRENCY }, async () => {
-      while (next < n) {
-        const status = await call(next++);
-        if (status !== 200) throw new Error(`call answered ${status}`);
-      }
-    }),
-  );
-  return n / ((performance.now() - start) / 1000);
 }
 
 function pool(): ChildProcess {
@@ -162,8 +146,8 @@ async function main(): Promise<void> {
     ]);
     rows.push([
       'commands/s, 1 controller',
-      (await throughput(callFloor, THROUGHPUT_CALLS)).toFixed(0),
-      (await throughput(() => callIn(0), THROUGHPUT_CALLS)).toFixed(0),
+      (await throughput(callFloor, THROUGHPUT_CALLS, CONCURRENCY)).toFixed(0),
+      (await throughput(() => callIn(0), THROUGHPUT_CALLS, CONCURRENCY)).toFixed(0),
       `${CONCURRENCY} concurrent calls`,
     ]);
     await order(child, {
@@ -175,7 +159,7 @@ async function main(): Promise<void> {
     rows.push([
       'commands/s, 100 controllers',
       '',
-      (await throughput((i) => callIn(i % 100), THROUGHPUT_CALLS)).toFixed(0),
+      (await throughput((i) => callIn(i % 100), THROUGHPUT_CALLS, CONCURRENCY)).toFixed(0),
       'calls spread over all',
     ]);
 
@@ -192,7 +176,7 @@ async function main(): Promise<void> {
     rows.push([
       'commands/s, 1,000 controllers',
       '',
-      (await throughput((i) => callIn(i % 1000), THROUGHPUT_CALLS)).toFixed(0),
+      (await throughput((i) => callIn(i % 1000), THROUGHPUT_CALLS, CONCURRENCY)).toFixed(0),
       'calls spread over all',
     ]);
     rows.push([

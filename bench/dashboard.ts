@@ -19,14 +19,12 @@ import { chromium } from 'playwright-core';
 import { stringify } from 'yaml';
 import { startGateway } from '../src/gateway/server.js';
 import { silentLogger } from '../src/log/logger.js';
+import { quantile } from './stats.js';
 
 const SESSIONS = Number(process.env.BENCH_SESSIONS ?? 10);
 const ACTIONS = Number(process.env.BENCH_ACTIONS ?? 20);
 const CHROMIUM = process.env.CHROME_PATH ?? '/usr/bin/chromium';
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-
-const quantile = (sorted: number[], q: number) =>
-  sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)] ?? NaN;
 
 const PAGE = `<!doctype html><title>Bench</title><button id="b" onclick="this.textContent='clicked '+Date.now()">Press</button>`;
 
