@@ -6,7 +6,13 @@
 import assert from 'node:assert/strict';
 import { after, afterEach, before, describe, it } from 'node:test';
 import type { HttpResult, TestGateway } from '../gateway/fixtures/gateway.js';
-import { CATEGORY_HOST, DENIED_HOST, startSiteServers, type SiteServers } from './fixtures/site-servers.js';
+import {
+  CATEGORY_HOST,
+  DENIED_HOST,
+  ESCAPING_CONTROLS,
+  startSiteServers,
+  type SiteServers,
+} from './fixtures/site-servers.js';
 import { errorCode, toolSession } from './fixtures/tool-session.js';
 import { waitFor } from '../helpers/wait-for.js';
 
@@ -138,15 +144,7 @@ export function siteGrantCases(
       await stillOn('Links');
     });
 
-    for (const label of [
-      'link "Other link"',
-      'link "Other new tab"',
-      'button "Other popup"',
-      'button "Search other"',
-      'button "Post to other"',
-      'link "Redirecting link"',
-      'button "Script navigate"',
-    ]) {
+    for (const label of ESCAPING_CONTROLS) {
       it(`keeps the tab on the granted page when the agent clicks ${label}`, async () => {
         await onLinks();
         const clicked = await ok('browser_click', { ref: await refOf(label) });
