@@ -12,6 +12,7 @@ import {
   type ToolInput,
   type ToolName,
   type ToolResults,
+  PAGE_INPUT_TOOLS,
 } from '../protocol/index.js';
 import { CallGate, originOfRef, type ActionGate } from './action-gate.js';
 import { fillSecret } from './secret-fill.js';
@@ -311,16 +312,7 @@ const HANDLERS: { [N in ToolName]: Handler<N> } = {
 };
 
 /** The tools that give the page input: a request with a body their page sends is held for approval. */
-const INPUTS: ReadonlySet<ToolName> = new Set([
-  'browser_click',
-  'browser_type',
-  'browser_press',
-  'browser_select_option',
-  'browser_fill_form',
-  'browser_drag',
-  'browser_dialog',
-  'browser_upload',
-]);
+const INPUTS: ReadonlySet<ToolName> = new Set([...PAGE_INPUT_TOOLS, 'browser_dialog', 'browser_upload']);
 
 /**
  * What may run while a dialog blocks the active tab: reading it, answering it, and leaving it. Not a

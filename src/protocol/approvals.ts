@@ -26,6 +26,20 @@ export const ACTION_CLASSES = [
 export type ActionClass = (typeof ACTION_CLASSES)[number];
 
 /** The default irreversible lexicon: English, German, French, Spanish. */
+/**
+ * The tools that give a page input (a pointer or a key, a value set, an option chosen): the ones an
+ * approval may have to hold. The engine adds `browser_dialog` and `browser_upload`, the extension
+ * `browser_dialog`, each where it judges them; one list, so a new input tool is gated everywhere.
+ */
+export const PAGE_INPUT_TOOLS = [
+  'browser_click',
+  'browser_type',
+  'browser_press',
+  'browser_select_option',
+  'browser_fill_form',
+  'browser_drag',
+] as const;
+
 export const DEFAULT_IRREVERSIBLE_LEXICON: readonly string[] = [
   'buy',
   'pay',

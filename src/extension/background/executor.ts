@@ -14,6 +14,7 @@ import {
   type CommandParams,
   type Frame,
   type ToolName,
+  PAGE_INPUT_TOOLS,
 } from '../../protocol/index.js';
 import { CommandError } from './command-error.js';
 import type { SharedTabs } from './shared-tabs.js';
@@ -31,15 +32,7 @@ const REMEMBERED_IDS = 1024;
  * refuses them while the person has the session stopped); the gateway refuses every call of a stopped
  * session before it gets here, so the others do not pay for the read.
  */
-const GATED = new Set([
-  'browser_click',
-  'browser_type',
-  'browser_press',
-  'browser_select_option',
-  'browser_fill_form',
-  'browser_drag',
-  'browser_dialog',
-]);
+const GATED: ReadonlySet<string> = new Set([...PAGE_INPUT_TOOLS, 'browser_dialog']);
 
 interface ErrorPayload {
   code: string;

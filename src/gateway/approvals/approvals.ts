@@ -11,6 +11,7 @@ import {
   type ApprovalChannel,
   type ApprovalPolicy,
   type ApprovalRecord,
+  PAGE_INPUT_TOOLS,
 } from '../../protocol/index.js';
 import type { ActionGate } from '../../engine/index.js';
 import type { AuditLog } from '../audit/audit-log.js';
@@ -64,14 +65,7 @@ export function argumentHash(tool: string, args: unknown): string {
 }
 
 /** The tools whose input may need approval on the user's tab, where the gateway cannot read the page. */
-const USER_TAB_INPUTS = new Set([
-  'browser_click',
-  'browser_type',
-  'browser_press',
-  'browser_select_option',
-  'browser_fill_form',
-  'browser_drag',
-]);
+const USER_TAB_INPUTS: ReadonlySet<string> = new Set(PAGE_INPUT_TOOLS);
 
 export class Approvals {
   readonly book: ApprovalBook;
