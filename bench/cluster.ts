@@ -7,7 +7,6 @@
  * expressed in it.
  */
 import { execFileSync, fork } from 'node:child_process';
-import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -17,6 +16,7 @@ import { TestController, register } from '../test/gateway/fixtures/controller.js
 import type { TestGateway } from '../test/gateway/fixtures/gateway.js';
 import { startCluster } from '../test/cluster/fixtures/cluster-nodes.js';
 import { startRedis } from '../test/cluster/fixtures/redis-server.js';
+import { post } from './post.js';
 import { pct, throughput } from './stats.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -25,23 +25,6 @@ const WARMUP = Number(process.env.BENCH_WARMUP ?? 500);
 const THROUGHPUT_CALLS = Number(process.env.BENCH_THROUGHPUT_CALLS ?? 3000);
 const IDLE = Number(process.env.BENCH_IDLE ?? 150);
 const CONCURRENCY = 32;
-const agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
-
-function post(url: string, headers: Record<string, string>): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const req = http.request(url, {
-      method: 'POST',
-      agent,
-      headers: { 'content-type': 'application/json', ...headers },
-    });
-    req.on('response', (res) => {
-      res.resume();
-      res.on('end', () => resolve(res.statusCode ?? 0));
-    });
-    req.on('error', reject);
-    req.end('{}');
-  });
-}
 
 /** A controller that answers every command at once. */
 function answering(controller: TestController): void {

@@ -7,34 +7,17 @@
  * the gateway and the floor, bench/controller-pool.ts the browsers.
  */
 import { fork, type ChildProcess } from 'node:child_process';
-import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { ServerOrder, Started } from './controller-server.js';
+import { closePosts, post } from './post.js';
 import { pct, throughput } from './stats.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
-const agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
 const LATENCY_CALLS = Number(process.env.BENCH_CALLS ?? 3000);
 const THROUGHPUT_CALLS = Number(process.env.BENCH_THROUGHPUT_CALLS ?? 6000);
 const CONCURRENCY = 32;
-
-function post(url: string, headers: Record<string, string>, body: string): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const req = http.request(url, {
-      method: 'POST',
-      agent,
-      headers: { 'content-type': 'application/json', ...headers },
-    });
-    req.on('response', (res) => {
-      res.resume();
-      res.on('end', () => resolve(res.statusCode ?? 0));
-    });
-    req.on('error', reject);
-    req.end(body);
-  });
-}
 
 function pool(): ChildProcess {
   return fork(path.join(here, 'controller-pool.ts'), [], { execArgv: ['--import', 'tsx'], stdio: 'inherit' });
@@ -192,7 +175,7 @@ async function main(): Promise<void> {
       server.once('exit', () => resolve());
       server.send({ kind: 'exit' } satisfies ServerOrder);
     });
-    agent.destroy();
+    closePosts();
   }
 
   const header = ['measure', 'floor', 'tabgate', 'note'];
