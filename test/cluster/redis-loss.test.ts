@@ -11,7 +11,8 @@ import { registrationBody, tabsAnswer, TestController } from '../gateway/fixture
 import { waitFor } from '../helpers/wait-for.js';
 import { ENABLED_CONFIG, makeHome, startTestGateway, type TestGateway } from '../gateway/fixtures/gateway.js';
 import { callTool, firstCall } from './broker-suite.js';
-import { freePort, startRedis, type TestRedis } from './fixtures/redis-server.js';
+import { freePort } from '../helpers/free-port.js';
+import { startRedis, type TestRedis } from './fixtures/redis-server.js';
 
 /** One cluster gateway on a Redis of its own, started for the enclosing describe and stopped after it. */
 function useNodeOnItsOwnRedis(): { redis: TestRedis; gw: TestGateway } {
