@@ -17,7 +17,8 @@ import {
   type ToolResult,
 } from '../protocol/index.js';
 import type { Approvals } from './approvals/index.js';
-import type { AuditLog } from './audit/audit-log.js';
+import type { AuditContext } from './audit/audit-entry.js';
+import type { AuditLog, CallEnding } from './audit/audit-log.js';
 import type { BrowserBackend } from './backends/index.js';
 import type { LaneState } from './broker/controller-broker.js';
 import type { ControllerBroker } from './broker/controller-broker.js';
@@ -39,6 +40,7 @@ import type {
   ToolCallRequest,
 } from './service.js';
 import type { Sessions } from './sessions.js';
+import type { SiteBrowser, SitePolicyView } from './sites/site-policies.js';
 
 export interface GatewayServiceDeps {
   sessions: Sessions;
@@ -60,6 +62,16 @@ export interface GatewayServiceDeps {
   approvals?: Approvals;
   /** The kind of browser the backend is, for the approval classes its sessions are held to. */
   backendBrowser?: 'local' | 'remote';
+  /** A session's site policy as it stands, copied into the audit row of each site refusal. */
+  sitePolicyOf?: (sessionId: string, browser: SiteBrowser) => SitePolicyView;
+}
+
+/** The codes of a site refusal, from the gateway, the engine or (as `controller_code`) the extension. */
+const SITE_REFUSALS: ReadonlySet<string> = new Set(['site_not_granted', 'site_blocked', 'domain_changed']);
+
+function isSiteRefusal(error: unknown): boolean {
+  if (!(error instanceof TabgateError)) return false;
+  return SITE_REFUSALS.has(error.code) || SITE_REFUSALS.has(String(error.details?.controller_code));
 }
 
 /** A call past its tool-name check, with the session it runs in and where it goes. */
@@ -313,9 +325,32 @@ export class DefaultGatewayService implements GatewayService {
             ? (this.d.backend.describeSession?.(call.sessionId)?.backend ?? this.d.backend.name)
             : 'controller',
         controllerId: call.decision.kind === 'controller' ? call.decision.scope.controller_id : null,
+        contextOf: this.auditContextOf(call),
       },
       () => this.observed(call),
     );
+  }
+
+  /**
+   * What a call's audit row carries besides the call: the site policy a refusal was judged by, and the
+   * provider's reference for the session the call opened (its creation row).
+   */
+  private auditContextOf(call: RoutedCall): (ending: CallEnding) => AuditContext | null {
+    const describe = this.d.backend.describeSession?.bind(this.d.backend);
+    const opens = call.decision.kind === 'backend' && describe !== undefined && !describe(call.sessionId);
+    return (ending) => {
+      const context: Record<string, unknown> = {};
+      if (!ending.ok && isSiteRefusal(ending.error) && this.d.sitePolicyOf) {
+        const browser = call.decision.kind === 'controller' || call.session.binding ? 'user_tab' : null;
+        context.site_policy = this.d.sitePolicyOf(
+          call.sessionId,
+          browser ?? this.d.backendBrowser ?? 'local',
+        );
+      }
+      const externalCallId = opens ? describe?.(call.sessionId)?.external_call_id : undefined;
+      if (externalCallId) context.external_call_id = externalCallId;
+      return Object.keys(context).length > 0 ? context : null;
+    };
   }
 
   /** The call on the dashboard's timeline: begun, and ended with the page it left or its error. */

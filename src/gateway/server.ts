@@ -210,6 +210,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
     activity,
     approvals,
     backendBrowser: defaultSiteBrowser,
+    sitePolicyOf: (sessionId, browser) => sitePolicies.view(sessionId, browser),
   });
   // The dashboard looks as the owner would: the owner's principal, from this computer.
   const ownerView = Object.freeze({

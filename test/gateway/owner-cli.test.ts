@@ -57,7 +57,7 @@ describe("the owner's commands", () => {
     assert.equal((await call()).status, 200);
     assert.equal(backend.calls.length, before + 1);
     assert.equal((await gw.request('GET', `/v1/sessions/${sessionId}`)).body.binding, null);
-    const audit = await gw.request('GET', `/v1/audit?session_id=${sessionId}`);
+    const audit = await gw.request('GET', `/v1/audit?session=${sessionId}`);
     assert.ok(
       (audit.body.entries as { action: string }[]).some((e) => e.action === 'session.release'),
       JSON.stringify(audit.body),

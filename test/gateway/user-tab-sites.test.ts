@@ -38,12 +38,46 @@ describe("site rules on the user's tab, in the gateway", () => {
       assert.equal(result.body.error.code, 'site_blocked', url);
     }
     await controller.nothing(COMMAND);
-    const audit = await gw.request('GET', `/v1/audit?session_id=${sessionId}`);
-    const { entries } = audit.body as { entries: { action: string; outcome: string }[] };
+    const audit = await gw.request('GET', `/v1/audit?session=${sessionId}`);
+    const { entries } = audit.body as {
+      entries: { action: string; outcome: string; context: { site_policy: Record<string, unknown> } }[];
+    };
     assert.deepEqual(
       entries.map((entry) => `${entry.action} ${entry.outcome}`),
       ['browser_navigate site_blocked', 'browser_navigate site_blocked', 'browser_navigate site_blocked'],
     );
+    // Each refusal names the policy it was judged by.
+    for (const entry of entries) {
+      assert.equal(entry.context.site_policy.browser, 'user_tab');
+      assert.equal(entry.context.site_policy.mode, 'ask');
+      assert.deepEqual(entry.context.site_policy.deny, ['*.evil.test']);
+      assert.ok((entry.context.site_policy.blocked_categories as string[]).includes('banking'));
+    }
+    await controller.close();
+  });
+
+  it("copies the policy into the audit row of the extension's own site refusal, and of no other", async () => {
+    const sessionId = await gw.createSession();
+    const controller = await TestController.connect(gw, { sessionId });
+    const granted = await gw.request('POST', `/v1/sessions/${sessionId}/site-grants`, {
+      body: { site: 'https://shop.example' },
+      headers: { authorization: `Bearer ${gw.operatorKey}` },
+    });
+    assert.equal(granted.status, 200, JSON.stringify(granted.body));
+    const refused = navigate(sessionId, 'https://elsewhere.example/');
+    let command = await controller.next(COMMAND);
+    controller.result(command.params.command_id, false, { code: 'site_not_granted', message: 'not granted' });
+    assert.equal((await refused).body.error.controller_code, 'site_not_granted');
+    const failed = navigate(sessionId, 'https://shop.example/');
+    command = await controller.next(COMMAND);
+    controller.result(command.params.command_id, false, { code: 'navigation_failed', message: 'no route' });
+    assert.equal((await failed).status, 502);
+    const audit = await gw.request('GET', `/v1/audit?session=${sessionId}`);
+    const [siteRow, otherRow] = audit.body.entries as {
+      context: { site_policy?: { granted: string[] } } | null;
+    }[];
+    assert.deepEqual(siteRow?.context?.site_policy?.granted, ['https://shop.example']);
+    assert.equal(otherRow?.context, null);
     await controller.close();
   });
 

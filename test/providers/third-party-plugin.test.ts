@@ -27,13 +27,18 @@ describe('a third-party provider plugin installed as an npm package in the home 
   });
 
   /** A gateway whose browser is the plugin's, with `section` as its `browser.acme_cloud`. */
-  async function gatewayWith(section: Record<string, unknown>, browser: Record<string, unknown> = {}) {
+  async function gatewayWith(
+    section: Record<string, unknown>,
+    browser: Record<string, unknown> = {},
+    config: Record<string, unknown> = {},
+  ) {
     const home = makeHome();
     installThirdPartyPlugin(home);
     const gw = await startTestGateway({
       home,
       env: { ACME_CLOUD_KEY: KEY },
       config: {
+        ...config,
         browser: {
           cloud_provider: PROVIDER_NAME,
           acme_cloud: { cdp_url: chromium.wsEndpoint, vendor: vendor.url, ...section },
@@ -80,6 +85,23 @@ describe('a third-party provider plugin installed as an npm package in the home 
       live_url: `https://live.acme.test/${sid}`,
       external_call_id: `call-${sid}`,
     });
+  });
+
+  it("records the provider's external_call_id in the audit row of the call that opened its session", async () => {
+    // Calls to a provider are audited only with `audit.all_backends`.
+    const gw = await gatewayWith({}, {}, { audit: { all_backends: true } });
+    const { sid, result } = await navigate(gw);
+    assert.equal(result.status, 200, JSON.stringify(result.body));
+    await gw.request('POST', `/v1/sessions/${sid}/tools/browser_navigate`, { body: { url: 'about:blank' } });
+    const audit = await gw.request('GET', `/v1/audit?session=${sid}`);
+    const rows = audit.body.entries as { action: string; backend: string; context: unknown }[];
+    assert.deepEqual(
+      rows.map((row) => [row.action, row.backend, row.context]),
+      [
+        ['browser_navigate', PROVIDER_NAME, { external_call_id: `call-${sid}` }],
+        ['browser_navigate', PROVIDER_NAME, null],
+      ],
+    );
   });
 
   it('surfaces a thrown error to the agent as provider_error with its message, the key redacted', async () => {

@@ -186,6 +186,13 @@ describe('audit log', () => {
     assert.equal(result.body.error.code, 'invalid_request');
   });
 
+  it('answers 400 invalid_request for a filter it does not know, rather than every row', async () => {
+    const result = await gw.request('GET', '/v1/audit?session_id=sess_x');
+    assert.equal(result.status, 400);
+    assert.equal(result.body.error.code, 'invalid_request');
+    assert.match(String(result.body.error.message), /session_id/);
+  });
+
   it('refuses readers without the API key', async () => {
     const result = await gw.request('GET', '/v1/audit', { headers: { authorization: 'Bearer nope' } });
     assert.equal(result.status, 401);

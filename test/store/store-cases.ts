@@ -189,8 +189,9 @@ export function describeStore(name: string, setUp: () => Promise<StoreHarness>):
       it('folds rows with their journal offsets, skipping a journal row folded before', async () => {
         const rows = [1, 2, 3].map((n) => ({ entry: auditRow(n, 's_fold'), journalRef: `f1#${n}` }));
         await store.audit.fold(rows, new Map([['f1', 300]]));
+        const withContext = { ...auditRow(4, 's_fold'), context: { external_call_id: 'ext_4' } };
         await store.audit.fold(
-          [rows[2]!, { entry: auditRow(4, 's_fold'), journalRef: 'f1#4' }],
+          [rows[2]!, { entry: withContext, journalRef: 'f1#4' }],
           new Map([['f1', 400]]),
         );
         const listed = await store.audit.list({ session: 's_fold', limit: 10 });
@@ -211,7 +212,9 @@ export function describeStore(name: string, setUp: () => Promise<StoreHarness>):
           outcome: 'ok',
           duration_ms: 1.5,
           tool_call_id: 'call_2',
+          context: null,
         });
+        assert.deepEqual(listed[3]!.context, { external_call_id: 'ext_4' });
         assert.equal(await store.audit.journalOffset('f1'), 400);
         await store.audit.forgetJournal('f1');
         assert.equal(await store.audit.journalOffset('f1'), 0);
@@ -249,7 +252,14 @@ export function describeStore(name: string, setUp: () => Promise<StoreHarness>):
             entry: { ...auditRow(2, 's_recover'), outcome: 'interrupted', duration_ms: 0 },
             journalRef: 'r1#2',
           },
-          { kind: 'end' as const, journalRef: 'r1#1', outcome: 'site_blocked', duration_ms: 7, origin: null },
+          {
+            kind: 'end' as const,
+            journalRef: 'r1#1',
+            outcome: 'site_blocked',
+            duration_ms: 7,
+            origin: null,
+            context: { site_policy: { mode: 'ask' } },
+          },
         ];
         const offsets: number[] = [];
         const more = await store.audit.recover('r1', (offset) => {
@@ -265,10 +275,10 @@ export function describeStore(name: string, setUp: () => Promise<StoreHarness>):
         assert.deepEqual(offsets, [0, 120]);
         const listed = await store.audit.list({ session: 's_recover', limit: 10 });
         assert.deepEqual(
-          listed.map((e) => [e.tool_call_id, e.outcome, e.duration_ms]),
+          listed.map((e) => [e.tool_call_id, e.outcome, e.duration_ms, e.context]),
           [
-            ['call_1', 'site_blocked', 7],
-            ['call_2', 'interrupted', 0],
+            ['call_1', 'site_blocked', 7, { site_policy: { mode: 'ask' } }],
+            ['call_2', 'interrupted', 0, null],
           ],
         );
       });

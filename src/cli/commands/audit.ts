@@ -38,6 +38,7 @@ function parseLimit(value: string): number {
 
 export function formatEntry(entry: AuditEntry): string {
   const args = Object.keys(entry.arguments).length > 0 ? ` ${JSON.stringify(entry.arguments)}` : '';
+  const context = entry.context ? `  context=${JSON.stringify(entry.context)}` : '';
   return (
     [
       entry.at,
@@ -47,7 +48,9 @@ export function formatEntry(entry: AuditEntry): string {
       entry.outcome,
       `${entry.duration_ms}ms`,
       entry.origin ?? '-',
-    ].join('  ') + args
+    ].join('  ') +
+    args +
+    context
   );
 }
 

@@ -24,18 +24,31 @@ export interface AuditEntry {
   outcome: string;
   duration_ms: number;
   tool_call_id: string | null;
+  /**
+   * What was in force or came about that only some rows need: the session's site policy on a site
+   * refusal (`site_policy`), the provider's reference on the call that opened its session
+   * (`external_call_id`). Null on most rows.
+   */
+  context: AuditContext | null;
 }
 
-export type NewAuditEntry = Omit<AuditEntry, 'id' | 'at'> & { at_ms: number };
+/** A row's `context`: a small JSON object, stored as text. */
+export type AuditContext = Readonly<Record<string, unknown>>;
 
-/** A call as it is dispatched: the row without its outcome. */
-export type AuditStart = Omit<NewAuditEntry, 'outcome' | 'duration_ms'>;
+export type NewAuditEntry = Omit<AuditEntry, 'id' | 'at' | 'context'> & {
+  at_ms: number;
+  context?: AuditContext | null;
+};
+
+/** A call as it is dispatched: the row without what only its end knows. */
+export type AuditStart = Omit<NewAuditEntry, 'outcome' | 'duration_ms' | 'context'>;
 
 export interface AuditEnd {
   outcome: string;
   duration_ms: number;
   /** Known only from the result (the tab's URL) when the start had none. */
   origin: string | null;
+  context?: AuditContext | null;
 }
 
 export interface AuditQuery {
@@ -69,14 +82,17 @@ export interface AuditRow {
   outcome: string;
   duration_ms: number;
   tool_call_id: string | null;
+  context: string | null;
 }
 
-function parseArguments(text: string): Record<string, unknown> {
+function parseObject(text: string): Record<string, unknown> | null {
   try {
     const value = JSON.parse(text) as unknown;
-    return typeof value === 'object' && value !== null ? (value as Record<string, unknown>) : {};
+    return typeof value === 'object' && value !== null && !Array.isArray(value)
+      ? (value as Record<string, unknown>)
+      : null;
   } catch {
-    return {};
+    return null;
   }
 }
 
@@ -89,11 +105,13 @@ export const auditEntryOf = ({ at_ms, arguments: args, ...row }: AuditRow): Audi
   controller_id: row.controller_id,
   backend: row.backend,
   action: row.action,
-  arguments: parseArguments(args),
+  arguments: parseObject(args) ?? {},
   origin: row.origin,
   outcome: row.outcome,
   duration_ms: row.duration_ms,
   tool_call_id: row.tool_call_id,
+  // A file from before `context` has no such column.
+  context: row.context ? parseObject(row.context) : null,
 });
 
 /** The values of a new row, in the column order both stores insert them (journal reference last). */
@@ -109,5 +127,10 @@ export const auditRowValues = (entry: NewAuditEntry, journalRef: string | null):
   entry.outcome,
   entry.duration_ms,
   entry.tool_call_id,
+  contextText(entry),
   journalRef,
 ];
+
+/** A row's `context` as both stores keep it. */
+export const contextText = ({ context }: { context?: AuditContext | null }): string | null =>
+  context ? JSON.stringify(context) : null;

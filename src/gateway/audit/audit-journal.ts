@@ -71,7 +71,13 @@ interface EndedCall {
 }
 
 function rowOf({ ticket: { start }, end }: EndedCall): NewAuditEntry {
-  return { ...start, origin: start.origin ?? end.origin, outcome: end.outcome, duration_ms: end.duration_ms };
+  return {
+    ...start,
+    origin: start.origin ?? end.origin,
+    outcome: end.outcome,
+    duration_ms: end.duration_ms,
+    context: end.context ?? null,
+  };
 }
 
 export class AuditJournal {

@@ -11,7 +11,7 @@ import type { Clock } from '../clock.js';
 import type { Logger } from '../../log/logger.js';
 import type { Caller } from '../service.js';
 import { AuditJournal, type JournalTicket } from './audit-journal.js';
-import type { AuditEntry, AuditQuery, AuditStart } from './audit-entry.js';
+import type { AuditContext, AuditEntry, AuditQuery, AuditStart } from './audit-entry.js';
 import type { AuditRows } from '../store/store.js';
 import { originOf, redactArguments } from './redact.js';
 
@@ -27,7 +27,12 @@ export interface AuditedCall {
   /** `controller` or the backend's name. */
   backend: string;
   controllerId: string | null;
+  /** What the row should carry besides the call, judged once it has ended (see AuditEntry.context). */
+  contextOf?: (ending: CallEnding) => AuditContext | null;
 }
+
+/** How a call ended, as `AuditedCall.contextOf` sees it. */
+export type CallEnding = { ok: true; result: unknown } | { ok: false; error: unknown };
 
 export interface AuditLogOptions {
   store: AuditRows;
@@ -82,21 +87,29 @@ export class AuditLog {
     const ticket = this.journal.begin(this.startOf(call, startedAt));
     return running.then(
       (result) => {
-        this.end(ticket, started, 'ok', resultUrl(result));
+        this.end(ticket, started, call, { ok: true, result });
         return result;
       },
       (error: unknown) => {
-        this.end(ticket, started, outcomeOf(error), undefined);
+        this.end(ticket, started, call, { ok: false, error });
         throw error;
       },
     );
   }
 
-  private end(ticket: JournalTicket, started: number, outcome: string, url: unknown): void {
+  private end(ticket: JournalTicket, started: number, call: AuditedCall, ending: CallEnding): void {
+    let context: AuditContext | null = null;
+    try {
+      context = call.contextOf?.(ending) ?? null;
+    } catch (error) {
+      // The row matters more than its context: it is written without.
+      this.o.log.warn('audit context failed', { reason: (error as Error).message });
+    }
     this.journal.end(ticket, {
-      outcome,
+      outcome: ending.ok ? 'ok' : outcomeOf(ending.error),
       duration_ms: Math.round((performance.now() - started) * 10) / 10,
-      origin: originOf(url) ?? null,
+      origin: originOf(ending.ok ? resultUrl(ending.result) : undefined) ?? null,
+      context,
     });
   }
 

@@ -21,9 +21,20 @@ function integerParam(params: URLSearchParams, name: string, min: number, max: n
   return value;
 }
 
+const KNOWN_PARAMS: ReadonlySet<string> = new Set(['session', 'after', 'limit']);
+
 export function parseAuditQuery(url: string | undefined): AuditQuery {
   const q = url?.indexOf('?') ?? -1;
   const params = new URLSearchParams(q === -1 || !url ? '' : url.slice(q + 1));
+  // A misspelt filter would otherwise answer with every session's rows.
+  for (const name of params.keys()) {
+    if (!KNOWN_PARAMS.has(name)) {
+      throw new TabgateError(
+        'invalid_request',
+        `Unknown query parameter ${JSON.stringify(name.slice(0, 40))}; the audit log takes session, after and limit.`,
+      );
+    }
+  }
   const session = params.get('session') ?? undefined;
   if (session !== undefined && (session.length === 0 || session.length > 256)) {
     throw new TabgateError('invalid_request', 'session must be a session id of 1-256 characters.');

@@ -9,8 +9,10 @@ import type { FoldedAuditRow, RecoveredChunk } from '../store/store.js';
 import {
   auditEntryOf,
   auditRowValues,
+  contextText,
   INTERRUPTED,
   type AuditEntry,
+  type AuditEnd,
   type AuditQuery,
   type AuditRow,
   type NewAuditEntry,
@@ -62,8 +64,8 @@ export class AuditStore {
     // Prepared on first use, so a read-only handle (`tabgate audit`) never prepares a write.
     this.insertStmt ??= this.db.prepare<unknown[]>(
       `INSERT OR IGNORE INTO audit_log (at_ms, session_id, principal_id, controller_id, backend, action,
-           arguments, origin, outcome, duration_ms, tool_call_id, journal_ref)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+           arguments, origin, outcome, duration_ms, tool_call_id, context, journal_ref)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     );
     const info = this.insertStmt.run(...auditRowValues(entry, journalRef));
     return info.changes === 1;
@@ -84,7 +86,7 @@ export class AuditStore {
       if (!chunk) return false;
       for (const line of chunk.lines) {
         if (line.kind === 'start') this.append(line.entry, line.journalRef);
-        else this.completeInterrupted(line.journalRef, line.outcome, line.duration_ms, line.origin);
+        else this.completeInterrupted(line.journalRef, line);
       }
       this.setJournalOffset(file, chunk.folded);
       return chunk.more;
@@ -92,13 +94,13 @@ export class AuditStore {
   }
 
   /** Gives a row logged as interrupted the outcome its journal recorded after all. */
-  completeInterrupted(journalRef: string, outcome: string, durationMs: number, origin: string | null): void {
+  completeInterrupted(journalRef: string, end: AuditEnd): void {
     this.db
       .prepare(
-        `UPDATE audit_log SET outcome = ?, duration_ms = ?, origin = coalesce(origin, ?)
+        `UPDATE audit_log SET outcome = ?, duration_ms = ?, origin = coalesce(origin, ?), context = ?
            WHERE journal_ref = ? AND outcome = ?`,
       )
-      .run(outcome, durationMs, origin, journalRef, INTERRUPTED);
+      .run(end.outcome, end.duration_ms, end.origin, contextText(end), journalRef, INTERRUPTED);
   }
 
   list(query: AuditQuery): AuditEntry[] {

@@ -4,7 +4,7 @@
  * call has a sequence number within its file, and `file#seq` is the row's `journal_ref`, which makes
  * a fold after a crash skip rows already in the table.
  */
-import type { AuditEnd, AuditStart } from './audit-entry.js';
+import type { AuditContext, AuditEnd, AuditStart } from './audit-entry.js';
 
 export type JournalLine =
   { kind: 'start'; seq: number; start: AuditStart } | ({ kind: 'end'; seq: number } & AuditEnd);
@@ -35,12 +35,16 @@ export function parseLine(line: string): JournalLine | null {
   if (Number.isSafeInteger(row.e)) {
     if (typeof row.outcome !== 'string' || typeof row.duration_ms !== 'number') return null;
     if (!optionalText(row.origin)) return null;
+    // Lines of a tabgate from before `context` have none.
+    const context = row.context ?? null;
+    if (context !== null && (typeof context !== 'object' || Array.isArray(context))) return null;
     return {
       kind: 'end',
       seq: row.e as number,
       outcome: row.outcome,
       duration_ms: row.duration_ms,
       origin: row.origin,
+      context: context as AuditContext | null,
     };
   }
   if (!Number.isSafeInteger(row.s) || typeof row.at_ms !== 'number') return null;

@@ -58,7 +58,7 @@ export async function foldJournalFile(store: AuditRows, file: string, log: Logge
       else if (line.kind === 'start')
         lines.push({
           kind: 'start',
-          entry: { ...line.start, outcome: INTERRUPTED, duration_ms: 0 },
+          entry: { ...line.start, outcome: INTERRUPTED, duration_ms: 0, context: null },
           journalRef: journalRef(name, line.seq),
         });
       else
@@ -68,6 +68,7 @@ export async function foldJournalFile(store: AuditRows, file: string, log: Logge
           outcome: line.outcome,
           duration_ms: line.duration_ms,
           origin: line.origin,
+          context: line.context,
         });
     }
     return { lines, folded: offset + end + 1, more: read === READ_CHUNK };

@@ -61,6 +61,9 @@ const MIGRATIONS: readonly string[] = [
   // The owner's Stop (src/gateway/in-flight-calls.ts): kept with the session, so a stopped session stays
   // stopped across a restart until the owner resumes it.
   `ALTER TABLE sessions ADD COLUMN stopped_at TEXT;`,
+  // What some audit rows carry besides the call (src/gateway/audit/audit-entry.ts): the site policy
+  // on a refusal, the provider's reference on the call that opened its session.
+  `ALTER TABLE audit_log ADD COLUMN context TEXT;`,
 ];
 
 export const STATE_DB_FILE = 'state.db';

@@ -5,7 +5,7 @@
  * is async because PostgreSQL is a network away; the SQLite implementation runs each statement before
  * its promise is returned, so a write is done by the time its caller's next line runs, as before.
  */
-import type { AuditEntry, AuditQuery, NewAuditEntry } from '../audit/audit-entry.js';
+import type { AuditEnd, AuditEntry, AuditQuery, NewAuditEntry } from '../audit/audit-entry.js';
 import type { PairingGrant } from '../pairing/grant-store.js';
 import type { SessionRecord } from '../service.js';
 import type { SessionBinding } from '../session-binding.js';
@@ -68,7 +68,7 @@ export interface FoldedAuditRow {
 /** A line of a journal being recovered: a call that started, or how one ended. */
 export type RecoveredLine =
   | { kind: 'start'; entry: NewAuditEntry; journalRef: string }
-  | { kind: 'end'; journalRef: string; outcome: string; duration_ms: number; origin: string | null };
+  | ({ kind: 'end'; journalRef: string } & AuditEnd);
 
 /** What a recovery step read from a journal file past its folded offset. */
 export interface RecoveredChunk {

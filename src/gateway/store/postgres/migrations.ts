@@ -78,6 +78,8 @@ const MIGRATIONS: readonly string[] = [
      FOR EACH ROW EXECUTE FUNCTION tabgate_notify_change('session_id');
    CREATE TRIGGER pairing_grants_changed AFTER INSERT OR UPDATE OR DELETE ON pairing_grants
      FOR EACH ROW EXECUTE FUNCTION tabgate_notify_change('grant_id');`,
+  // As SQLite's step 7: what some audit rows carry besides the call (audit-entry.ts).
+  `ALTER TABLE audit_log ADD COLUMN context TEXT;`,
 ];
 
 /** The schema version this tabgate writes. */

@@ -8,6 +8,7 @@ import type { Pool, PoolClient } from 'pg';
 import {
   auditEntryOf,
   auditRowValues,
+  contextText,
   INTERRUPTED,
   type AuditRow,
   type NewAuditEntry,
@@ -30,7 +31,7 @@ async function insertRows(
   }
   await client.query(
     `INSERT INTO audit_log (at_ms, session_id, principal_id, controller_id, backend, action, arguments,
-         origin, outcome, duration_ms, tool_call_id, journal_ref)
+         origin, outcome, duration_ms, tool_call_id, context, journal_ref)
        VALUES ${tuples.join(', ')}
        ON CONFLICT (journal_ref) DO NOTHING`,
     params,
@@ -94,9 +95,9 @@ export function pgAudit(pool: Pool): AuditRows {
             await insertRows(client, [line]);
           } else {
             await client.query(
-              `UPDATE audit_log SET outcome = $1, duration_ms = $2, origin = coalesce(origin, $3)
-                 WHERE journal_ref = $4 AND outcome = $5`,
-              [line.outcome, line.duration_ms, line.origin, line.journalRef, INTERRUPTED],
+              `UPDATE audit_log SET outcome = $1, duration_ms = $2, origin = coalesce(origin, $3), context = $4
+                 WHERE journal_ref = $5 AND outcome = $6`,
+              [line.outcome, line.duration_ms, line.origin, contextText(line), line.journalRef, INTERRUPTED],
             );
           }
         }
