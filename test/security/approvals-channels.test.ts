@@ -41,7 +41,9 @@ describe('approval channels', () => {
     backend = new GatingBackend();
     gw = await startTestGateway({
       backend,
-      config: { safety: { approval_timeout_s: 30, approvals: { local: 'all' } } },
+      // Long enough for the owner-terminal case's CLI runs (each a Node start) on a loaded machine: a
+      // CI run at load 23 saw an approval expire between `list` and `approve` at 30 s.
+      config: { safety: { approval_timeout_s: 300, approvals: { local: 'all' } } },
     });
   });
   after(() => gw.close());
