@@ -12,6 +12,8 @@ export interface GatewayClientOptions {
   apiKey: string;
   /** Per request; tool calls wait for the browser, so keep it above the command timeout. */
   timeoutMs?: number;
+  /** How often `onToolsChanged` asks the gateway (default 2 s). */
+  toolsPollMs?: number;
 }
 
 export class GatewayClient implements AgentPort {
@@ -43,6 +45,16 @@ export class GatewayClient implements AgentPort {
       `/v1/tools?session=${encodeURIComponent(sessionId)}`,
     );
     return body.tools.map((tool) => tool.name);
+  }
+
+  /**
+   * The gateway pushes nothing over this API, so a listener is asked to read the list again every
+   * `toolsPollMs` (it compares; an unchanged list costs that one loopback request).
+   */
+  onToolsChanged(_sessionId: string, listener: () => void): () => void {
+    const timer = setInterval(listener, this.options.toolsPollMs ?? 2000);
+    timer.unref();
+    return () => clearInterval(timer);
   }
 
   async callTool<N extends string>(

@@ -40,6 +40,7 @@ import type {
   ToolCallRequest,
 } from './service.js';
 import type { Sessions } from './sessions.js';
+import type { SessionChanges } from './session-changes.js';
 import type { SiteBrowser, SitePolicyView } from './sites/site-policies.js';
 
 export interface GatewayServiceDeps {
@@ -64,6 +65,8 @@ export interface GatewayServiceDeps {
   backendBrowser?: 'local' | 'remote';
   /** A session's site policy as it stands, copied into the audit row of each site refusal. */
   sitePolicyOf?: (sessionId: string, browser: SiteBrowser) => SitePolicyView;
+  /** Told when a session's controller attaches or is released (its tool list may change). */
+  sessionChanges?: SessionChanges;
 }
 
 /** The codes of a site refusal, from the gateway, the engine or (as `controller_code`) the extension. */
@@ -169,6 +172,10 @@ export class DefaultGatewayService implements GatewayService {
       },
       release,
     );
+  }
+
+  onToolsChanged(sessionId: string, listener: () => void): () => void {
+    return this.d.sessionChanges?.on(sessionId, listener) ?? (() => undefined);
   }
 
   async toolsFor(caller: Caller, sessionId: string): Promise<ToolName[]> {

@@ -2,6 +2,7 @@
  * The composition root: config → key → store → broker → service → HTTP app and controller socket on one
  * `node:http` server. Used in-process by tests, by `tabgate serve`, and by `tabgate mcp`.
  */
+import { SessionChanges } from './session-changes.js';
 import { join } from 'node:path';
 import http from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
@@ -151,11 +152,12 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
     config.browser.extension_control.enabled,
     log,
   );
+  const sessionChanges = new SessionChanges();
   const brokerOptions = {
     clock,
     log,
     commandTimeoutMs: config.browser.extension_control.command_timeout * 1000,
-    bindings: sessions.bindingObserver(),
+    bindings: sessionChanges.observing(sessions.bindingObserver()),
   };
   let broker: ControllerBroker;
   try {
@@ -211,6 +213,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
     approvals,
     backendBrowser: defaultSiteBrowser,
     sitePolicyOf: (sessionId, browser) => sitePolicies.view(sessionId, browser),
+    sessionChanges,
   });
   // The dashboard looks as the owner would: the owner's principal, from this computer.
   const ownerView = Object.freeze({

@@ -87,6 +87,11 @@ export interface GatewayService {
    */
   toolsFor(caller: Caller, sessionId: string): Promise<ToolName[]>;
   /**
+   * Calls `listener` whenever the session's tools may have changed (a tab shared, a controller back,
+   * sharing stopped) on this gateway; returns what stops it.
+   */
+  onToolsChanged?(sessionId: string, listener: () => void): () => void;
+  /**
    * The owner's Stop: the session's in-flight calls end at once with `session_stopped_by_owner`, and
    * every later call is refused the same way until `resumeSession`. Operator credential only; audited.
    */

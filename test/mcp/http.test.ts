@@ -6,6 +6,12 @@ import { startTestSite, type TestSite } from '../testserver/server.js';
 import { startTestGateway, type TestGateway } from '../gateway/fixtures/gateway.js';
 import { rawRequest } from '../security/fixtures.js';
 import { callTool, refOf } from './mcp-client.js';
+import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import { CONTROLLER_CAPABILITIES } from '../../src/protocol/index.js';
+import { TestController } from '../gateway/fixtures/controller.js';
+import { ENABLED_CONFIG } from '../gateway/fixtures/gateway.js';
+import { RecordingBackend } from '../gateway/fixtures/recording-backend.js';
+import { waitFor } from '../helpers/wait-for.js';
 
 async function connect(
   gw: TestGateway,
@@ -115,5 +121,33 @@ describe('MCP over streamable HTTP at /mcp', () => {
     });
     assert.equal(refused.status, 403);
     assert.equal(refused.code, 'forbidden_host');
+  });
+});
+
+describe("MCP's tool list follows the user's tab", () => {
+  let gw: TestGateway;
+  before(async () => {
+    gw = await startTestGateway({ backend: new RecordingBackend(), config: ENABLED_CONFIG });
+  });
+  after(() => gw?.close());
+
+  it('tells the client the moment a tab is shared, without waiting for its next call', async () => {
+    const { client } = await connect(gw);
+    let changes = 0;
+    client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
+      changes += 1;
+    });
+    const before = (await client.listTools()).tools.map((tool) => tool.name);
+    assert.ok(before.includes('browser_drag'), 'the local browser runs every tool');
+    const listed = await gw.request('GET', '/v1/sessions');
+    const [session] = (listed.body as { sessions: { session_id: string }[] }).sessions;
+    assert.ok(session);
+    const controller = await TestController.connect(gw, { sessionId: session.session_id });
+    await waitFor(() => changes === 1, { what: 'notifications/tools/list_changed' });
+    const after = (await client.listTools()).tools.map((tool) => tool.name).sort();
+    const tools = CONTROLLER_CAPABILITIES.filter((name) => name.startsWith('browser_'));
+    assert.deepEqual(after, [...tools].sort());
+    await controller.close();
+    await client.close();
   });
 });

@@ -14,6 +14,11 @@ import {
 import { TOOLS } from '../../src/protocol/index.js';
 import { startTestSite, type TestSite } from '../testserver/server.js';
 import { callTool, refOf } from './mcp-client.js';
+import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import { TestController } from '../gateway/fixtures/controller.js';
+import { ENABLED_CONFIG } from '../gateway/fixtures/gateway.js';
+import { RecordingBackend } from '../gateway/fixtures/recording-backend.js';
+import { waitFor } from '../helpers/wait-for.js';
 
 const BIN = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', '..', 'bin', 'tabgate.js');
 
@@ -122,6 +127,31 @@ describe('tabgate mcp over stdio', () => {
       await client.close();
       // A joined session is left open for its owner.
       assert.equal((await gw.request('GET', `/v1/sessions/${sessionId}`)).status, 200);
+      await gw.close();
+    }
+  });
+
+  it('tells its client when a tab of the user is shared with the session it joined', async () => {
+    const gw = await startTestGateway({ backend: new RecordingBackend(), config: ENABLED_CONFIG });
+    const sessionId = await gw.createSession('shared');
+    const { client, transport } = stdioClient(gw.home, ['--gateway', gw.url, '--session', sessionId]);
+    let changes = 0;
+    client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
+      changes += 1;
+    });
+    await client.connect(transport);
+    let controller: TestController | undefined;
+    try {
+      assert.ok((await client.listTools()).tools.some((tool) => tool.name === 'browser_drag'));
+      controller = await TestController.connect(gw, { sessionId });
+      // No call is made: the client hears of it from tabgate mcp's own look at the gateway.
+      await waitFor(() => changes > 0, { what: 'notifications/tools/list_changed', within: 15_000 });
+      const names = (await client.listTools()).tools.map((tool) => tool.name);
+      assert.ok(!names.includes('browser_drag'), names.join(', '));
+      assert.ok(names.includes('browser_click'));
+    } finally {
+      await controller?.close();
+      await client.close();
       await gw.close();
     }
   });

@@ -24,6 +24,8 @@ export interface AgentPort {
   ): Promise<CallResult<N>>;
   /** The tools the session can run where its calls go now (GET /v1/tools?session=). */
   toolsFor(sessionId: string): Promise<string[]>;
+  /** Tells of changes to the session's tools as they happen; absent over HTTP (the next call tells). */
+  onToolsChanged?(sessionId: string, listener: () => void): () => void;
 }
 
 /** The port over the in-process service, acting as one authenticated caller. */
@@ -35,5 +37,8 @@ export function inProcessAgentPort(service: GatewayService, caller: Caller): Age
     callTool: (sessionId, tool, args, options) =>
       service.callTool({ caller, sessionId, tool, arguments: args, ...options }),
     toolsFor: async (sessionId) => service.toolsFor(caller, sessionId),
+    ...(service.onToolsChanged
+      ? { onToolsChanged: (sessionId, listener) => service.onToolsChanged!(sessionId, listener) }
+      : {}),
   };
 }

@@ -69,11 +69,6 @@ export function createMcpServer(port: AgentPort, binding: McpSessionBinding): Se
     }
   };
   const key = (tools: Tool[]) => tools.map((tool) => tool.name).join(',');
-  server.setRequestHandler(ListToolsRequestSchema, async () => {
-    const tools = await runnable();
-    listed = key(tools);
-    return { tools };
-  });
   const noticeChange = async () => {
     if (listed === null) return;
     const now = key(await runnable());
@@ -81,6 +76,24 @@ export function createMcpServer(port: AgentPort, binding: McpSessionBinding): Se
     listed = now;
     await server.sendToolListChanged().catch(() => undefined);
   };
+  // Told the moment a tab is shared or sharing stops, not only at the next call.
+  let unwatch: (() => void) | null = null;
+  const watch = async () => {
+    if (unwatch || !port.onToolsChanged) return;
+    const sessionId = await binding.sessionId().catch(() => null);
+    if (sessionId === null || unwatch) return;
+    unwatch = port.onToolsChanged(sessionId, () => void noticeChange());
+  };
+  server.onclose = () => {
+    unwatch?.();
+    unwatch = () => undefined;
+  };
+  server.setRequestHandler(ListToolsRequestSchema, async () => {
+    const tools = await runnable();
+    listed = key(tools);
+    await watch();
+    return { tools };
+  });
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     const { name, arguments: args } = request.params;
     // An unknown tool is the client's protocol mistake, not a tool failure the model should read.
