@@ -3,7 +3,7 @@
  * discovery routed to the session that owns each context, new isolated contexts on demand, and the
  * network guard that every request of the browser passes (network-guard.ts).
  */
-import type { SiteRules } from '../protocol/index.js';
+import type { SecretFill, SiteRules } from '../protocol/index.js';
 import type { TargetInfo } from './cdp-types.js';
 import { mayNeedApproval } from './action-gate.js';
 import { ContextSession } from './context-session.js';
@@ -13,7 +13,9 @@ import {
   type FrameJudge,
   type HostJudge,
   type HostVerdict,
+  type Refusal,
   type RequestHolder,
+  type UrlSecretJudge,
 } from './network-guard.js';
 import { CdpSession, type CdpTransport } from './transport.js';
 
@@ -32,6 +34,13 @@ export interface BrowserEngineOptions {
    * Without it, frames are not judged by site at all (the extension judges them itself).
    */
   baseSites?: () => SiteRules;
+  /**
+   * Which of these secrets a URL carries, in any encoding (the gateway's vault knows the encodings);
+   * with it, a request carrying a secret any session filled is failed before it leaves the browser.
+   */
+  urlCarries?: (url: string, secrets: readonly SecretFill[]) => string | null;
+  /** Told of every request the guard refused (the backend logs it; a secret's URL is its origin only). */
+  onRefusal?: (refusal: Refusal) => void;
 }
 
 /** Frames already traced to their session: one CDP round trip per new frame, not per request. */
@@ -39,7 +48,7 @@ const MAX_TRACED_FRAMES = 2_048;
 
 const LOCAL_NETWORK_PERMISSIONS = ['loopback-network', 'local-network', 'local-network-access'];
 
-export class BrowserEngine implements FrameJudge, RequestHolder {
+export class BrowserEngine implements FrameJudge, RequestHolder, UrlSecretJudge {
   readonly root: CdpSession;
   private readonly sessions = new Set<ContextSession>();
   private guard: NetworkGuard | undefined;
@@ -68,8 +77,10 @@ export class BrowserEngine implements FrameJudge, RequestHolder {
       engine.root,
       options.judge,
       options.baseSites ? engine : undefined,
+      options.urlCarries ? engine : undefined,
     );
     guard.onRefusal((refusal) => {
+      options.onRefusal?.(refusal);
       for (const session of engine.sessions) session.onRefusal(refusal);
     });
     guard.holder = engine;
@@ -153,6 +164,19 @@ export class BrowserEngine implements FrameJudge, RequestHolder {
     const known = frameId === undefined ? null : this.sessionOfFrame(frameId);
     if (known !== undefined || frameId === undefined) return this.siteVerdict(known ?? null, url);
     return this.traceFrame(frameId).then((session) => this.siteVerdict(session, url));
+  }
+
+  /**
+   * The secret a request's URL carries, of those any session of this browser filled. Every session's,
+   * not only the one the request came from: a worker's request names no frame, and a value one session
+   * filled has no business in another's URLs either.
+   */
+  secretIn(url: string): string | null {
+    const carries = this.options.urlCarries;
+    if (!carries) return null;
+    const secrets: SecretFill[] = [];
+    for (const session of this.sessions) secrets.push(...session.filledSecrets());
+    return secrets.length === 0 ? null : carries(url, secrets);
   }
 
   /** A request is held for the running call of the session its frame belongs to, if that call gates. */

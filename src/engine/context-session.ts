@@ -3,7 +3,7 @@
  * storage never shared), the tabs in it, including popups and `target=_blank` pages it opens (found
  * through target discovery), small stable tab ids, and which tab is active.
  */
-import { TabgateError, type SiteRules, type TabInfo } from '../protocol/index.js';
+import { TabgateError, type SecretFill, type SiteRules, type TabInfo } from '../protocol/index.js';
 import type { HeldRequest } from './action-gate.js';
 import type { TargetInfo } from './cdp-types.js';
 import { DEFAULT_DIALOG_SETTINGS, type DialogSettings } from './dialogs.js';
@@ -39,6 +39,8 @@ export class ContextSession implements TabHost {
   private closed = false;
   /** Set by the backend when it keeps this session's downloads. */
   downloads?: DownloadLedger;
+  /** The vault secrets filled in this session, by name: no request may carry them off (network-guard.ts). */
+  private readonly filled = new Map<string, SecretFill>();
   /** The running call's hold on requests with a body (action-gate.ts), while it has one. */
   private requestWatch: ((request: HeldRequest) => Promise<boolean>) | undefined;
 
@@ -52,6 +54,15 @@ export class ContextSession implements TabHost {
     private readonly sites?: () => SiteRules,
     private readonly dialogs: DialogSettings = DEFAULT_DIALOG_SETTINGS,
   ) {}
+
+  secretFilled(fill: SecretFill): void {
+    this.filled.set(fill.name, fill);
+  }
+
+  /** The secrets filled in this session, for the network guard. */
+  filledSecrets(): Iterable<SecretFill> {
+    return this.filled.values();
+  }
 
   owns(info: TargetInfo): boolean {
     return info.type === 'page' && this.ownsContextOf(info);

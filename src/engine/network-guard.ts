@@ -13,11 +13,18 @@
  *
  * Documents (main-frame and sub-frame navigations, popups' first navigations, each redirect hop) are
  * also put to the frame judge, when there is one: the site grants of the session the frame belongs to.
+ * Before either, every request whose URL carries a vault secret a session filled is failed
+ * (`secret_in_url`): a page cannot carry a filled value off in a query string, an image or a fetch.
  */
 import type { CdpSession } from './transport.js';
 
 export type RefusalCode =
-  'private_url_blocked' | 'metadata_url_blocked' | 'site_not_granted' | 'site_blocked' | 'approval_denied';
+  | 'private_url_blocked'
+  | 'metadata_url_blocked'
+  | 'site_not_granted'
+  | 'site_blocked'
+  | 'approval_denied'
+  | 'secret_in_url';
 
 export type HostVerdict = { allowed: true } | { allowed: false; code: RefusalCode; reason: string };
 
@@ -31,7 +38,16 @@ export interface FrameJudge {
   judgeFrame(url: string, frameId: string | undefined): HostVerdict | Promise<HostVerdict>;
 }
 
+/**
+ * Names the vault secret a request's URL carries, in any encoding, of those the engine's sessions have
+ * filled; null when it carries none. Checked before anything else, for every request that would leave.
+ */
+export interface UrlSecretJudge {
+  secretIn(url: string): string | null;
+}
+
 export interface Refusal {
+  /** The request's URL; only its origin when it carried a secret. */
   url: string;
   /** The frame the request belongs to (a page's main frame id is its target id). */
   frameId: string | undefined;
@@ -76,6 +92,20 @@ export function hostOf(raw: string): string | null {
 
 const ALLOWED: HostVerdict = { allowed: true };
 
+const secretRefusal = (name: string): HostVerdict => ({
+  allowed: false,
+  code: 'secret_in_url',
+  reason: `its URL carried the value of the vault secret ${name}`,
+});
+
+function originOf(raw: string): string {
+  try {
+    return new URL(raw).origin;
+  } catch {
+    return '(unreadable URL)';
+  }
+}
+
 /** A held request whose approval was denied, timed out or never asked for (`wait: false`). */
 const UNAPPROVED: HostVerdict = {
   allowed: false,
@@ -98,11 +128,17 @@ export class NetworkGuard {
     private readonly root: CdpSession,
     private readonly judge: HostJudge,
     private readonly frames?: FrameJudge,
+    private readonly secrets?: UrlSecretJudge,
   ) {}
 
   /** Starts intercepting every request of the browser; resolves once Chromium confirmed it. */
-  static async enable(root: CdpSession, judge: HostJudge, frames?: FrameJudge): Promise<NetworkGuard> {
-    const guard = new NetworkGuard(root, judge, frames);
+  static async enable(
+    root: CdpSession,
+    judge: HostJudge,
+    frames?: FrameJudge,
+    secrets?: UrlSecretJudge,
+  ): Promise<NetworkGuard> {
+    const guard = new NetworkGuard(root, judge, frames, secrets);
     root.on<RequestPaused>('Fetch.requestPaused', (event) => guard.decide(event));
     await root.send('Fetch.enable', { patterns: [{ urlPattern: '*', requestStage: 'Request' }] });
     return guard;
@@ -138,6 +174,8 @@ export class NetworkGuard {
   ): HostVerdict | Promise<HostVerdict> {
     const host = hostOf(raw);
     if (host === null) return ALLOWED;
+    const secret = this.secrets?.secretIn(raw);
+    if (secret) return secretRefusal(secret);
     const byHost = this.judge.judge(host);
     const frames = this.frames;
     if (resourceType !== 'Document' || !frames) return byHost;
@@ -196,7 +234,8 @@ export class NetworkGuard {
       return;
     }
     const refusal: Refusal = {
-      url: event.request.url,
+      // A URL that carried a secret is told by its origin alone: the notice, the log, never the value.
+      url: verdict.code === 'secret_in_url' ? originOf(event.request.url) : event.request.url,
       frameId: event.frameId,
       resourceType: event.resourceType,
       code: verdict.code,

@@ -1,7 +1,11 @@
 /**
- * What a screenshot paints over the page for the moment of the capture, in the main frame: solid boxes
- * over password and secret fields (in every screenshot, so a typed secret never leaves as pixels), and,
- * with `annotate`, each interactive element's ref as a label at its box. Removed right after.
+ * What a screenshot paints over the page for the moment of the capture: solid boxes over secret fields
+ * in every frame (in every screenshot, so a secret never leaves as pixels), and, with `annotate`, each
+ * interactive element's ref of the main frame as a label at its box. Removed right after.
+ *
+ * A secret field is one the engine filled from the vault (whatever its kind: username, card, one-time
+ * code, password), a password input, or one whose autocomplete names a secret (passwords, one-time
+ * codes, card number, security code, expiry).
  */
 import type { PageAgent } from './frame-worlds.js';
 
@@ -21,7 +25,10 @@ interface OverlayArg {
   colour: string;
 }
 
-/** Adds the overlays; returns the labelled boxes (viewport CSS pixels) and how many fields were masked. */
+/**
+ * Adds the overlays to one frame's document (labels only in the main frame's); returns the labelled
+ * boxes (viewport CSS pixels) and how many fields were masked.
+ */
 export function pageAddOverlays(agent: PageAgent, arg: OverlayArg): { boxes: OverlayBox[]; masked: number } {
   const host = document.createElement('div');
   host.setAttribute('data-tabgate-overlay', '');
@@ -35,10 +42,16 @@ export function pageAddOverlays(agent: PageAgent, arg: OverlayArg): { boxes: Ove
     layer.appendChild(el);
     return el;
   };
-  const SECRET = /^(current-password|new-password|one-time-code|cc-number|cc-csc)$/i;
+  const SECRET_HINT =
+    /^(current-password|new-password|one-time-code|cc-number|cc-csc|cc-exp|cc-exp-month|cc-exp-year)$/;
+  const filled = (agent as PageAgent & { vaultFilled?: WeakSet<Element> }).vaultFilled;
   let masked = 0;
-  for (const field of document.querySelectorAll('input')) {
-    const secret = field.type === 'password' || SECRET.test(field.autocomplete);
+  for (const field of document.querySelectorAll('input, select, textarea')) {
+    const hints = (field.getAttribute('autocomplete') ?? '').toLowerCase().split(/\s+/);
+    const secret =
+      filled?.has(field) === true ||
+      (field instanceof HTMLInputElement && field.type === 'password') ||
+      hints.some((hint) => SECRET_HINT.test(hint));
     const rect = field.getBoundingClientRect();
     if (!secret || rect.width === 0 || rect.height === 0) continue;
     box(rect, 'background:#000;');

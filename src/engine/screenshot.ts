@@ -1,7 +1,7 @@
 /**
  * Screenshots: PNG or JPEG of the viewport, of the whole page scaled down to a pixel budget, or of one
- * element; refused when even that would be too large for a response. Password and secret fields are
- * painted over in every one, and `annotate` labels the interactive elements with their refs
+ * element; refused when even that would be too large for a response. Secret fields (vault-filled,
+ * password, card, one-time code) are painted over in every frame of every one, and `annotate` labels the interactive elements with their refs
  * (screenshot-overlays.ts).
  */
 import { TabgateError, type ScreenshotResult } from '../protocol/index.js';
@@ -68,6 +68,32 @@ async function labelsOf(tab: Tab): Promise<{ ref: string; id: number }[]> {
   return labels;
 }
 
+/**
+ * Masks the secret fields of every frame but the main one (in-process and out-of-process iframes draw
+ * into the same capture), adding how to unmask each to `unmask`.
+ */
+async function maskFrames(tab: Tab, unmask: (() => Promise<unknown>)[]): Promise<number> {
+  const frames = [...(await tab.frames())].filter(([frameId]) => frameId !== tab.mainFrameId);
+  const counts = await Promise.all(
+    frames.map(async ([frameId, { worlds }]) => {
+      try {
+        const contextId = await worlds.contextFor(frameId);
+        unmask.push(() => worlds.call(contextId, pageRemoveOverlays, null));
+        const { masked } = await worlds.call(contextId, pageAddOverlays, {
+          labels: [],
+          colour: LABEL_COLOUR,
+        });
+        return masked;
+      } catch (error) {
+        // Fail closed: only a frame that has gone since is left unmasked (there is nothing of it to show).
+        if ((await tab.frames()).has(frameId)) throw error;
+        return 0;
+      }
+    }),
+  );
+  return counts.reduce((sum, count) => sum + count, 0);
+}
+
 export async function screenshot(tab: Tab, options: ScreenshotOptions = {}): Promise<ScreenshotResult> {
   const format = options.format ?? 'png';
   if (options.quality !== undefined && format !== 'jpeg')
@@ -82,7 +108,9 @@ export async function screenshot(tab: Tab, options: ScreenshotOptions = {}): Pro
   const contextId = await tab.pageWorlds.contextFor(tab.mainFrameId);
   const overlays = await tab.pageWorlds.call(contextId, pageAddOverlays, { labels, colour: LABEL_COLOUR });
   let data: string;
+  const framesMasked: (() => Promise<unknown>)[] = [];
   try {
+    overlays.masked += await maskFrames(tab, framesMasked);
     const params = {
       format,
       ...(format === 'jpeg' ? { quality: options.quality ?? 80 } : {}),
@@ -91,6 +119,7 @@ export async function screenshot(tab: Tab, options: ScreenshotOptions = {}): Pro
     ({ data } = await tab.page.send<{ data: string }>('Page.captureScreenshot', params));
   } finally {
     await tab.pageWorlds.call(contextId, pageRemoveOverlays, null).catch(() => undefined);
+    await Promise.all(framesMasked.map((unmask) => unmask().catch(() => undefined)));
   }
   if (data.length > MAX_BASE64) {
     throw new TabgateError(

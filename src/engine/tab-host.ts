@@ -2,7 +2,7 @@
  * Where the engine finds tabs: a browser context over CDP (`ContextSession`), or, in the extension, the
  * tabs the user leased to a session through `chrome.tabs` + `chrome.debugger`. The tools only need this.
  */
-import type { DownloadInfo, TabInfo } from '../protocol/index.js';
+import type { DownloadInfo, SecretFill, TabInfo } from '../protocol/index.js';
 import type { HeldRequest } from './action-gate.js';
 import type { Tab } from './tab.js';
 
@@ -28,6 +28,11 @@ export interface TabHost {
    * Absent where the network is not intercepted by this engine.
    */
   watchRequests?(watch: (request: HeldRequest) => Promise<boolean>): () => void;
+  /**
+   * A vault secret is about to be filled: from now on, while the session lasts, no request whose URL
+   * carries its value leaves the browser. Absent where the network is not intercepted by this engine.
+   */
+  secretFilled?(fill: SecretFill): void;
   /** Absent where downloads are not kept (a remote browser's disk, the user's own browser). */
   readonly downloads?: DownloadLedger;
 }

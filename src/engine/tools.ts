@@ -146,6 +146,8 @@ const HANDLERS: { [N in ToolName]: Handler<N> } = {
       // The gateway resolves the name; a fill for another name is never used for this one.
       if (!fill || fill.name !== secret)
         throw new TabgateError('unknown_secret', `No vault secret named ${secret} reached this browser.`);
+      // Before the value is in the page, so not even a request the input event sends can carry it.
+      host.secretFilled?.(fill);
       await fillSecret(tab, refOf(ref), fill);
       if (secretOrigin !== null) gate?.gate.secretUsed(secretOrigin);
     } else await typeInto(tab, refOf(ref), text ?? '');

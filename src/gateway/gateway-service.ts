@@ -435,7 +435,9 @@ export class DefaultGatewayService implements GatewayService {
     }
     // After the refusals that hold whatever the classes: what the owner's paired extension cannot ask
     // the person about, and everything a controller registered otherwise would need, is refused here.
-    this.d.approvals?.checkUserTab(tool, args, mayReceiveSecrets(scope));
+    const asksInBrowser = mayReceiveSecrets(scope);
+    this.d.approvals?.checkUserTab(tool, args, asksInBrowser);
+    const approvalWindowMs = asksInBrowser ? this.d.approvals?.userTabWindowMs(tool) : undefined;
     const answer = await this.d.broker.dispatch({
       scope,
       action: tool,
@@ -443,6 +445,7 @@ export class DefaultGatewayService implements GatewayService {
       toolCallId: call.toolCallId ?? null,
       signal: call.signal,
       ...(secret ? { secret } : {}),
+      ...(approvalWindowMs ? { approvalWindowMs } : {}),
     });
     return this.controllerResults.accept(tool, args, answer);
   }

@@ -198,7 +198,14 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
     session.binding ? ('user_tab' as const) : defaultSiteBrowser;
   const inFlight = new InFlightCalls();
   const activity = new SessionActivity(clock);
-  const approvals = new Approvals({ safety: config.safety, clock, log, audit });
+  const approvals = new Approvals({
+    safety: config.safety,
+    clock,
+    log,
+    audit,
+    // The embedded broker moves a waiting command's deadline; the cluster broker does not yet.
+    waits: { awaitingApproval: (...wait) => broker.awaitingApproval?.(...wait) },
+  });
   const service = new DefaultGatewayService({
     sessions,
     broker,

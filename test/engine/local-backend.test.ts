@@ -112,6 +112,55 @@ describe('local Chromium backend', () => {
     }
   });
 
+  it('stops a committed page that is still loading when its call is cancelled: the rest never arrives', async () => {
+    const heard: string[] = [];
+    const dropped: string[] = [];
+    const bodies: http.ServerResponse[] = [];
+    const trickle = http.createServer((request, response) => {
+      heard.push(request.url ?? '');
+      if (request.url !== '/trickle') return void response.end();
+      request.socket.once('close', () => dropped.push('/trickle'));
+      response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
+      // The first part makes the page parse (the image asks for /parsing); the rest waits for the test.
+      response.write(
+        `<!doctype html><title>Trickle</title><p>FIRST</p><img src="/parsing">${' '.repeat(2048)}`,
+      );
+      bodies.push(response);
+    });
+    await new Promise<void>((resolve) => trickle.listen(0, '127.0.0.1', resolve));
+    const { port } = trickle.address() as AddressInfo;
+    const backend = createLocalChromiumBackend(DEFAULT_BROWSER_SETTINGS, silentLogger);
+    try {
+      await call(backend, 'trickle', 'browser_snapshot', {});
+      const controller = new AbortController();
+      const navigating = backend.call({
+        sessionId: 'trickle',
+        tool: 'browser_navigate',
+        args: { url: `http://127.0.0.1:${port}/trickle` },
+        toolCallId: null,
+        signal: controller.signal,
+      });
+      await waitFor(() => heard.includes('/parsing'), {
+        what: 'the page to commit and parse its first part',
+      });
+      controller.abort();
+      await assert.rejects(navigating, (error: { code?: string }) => error.code === 'call_cancelled');
+      await waitFor(() => dropped.length > 0, {
+        what: 'the browser to stop reading the page',
+        within: 5_000,
+      });
+      for (const body of bodies) body.end('<p>REST</p><img src="/rest">');
+      const page = (await call(backend, 'trickle', 'browser_snapshot', {})) as SnapshotResult;
+      assert.match(page.snapshot, /FIRST/);
+      assert.doesNotMatch(page.snapshot, /REST/, 'the rest of the page was delivered after the cancel');
+      assert.ok(!heard.includes('/rest'), heard.join(' '));
+    } finally {
+      await backend.close();
+      trickle.closeAllConnections();
+      await new Promise((resolve) => trickle.close(resolve));
+    }
+  });
+
   it('stops the load of a navigation whose call is cancelled: the browser drops the request', async () => {
     const received: http.IncomingMessage[] = [];
     const dropped: string[] = [];

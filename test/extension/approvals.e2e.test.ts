@@ -51,7 +51,10 @@ describe("approvals on the user's tab (the extension)", () => {
   const asOwner = (method: string, pathname: string) =>
     stage.gw.request(method, pathname, { headers: { authorization: `Bearer ${stage.gw.operatorKey}` } });
   const settle = () => new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
-  /** The extension's refusal reaches the agent as `controller_rejected` with the extension's own code. */
+  /**
+   * The approval outcomes reach the agent as their own codes; the extension's other refusals as
+   * `controller_rejected` with the extension's code.
+   */
   const codeOf = (result: HttpResult): string | undefined =>
     result.body.error?.controller_code ?? result.body.error?.code;
   const pending = () =>

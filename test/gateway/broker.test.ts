@@ -52,6 +52,36 @@ describe('broker', () => {
     broker.close();
   });
 
+  it('moves only the deadline of the command that waits for an approval, and keeps the others on time', async () => {
+    const timeoutMs = 1000;
+    const clock = new ManualClock();
+    const broker = createInMemoryBroker({ clock, log: silentLogger, commandTimeoutMs: timeoutMs });
+    const clicks: ControllerScope = { ...scope, capabilities: ['browser_tabs', 'browser_click'] };
+    const sent: { method: string; params: { command_id: string; tool_call_id: string } }[] = [];
+    broker.attach(clicks, {}, (text) => sent.push(JSON.parse(text) as (typeof sent)[number]));
+    const call = (action: string, id: string) =>
+      broker.dispatch({ scope: clicks, action, arguments: {}, toolCallId: id }).then(
+        () => 'ok',
+        (error: unknown) => (error as TabgateError).code,
+      );
+    const waiting = call('browser_click', 'waiting');
+    const other = call('browser_tabs', 'other');
+    broker.awaitingApproval('s1', 'browser_click', 'apr_1', clock.now() + 5 * timeoutMs);
+    broker.awaitingApproval('other-session', 'browser_tabs', 'apr_2', clock.now() + 5 * timeoutMs);
+    clock.advance(timeoutMs / 2);
+    const after = call('browser_tabs', 'after');
+    clock.advance(timeoutMs / 2);
+    assert.equal(await other, 'controller_timeout', 'another tool, or another session, keeps its deadline');
+    clock.advance(timeoutMs / 2);
+    assert.equal(await after, 'controller_timeout', 'a command sent later is not held behind a moved one');
+    broker.awaitingApproval('s1', 'browser_click', 'apr_1', clock.now() + 5 * timeoutMs);
+    clock.advance(5 * timeoutMs - timeoutMs / 2 - 1);
+    assert.equal(await settledNow(waiting), false, 'the approval window is added once');
+    clock.advance(1);
+    assert.equal(await waiting, 'controller_timeout');
+    broker.close();
+  });
+
   it('refuses a call whose caller has already gone, sending nothing', async () => {
     const broker = createInMemoryBroker({
       clock: { now: () => 0 },

@@ -101,6 +101,26 @@ describe('fail-closed routing', () => {
     await controller.close();
   });
 
+  it("answers the user's tab's approval outcomes with the codes every other browser answers", async () => {
+    const sessionId = await gw.createSession();
+    const controller = await TestController.connect(gw, { sessionId });
+    for (const [code, status] of [
+      ['approval_denied', 403],
+      ['approval_timeout', 409],
+    ] as const) {
+      const pending = call(sessionId, 'browser_click', { ref: '@e1' });
+      const command = await controller.next(COMMAND);
+      controller.result(command.params.command_id, false, { code, message: 'nothing was done' });
+      const result = await pending;
+      assert.equal(result.status, status, JSON.stringify(result.body));
+      assert.equal(result.body.error.code, code);
+      assert.equal(result.body.error.controller_code, undefined);
+      assert.match(result.body.error.message, /nothing was done/);
+      assert.doesNotMatch(result.body.error.message, /approval_/, 'the code is said once, as the code');
+    }
+    await controller.close();
+  });
+
   it('keeps a free-text controller error out of controller_code', async () => {
     const sessionId = await gw.createSession();
     const controller = await TestController.connect(gw, { sessionId });

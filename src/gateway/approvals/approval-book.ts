@@ -11,7 +11,7 @@ import {
   type ApprovalChannel,
   type ApprovalRecord,
 } from '../../protocol/index.js';
-import type { Clock } from '../clock.js';
+import { timersOf, type Clock, type Timer, type TimerClock } from '../clock.js';
 
 /** What binds an approval to one action. */
 export interface ApprovalBinding {
@@ -27,7 +27,7 @@ type Settled = 'approved' | 'denied' | 'expired';
 interface Entry {
   record: ApprovalRecord;
   expiresAtMs: number;
-  timer: NodeJS.Timeout | undefined;
+  timer: Timer | undefined;
   waiters: ((outcome: Settled) => void)[];
 }
 
@@ -37,12 +37,16 @@ const MAX_KEPT = 1_000;
 export class ApprovalBook {
   private readonly entries = new Map<string, Entry>();
   private readonly listeners = new Set<(record: ApprovalRecord) => void>();
+  /** Expiries run on the clock when it can wake the book (a test's manual clock), else on the system's. */
+  private readonly timers: TimerClock;
 
   constructor(
     private readonly clock: Clock,
     /** How long a pending approval waits for a decision, and an approved one for its use. */
     private readonly ttlMs: number,
-  ) {}
+  ) {
+    this.timers = timersOf(clock);
+  }
 
   /** Told of every new approval and every change of one (the dashboard's live list). */
   onChange(listener: (record: ApprovalRecord) => void): () => void {
@@ -100,7 +104,7 @@ export class ApprovalBook {
     const entry = this.entries.get(id);
     if (!entry || entry.record.status !== 'approved' || this.lapsed(entry)) return false;
     entry.record.status = 'used';
-    clearTimeout(entry.timer);
+    entry.timer?.cancel();
     this.changed(entry.record);
     return true;
   }
@@ -144,7 +148,7 @@ export class ApprovalBook {
       // An approved action may still be repeated by an agent that did not wait: it has a full period.
       entry.expiresAtMs = now + this.ttlMs;
       entry.record.expires_at = new Date(entry.expiresAtMs).toISOString();
-      clearTimeout(entry.timer);
+      entry.timer?.cancel();
       this.arm(entry);
     }
     this.settle(entry, approve ? 'approved' : 'denied');
@@ -190,15 +194,15 @@ export class ApprovalBook {
 
   private arm(entry: Entry): void {
     const delay = Math.max(0, entry.expiresAtMs - this.clock.now());
-    entry.timer = setTimeout(() => {
+    entry.timer = this.timers.setTimer(() => {
       const status = entry.record.status;
       if (status === 'pending' || status === 'approved') this.settle(entry, 'expired');
     }, delay);
-    entry.timer.unref();
+    entry.timer.keepAlive(false);
   }
 
   private settle(entry: Entry, outcome: Settled): void {
-    if (outcome !== 'approved') clearTimeout(entry.timer);
+    if (outcome !== 'approved') entry.timer?.cancel();
     entry.record.status = outcome;
     const waiters = entry.waiters;
     entry.waiters = [];
@@ -221,7 +225,7 @@ export class ApprovalBook {
     for (const [id, entry] of this.entries) {
       if (this.entries.size <= MAX_KEPT) return;
       if (entry.record.status === 'pending') continue;
-      clearTimeout(entry.timer);
+      entry.timer?.cancel();
       this.entries.delete(id);
     }
   }

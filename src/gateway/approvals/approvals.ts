@@ -15,6 +15,7 @@ import {
 } from '../../protocol/index.js';
 import type { ActionGate } from '../../engine/index.js';
 import type { AuditLog } from '../audit/audit-log.js';
+import type { ApprovalWaits } from '../broker/controller-broker.js';
 import type { Clock } from '../clock.js';
 import type { SafetyConfig } from '../config/safety-schema.js';
 import type { Logger } from '../../log/logger.js';
@@ -44,6 +45,8 @@ export interface ApprovalsOptions {
   audit?: AuditLog;
   /** How often a waiting call is told it still waits. */
   progressEveryMs?: number;
+  /** Told when the extension asks for an approval: the command that waits for it keeps waiting. */
+  waits?: ApprovalWaits;
 }
 
 /** Sorted keys, so the same arguments hash the same however they were written. */
@@ -229,7 +232,19 @@ export class Approvals {
       tool,
       classes: record.classes.join(','),
     });
+    this.o.waits?.awaitingApproval(sessionId, tool, record.approval_id, Date.parse(record.expires_at));
     return record;
+  }
+
+  /**
+   * How long a command for the paired extension may wait for the person as well as act: the approval
+   * timeout for a tool the extension may hold (with a class on), else nothing.
+   */
+  userTabWindowMs(tool: string): number | undefined {
+    const mayHold = USER_TAB_INPUTS.has(tool) || tool === 'browser_dialog';
+    return mayHold && this.policies.user_tab.classes.length > 0
+      ? this.o.safety.approval_timeout_s * 1000
+      : undefined;
   }
 
   /**

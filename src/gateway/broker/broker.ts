@@ -15,7 +15,7 @@ import { identityKey, sessionLookupKey, type ControllerScope, type LaneQuery } f
 import type { ConsumeOutcome, MintedTicket, TicketStore } from './tickets.js';
 import { DEFERRED_CANCEL_CAP } from '../../protocol/index.js';
 import { DeadlineQueue } from './deadlines.js';
-import type { ControllerBroker, DispatchRequest, LaneState } from './controller-broker.js';
+import type { ApprovalWaits, ControllerBroker, DispatchRequest, LaneState } from './controller-broker.js';
 import { commandError } from './command-error.js';
 import { commandParams } from './command-params.js';
 import type { BindingObserver } from '../session-binding.js';
@@ -36,8 +36,10 @@ export interface BrokerOptions {
 }
 
 /** What an agent's call finds in its session's lane; the router decides from this alone. */
-export class Broker implements ControllerBroker {
+export class Broker implements ControllerBroker, ApprovalWaits {
   private readonly deadlines: DeadlineQueue;
+  /** The approval each waiting command waits for (its latest), for the agent's error and to move once. */
+  private readonly approvalOf = new Map<string, string>();
 
   constructor(private readonly o: BrokerOptions) {
     this.deadlines = new DeadlineQueue(o.commandTimeoutMs, (id) => this.endEarly(id, 'timeout'), o.clock);
@@ -160,9 +162,11 @@ export class Broker implements ControllerBroker {
       const onAbort = () => this.endEarly(commandId, 'cancelled');
       const settle = (outcome: CommandOutcome) => {
         this.deadlines.remove(commandId);
+        const approvalId = this.approvalOf.get(commandId);
+        this.approvalOf.delete(commandId);
         signal?.removeEventListener('abort', onAbort);
         if (outcome.kind === 'ok') resolve(outcome.result);
-        else reject(commandError(commandId, outcome, this.o.commandTimeoutMs));
+        else reject(commandError(commandId, outcome, this.o.commandTimeoutMs, approvalId));
       };
       this.o.commands.open({
         commandId,
@@ -189,6 +193,26 @@ export class Broker implements ControllerBroker {
     });
   }
 
+  /**
+   * The person decides now, not the command's clock: each of the session's commands of `tool` waiting
+   * on a controller has its deadline moved by the approval's whole window, so what it had left for the
+   * action itself is still there once the decision comes. An approval it already waits for moves nothing.
+   */
+  awaitingApproval(sessionId: string, tool: string, approvalId: string, expiresAt: number): void {
+    const window = expiresAt - this.o.clock.now();
+    for (const command of this.o.commands.all()) {
+      if (command.action !== tool || this.approvalOf.get(command.commandId) === approvalId) continue;
+      if (this.o.lanes.get(command.identity)?.scope.session_id !== sessionId) continue;
+      if (!this.deadlines.postpone(command.commandId, window)) continue;
+      this.approvalOf.set(command.commandId, approvalId);
+      this.o.log.info('command waits for approval', {
+        session_id: sessionId,
+        approval_id: approvalId,
+        command_id: command.commandId,
+      });
+    }
+  }
+
   /** A result from a socket whose scope is `scope`. False (and nothing changes) when late or foreign. */
   complete(commandId: string, scope: ControllerScope, ok: boolean, payload: unknown): boolean {
     const command = this.o.commands.take(commandId, identityKey(scope));
@@ -203,6 +227,7 @@ export class Broker implements ControllerBroker {
       this.o.commands.take(command.commandId)?.settle({ kind: 'cancelled' });
     this.o.commands.clear();
     this.deadlines.clear();
+    this.approvalOf.clear();
     this.o.lanes.clear();
     this.o.tickets.clear();
   }

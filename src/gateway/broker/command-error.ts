@@ -6,10 +6,26 @@ import { TabgateError } from '../../protocol/index.js';
 import type { CommandOutcome } from './commands.js';
 import { describeRejection, rejectionCode } from './rejection.js';
 
+/**
+ * The controller's approval outcomes, which every other browser answers as these very codes: one code
+ * for one outcome, whichever browser held the action. The controller's frame is protocol v1's
+ * rejection; only what the agent reads changes.
+ */
+const isApprovalOutcome = (code: string | undefined): code is 'approval_denied' | 'approval_timeout' =>
+  code === 'approval_denied' || code === 'approval_timeout';
+
+/** The controller's own words without its code, which the error's code now says. */
+function messageOf(error: unknown): string {
+  const message = (error as { message?: unknown }).message;
+  return describeRejection(typeof message === 'string' ? message : error);
+}
+
 export function commandError(
   commandId: string,
   outcome: Exclude<CommandOutcome, { kind: 'ok' }>,
   commandTimeoutMs: number,
+  /** The approval the command waited for, when the gateway's approval book knows it. */
+  approvalId?: string,
 ): TabgateError {
   switch (outcome.kind) {
     case 'timeout':
@@ -19,11 +35,19 @@ export function commandError(
       );
     case 'cancelled':
       return new TabgateError('controller_cancelled', `command '${commandId}' was cancelled`);
-    case 'rejected':
+    case 'rejected': {
+      const code = rejectionCode(outcome.error);
+      if (isApprovalOutcome(code))
+        return new TabgateError(
+          code,
+          `the user's browser: ${messageOf(outcome.error)}`,
+          approvalId ? { approval_id: approvalId } : undefined,
+        );
       return new TabgateError(
         'controller_rejected',
         `controller rejected command '${commandId}': ${describeRejection(outcome.error)}`,
-        { controller_code: rejectionCode(outcome.error) },
+        { controller_code: code },
       );
+    }
   }
 }

@@ -25,9 +25,29 @@ export interface DispatchRequest {
   signal?: CallSignal;
   /** The vault secret of this one fill; it travels in this command's frame and is kept nowhere. */
   secret?: SecretFill;
+  /**
+   * How long the controller may also wait for a person's decision while it runs this command (the
+   * paired extension, on a tool it may hold for approval): added to the frame's `deadline_at`, so the
+   * controller does not give up first. The gateway's own deadline moves only when an approval is asked.
+   */
+  approvalWindowMs?: number;
 }
 
-export interface ControllerBroker {
+/**
+ * A broker whose commands can wait for a person's decision (docs/safety.md "On the user's tab"): told
+ * when the controller asked for an approval, it moves the deadline of the command that waits, so the
+ * approval's own timeout decides, not the command's. The embedded broker implements it; the cluster
+ * broker can adopt it, and until then its commands keep their deadline.
+ */
+export interface ApprovalWaits {
+  /**
+   * The session's command of `tool` in flight to a controller now waits for approval `approvalId`,
+   * which expires at `expiresAt` (epoch ms on the broker's clock).
+   */
+  awaitingApproval(sessionId: string, tool: string, approvalId: string, expiresAt: number): void;
+}
+
+export interface ControllerBroker extends Partial<ApprovalWaits> {
   mintTicket(scope: ControllerScope): MaybePromise<MintedTicket>;
   consumeTicket(ticket: string): MaybePromise<ConsumeOutcome>;
   /**

@@ -27,6 +27,7 @@ import type { SiteRulesSource } from '../site-rules-source.js';
 import { CdpConnection } from './cdp-connection.js';
 import { SessionDownloads, sessionFolder } from './downloads.js';
 import { checkUploadPaths } from './upload-paths.js';
+import { urlCarries } from '../../secrets/secret-forms.js';
 
 /** A connected browser and how to let go of it. */
 export interface OpenBrowser {
@@ -347,6 +348,17 @@ export class EngineBackend implements BrowserBackend {
       judge: this.policy,
       denyLocalNetwork: this.source.remote && !this.settings.allowPrivateUrls,
       baseSites: sites ? () => sites.baseRules(this.source.remote) : undefined,
+      urlCarries,
+      onRefusal: (refusal) => {
+        // The URL of a secret's refusal is its origin alone; the secret is named, never its value.
+        if (refusal.code === 'secret_in_url')
+          this.log.warn('request refused: its URL carried a vault secret', {
+            backend: this.name,
+            origin: refusal.url,
+            resource_type: refusal.resourceType,
+            reason: refusal.reason,
+          });
+      },
     }).catch(async (error: unknown) => {
       this.connected = undefined;
       await browser.dispose();
