@@ -3,7 +3,8 @@
  * in the user's browser before every action (docs/safety.md, "What enforces it, where"):
  * - `browser_navigate` to a site that is neither shared, granted nor allowed: `site_not_granted`
  *   (`site_blocked` for a denied or high-risk one), before anything is requested;
- * - an action on a page whose origin is not allowed (it got there some way the rules did not see):
+ * - an action on a page whose origin is not allowed (it got there some way the rules did not see), or
+ *   on a ref inside a frame whose origin is not allowed (an iframe of a site revoked since it loaded):
  *   the same codes;
  * - an action with a snapshot's ref on a page that moved to another origin since that snapshot:
  *   `domain_changed`.
@@ -119,6 +120,14 @@ function refuse(decision: SiteDecision, what: (origin: string) => string): void 
   throw new TabgateError(decision.code, `${what(decision.origin)}: ${decision.reason}.`);
 }
 
+/** The refs an action's arguments name (`ref`, a drag's two ends, a form's fields). */
+function refsOf(args: Record<string, unknown>): string[] {
+  const refs: unknown[] = [args.ref, args.from_ref, args.to_ref];
+  if (Array.isArray(args.fields))
+    for (const field of args.fields as unknown[]) refs.push((field as { ref?: unknown } | null)?.ref);
+  return refs.filter((ref): ref is string => typeof ref === 'string');
+}
+
 /** What the agent last saw in a tab: the origin of its page, or the scheme of a page that is no site. */
 function originKey(url: string): string {
   const parsed = parseSiteUrl(url);
@@ -146,8 +155,17 @@ export class SiteGuard {
     return this.last;
   }
 
-  /** Checks an action before it runs; `deadline` (epoch ms) bounds how long it may open tabs. */
-  async before(action: string, args: Record<string, unknown>, deadline: number): Promise<void> {
+  /**
+   * Checks an action before it runs; `deadline` (epoch ms) bounds how long it may open tabs.
+   * `frameOriginOf` tells the origin of the frame a ref points into, as Chromium reported it to the
+   * engine (undefined for a ref the engine no longer knows: the engine refuses it as `stale_ref`).
+   */
+  async before(
+    action: string,
+    args: Record<string, unknown>,
+    deadline: number,
+    frameOriginOf: (ref: string) => string | undefined = () => undefined,
+  ): Promise<void> {
     const share = await readLocal('share');
     if (!share) return;
     let stored: StoredSitePolicy;
@@ -176,6 +194,13 @@ export class SiteGuard {
     const parsed = parseSiteUrl(url);
     if (parsed.ok) {
       refuse(rules.decide(parsed.site, shared), (origin) => `The page is now on ${origin}`);
+    }
+    // An iframe stays loaded after its site is revoked, and the rules only judge new requests: the
+    // frame an input lands in is judged on its own origin, not on the page's.
+    for (const ref of refsOf(args)) {
+      const frame = parseSiteUrl(frameOriginOf(ref) ?? '');
+      if (frame.ok && (!parsed.ok || frame.site.origin !== parsed.site.origin))
+        refuse(rules.decide(frame.site, shared), (origin) => `${ref} is in a frame on ${origin}`);
     }
     const seen = this.snapshotOrigins.get(tabId);
     const now = originKey(url);

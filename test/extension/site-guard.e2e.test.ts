@@ -1,0 +1,93 @@
+/* eslint-disable @typescript-eslint/no-unsafe-member-access, @typescript-eslint/no-unsafe-assignment, @typescript-eslint/no-unsafe-return, @typescript-eslint/no-unsafe-call, @typescript-eslint/no-unsafe-argument -- tests read JSON bodies */
+/**
+ * The extension's per-action site check on the user's tab, where the main frame is not the whole
+ * story: a ref inside an iframe is judged on the iframe's origin (a site revoked after the frame loaded
+ * stays on screen, and the network rules only judge new requests). The other site's server records
+ * every request, so "nothing was clicked" is a request it never received.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { ENABLED_CONFIG, type HttpResult } from '../gateway/fixtures/gateway.js';
+import { startSiteServers, type SiteServers } from '../security/fixtures/site-servers.js';
+import { toolSession } from '../security/fixtures/tool-session.js';
+import { startStage, status, waitFor, type Stage } from './fixtures/paired-setup.js';
+import { openPopup, type PopupPage } from './fixtures/popup-page.js';
+
+/** Long enough for a request an unrefused click would send to have reached its server. */
+const SETTLE_MS = 300;
+
+describe("the extension's site check on the user's tab", () => {
+  let servers: SiteServers;
+  let stage: Stage;
+  let sid: string;
+  let popup: PopupPage;
+
+  const call = (tool: string, args: Record<string, unknown> = {}): Promise<HttpResult> =>
+    stage.gw.request('POST', `/v1/sessions/${sid}/tools/${tool}`, { body: args });
+  const { ok, refOf } = toolSession(call);
+  const settle = () => new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
+  const refusedByExtension = (result: HttpResult, code: string) => {
+    assert.equal(result.body.error?.code, 'controller_rejected', JSON.stringify(result.body));
+    assert.equal(result.body.error?.controller_code, code, JSON.stringify(result.body));
+  };
+  const sitesOf = async () => (await stage.gw.request('GET', `/v1/sessions/${sid}`)).body.sites;
+  const pings = () => servers.otherRequests.filter((line) => line.endsWith(' /pinged')).length;
+  const decide = async (decision: 'grant' | 'revoke', site: string) => {
+    const selector = `button[data-decision="${decision}"][data-site="${site}"]`;
+    await waitFor(`the popup to offer ${decision} for ${site}`, () => popup.visible(selector));
+    await popup.click(selector);
+  };
+
+  before(async () => {
+    servers = await startSiteServers();
+    stage = await startStage({
+      config: {
+        browser: { extension_control: { ...ENABLED_CONFIG.browser.extension_control, command_timeout: 20 } },
+        safety: { approvals: { user_tab: 'none' } },
+      },
+      browserArgs: [servers.resolverRule],
+    });
+    const created = await stage.gw.request('POST', '/v1/sessions', {
+      body: { title: 'site guard', sites: [servers.otherOrigin] },
+    });
+    assert.equal(created.status, 201, JSON.stringify(created.body));
+    sid = created.body.session_id;
+    const { targetId } = await stage.browser.cdp.openPage(servers.grantedUrl('/links'));
+    const tabId = await waitFor('the tab to load', () =>
+      stage.browser.tabIdOfTarget(targetId).catch(() => null),
+    );
+    popup = await openPopup(stage.browser, tabId);
+    await popup.click(`button[data-session-id="${sid}"]`);
+    await waitFor(
+      'the controller to connect',
+      async () => (await status(stage.browser)).connection.state === 'connected',
+    );
+  });
+  after(async () => {
+    await popup?.close();
+    await stage?.close();
+    await servers?.close();
+  });
+
+  it('refuses a ref inside an iframe of a site revoked since it loaded, clicking nothing', async () => {
+    await decide('grant', servers.otherOrigin);
+    await waitFor('the gateway to hold the grant', async () =>
+      (await sitesOf()).granted.includes(servers.otherOrigin),
+    );
+    await ok('browser_navigate', { url: servers.grantedUrl('/framed-button') });
+    // While granted, the same click reaches the frame: the refusal below is the check, not a dead ref.
+    await ok('browser_click', { ref: await refOf('button "Ping other"') });
+    await waitFor('the frame to send its ping', async () => pings() === 1);
+
+    await decide('revoke', servers.otherOrigin);
+    await waitFor('the gateway to drop the grant', async () => (await sitesOf()).granted.length === 0);
+    const ref = await refOf('button "Ping other"');
+    const refused = await call('browser_click', { ref });
+    refusedByExtension(refused, 'site_not_granted');
+    assert.match(refused.body.error.message, new RegExp(`${ref} is in a frame on http://other\\.test`));
+    await settle();
+    assert.equal(pings(), 1, 'nothing was clicked in the revoked frame');
+    // The page itself is still the shared site: reading it and acting on it outside the frame go on.
+    await ok('browser_scroll', { direction: 'down' });
+  });
+});
