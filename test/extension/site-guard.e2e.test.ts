@@ -1,13 +1,15 @@
 /* eslint-disable @typescript-eslint/no-unsafe-member-access, @typescript-eslint/no-unsafe-assignment, @typescript-eslint/no-unsafe-return, @typescript-eslint/no-unsafe-call, @typescript-eslint/no-unsafe-argument -- tests read JSON bodies */
 /**
- * The extension's per-action site check on the user's tab, where the main frame is not the whole
- * story: a ref inside an iframe is judged on the iframe's origin (a site revoked after the frame loaded
- * stays on screen, and the network rules only judge new requests). The other site's server records
- * every request, so "nothing was clicked" is a request it never received.
+ * The extension's site checks on the user's tab where the obvious place to look is not enough:
+ * - a ref inside an iframe is judged on the iframe's origin (a site revoked after the frame loaded
+ *   stays on screen, and the network rules only judge new requests);
+ * - `domain_changed` holds after Chrome stops and restarts the service worker.
+ * The other site's server records every request, so "nothing was clicked" is a request it never got.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { ENABLED_CONFIG, type HttpResult } from '../gateway/fixtures/gateway.js';
+import { runTabgate } from '../helpers/tabgate-cli.js';
 import { startSiteServers, type SiteServers } from '../security/fixtures/site-servers.js';
 import { toolSession } from '../security/fixtures/tool-session.js';
 import { startStage, status, waitFor, type Stage } from './fixtures/paired-setup.js';
@@ -32,6 +34,17 @@ describe("the extension's site check on the user's tab", () => {
   };
   const sitesOf = async () => (await stage.gw.request('GET', `/v1/sessions/${sid}`)).body.sites;
   const pings = () => servers.otherRequests.filter((line) => line.endsWith(' /pinged')).length;
+  const grants = async (what: 'add' | 'revoke') => {
+    const run = await runTabgate(stage.gw.home, [
+      'grants',
+      '--gateway',
+      stage.gw.url,
+      what,
+      sid,
+      servers.otherOrigin,
+    ]);
+    assert.equal(run.code, 0, run.stderr);
+  };
   const decide = async (decision: 'grant' | 'revoke', site: string) => {
     const selector = `button[data-decision="${decision}"][data-site="${site}"]`;
     await waitFor(`the popup to offer ${decision} for ${site}`, () => popup.visible(selector));
@@ -89,5 +102,38 @@ describe("the extension's site check on the user's tab", () => {
     assert.equal(pings(), 1, 'nothing was clicked in the revoked frame');
     // The page itself is still the shared site: reading it and acting on it outside the frame go on.
     await ok('browser_scroll', { direction: 'down' });
+  });
+
+  it('refuses a ref of a page that moved to another origin with domain_changed after a worker restart', async () => {
+    await grants('add');
+    await ok('browser_navigate', { url: servers.grantedUrl('/links') });
+    const ref = await refOf('link "Granted link"');
+    await ok('browser_navigate', { url: servers.otherUrl('/moved') });
+    const boots = await stage.browser.cdp.evaluate<number>(
+      stage.browser.popup,
+      `chrome.storage.session.get('boot_count').then((v) => v.boot_count ?? 0)`,
+    );
+    await stage.browser.killWorker();
+    // A message from an extension page starts the worker again at once, as the popup opening does;
+    // the gateway routes to it once its socket is back (a tab list changes nothing the guard keeps).
+    await status(stage.browser);
+    await waitFor(
+      'the worker to serve the session again',
+      async () => (await call('browser_tabs')).status === 200,
+    );
+    assert.ok(
+      (await stage.browser.cdp.evaluate<number>(
+        stage.browser.popup,
+        `chrome.storage.session.get('boot_count').then((v) => v.boot_count ?? 0)`,
+      )) > boots,
+      'a new worker life answered',
+    );
+    refusedByExtension(await call('browser_click', { ref }), 'domain_changed');
+    await settle();
+    const tabs = (await ok('browser_tabs')).tabs ?? [];
+    assert.ok(
+      tabs.some((tab) => tab.url === servers.otherUrl('/moved')),
+      `the tab stayed where it was: ${JSON.stringify(tabs)}`,
+    );
   });
 });

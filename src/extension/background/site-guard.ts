@@ -142,8 +142,6 @@ function originKey(url: string): string {
 export const READING_POLICY_MAX_AGE_MS = 2_000;
 
 export class SiteGuard {
-  /** The origin each tab's page had at its last snapshot, by chrome tab id. */
-  private readonly snapshotOrigins = new Map<number, string>();
   private last: StoredSitePolicy | null = null;
 
   private async policy(sessionId: string, fresh: boolean): Promise<StoredSitePolicy> {
@@ -202,9 +200,10 @@ export class SiteGuard {
       if (frame.ok && (!parsed.ok || frame.site.origin !== parsed.site.origin))
         refuse(rules.decide(frame.site, shared), (origin) => `${ref} is in a frame on ${origin}`);
     }
-    const seen = this.snapshotOrigins.get(tabId);
+    if (!WITH_REFS.has(action)) return;
+    const seen = (await readSession('snapshot_origins'))[String(tabId)];
     const now = originKey(url);
-    if (WITH_REFS.has(action) && seen !== undefined && seen !== now) {
+    if (seen !== undefined && seen !== now) {
       throw new TabgateError(
         'domain_changed',
         `The page moved from ${seen} to ${now} since the last browser_snapshot; take a new snapshot before acting on it.`,
@@ -223,12 +222,14 @@ export class SiteGuard {
     const share = await readLocal('share');
     if (!share) return;
     const tab = await chrome.tabs.get(share.active_tab_id).catch(() => null);
-    if (tab) this.snapshotOrigins.set(share.active_tab_id, originKey(tab.url ?? ''));
+    if (!tab) return;
+    const seen = await readSession('snapshot_origins');
+    await writeSession('snapshot_origins', { ...seen, [share.active_tab_id]: originKey(tab.url ?? '') });
   }
 
   /** The share ended: what was seen belongs to it. */
-  clear(): void {
-    this.snapshotOrigins.clear();
+  async clear(): Promise<void> {
     this.last = null;
+    await writeSession('snapshot_origins', {});
   }
 }
