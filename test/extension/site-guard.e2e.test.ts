@@ -3,12 +3,15 @@
  * The extension's site checks on the user's tab where the obvious place to look is not enough:
  * - a ref inside an iframe is judged on the iframe's origin (a site revoked after the frame loaded
  *   stays on screen, and the network rules only judge new requests);
+ * - grants made with `tabgate grants add|revoke` reach the network rules with no agent action and no
+ *   popup open, by the worker's 30 s alarm;
  * - `domain_changed` holds after Chrome stops and restarts the service worker.
  * The other site's server records every request, so "nothing was clicked" is a request it never got.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { ENABLED_CONFIG, type HttpResult } from '../gateway/fixtures/gateway.js';
+import { EXTENSION_ID } from '../../src/protocol/index.js';
 import { runTabgate } from '../helpers/tabgate-cli.js';
 import { startSiteServers, type SiteServers } from '../security/fixtures/site-servers.js';
 import { toolSession } from '../security/fixtures/tool-session.js';
@@ -17,12 +20,16 @@ import { openPopup, type PopupPage } from './fixtures/popup-page.js';
 
 /** Long enough for a request an unrefused click would send to have reached its server. */
 const SETTLE_MS = 300;
+/** The worker's alarm runs every 30 s; one period and some slack. */
+const ALARM_BOUND_MS = 35_000;
 
 describe("the extension's site check on the user's tab", () => {
   let servers: SiteServers;
   let stage: Stage;
   let sid: string;
   let popup: PopupPage;
+  /** A DevTools session on the shared tab: the person's own address bar, not the agent. */
+  let tabSession: string;
 
   const call = (tool: string, args: Record<string, unknown> = {}): Promise<HttpResult> =>
     stage.gw.request('POST', `/v1/sessions/${sid}/tools/${tool}`, { body: args });
@@ -34,6 +41,15 @@ describe("the extension's site check on the user's tab", () => {
   };
   const sitesOf = async () => (await stage.gw.request('GET', `/v1/sessions/${sid}`)).body.sites;
   const pings = () => servers.otherRequests.filter((line) => line.endsWith(' /pinged')).length;
+  /** Loads a page of the other site in the shared tab as a person would; Chrome's error, if any. */
+  const personOpensOther = async (path: string) =>
+    (
+      await stage.browser.cdp.send<{ errorText?: string }>(
+        'Page.navigate',
+        { url: servers.otherUrl(path) },
+        tabSession,
+      )
+    ).errorText;
   const grants = async (what: 'add' | 'revoke') => {
     const run = await runTabgate(stage.gw.home, [
       'grants',
@@ -65,7 +81,8 @@ describe("the extension's site check on the user's tab", () => {
     });
     assert.equal(created.status, 201, JSON.stringify(created.body));
     sid = created.body.session_id;
-    const { targetId } = await stage.browser.cdp.openPage(servers.grantedUrl('/links'));
+    const { targetId, sessionId } = await stage.browser.cdp.openPage(servers.grantedUrl('/links'));
+    tabSession = sessionId;
     const tabId = await waitFor('the tab to load', () =>
       stage.browser.tabIdOfTarget(targetId).catch(() => null),
     );
@@ -102,6 +119,41 @@ describe("the extension's site check on the user's tab", () => {
     assert.equal(pings(), 1, 'nothing was clicked in the revoked frame');
     // The page itself is still the shared site: reading it and acting on it outside the frame go on.
     await ok('browser_scroll', { direction: 'down' });
+  });
+
+  it('lets a site granted with `tabgate grants add` through the rules within 30 s, no agent action', async () => {
+    // Nothing but the alarm may tell the worker: no popup page refreshes the sites while it is open.
+    await popup.close();
+    await stage.browser.cdp.send(
+      'Page.navigate',
+      { url: `chrome-extension://${EXTENSION_ID}/manifest.json` },
+      stage.browser.popup,
+    );
+    assert.equal(await personOpensOther('/before-add'), 'net::ERR_BLOCKED_BY_CLIENT');
+    await grants('add');
+    const start = Date.now();
+    let tries = 0;
+    await waitFor(
+      'the rules to let the granted site in',
+      async () => (await personOpensOther(`/after-add-${++tries}`)) === undefined,
+      ALARM_BOUND_MS,
+    );
+    process.stdout.write(`\n# tabgate grants add reached the rules in ${Date.now() - start} ms\n`);
+    assert.ok(servers.otherRequests.some((line) => line.includes('/after-add-')));
+  });
+
+  it('closes a site revoked with `tabgate grants revoke` in the rules within 30 s, no agent action', async () => {
+    await grants('revoke');
+    const start = Date.now();
+    let tries = 0;
+    await waitFor(
+      'the rules to close the revoked site',
+      async () => (await personOpensOther(`/after-revoke-${++tries}`)) === 'net::ERR_BLOCKED_BY_CLIENT',
+      ALARM_BOUND_MS,
+    );
+    process.stdout.write(`\n# tabgate grants revoke reached the rules in ${Date.now() - start} ms\n`);
+    // The attempt the rules refused sent nothing to the other site.
+    assert.ok(!servers.otherRequests.some((line) => line.endsWith(` /after-revoke-${tries}`)));
   });
 
   it('refuses a ref of a page that moved to another origin with domain_changed after a worker restart', async () => {
