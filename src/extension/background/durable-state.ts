@@ -89,6 +89,11 @@ interface SessionShape {
   pairing_error: { code: string; message: string } | null;
   gateway_check: GatewayCheck;
   site_policy: StoredSitePolicy | null;
+  /**
+   * The origin of each shared tab's page at the agent's last snapshot, by chrome tab id: what
+   * `domain_changed` compares with, kept here so a worker Chrome restarted still knows it.
+   */
+  snapshot_origins: Record<string, string>;
 }
 
 const LOCAL_DEFAULTS: LocalShape = {
@@ -106,6 +111,7 @@ const SESSION_DEFAULTS: SessionShape = {
   pairing_error: null,
   gateway_check: 'unknown',
   site_policy: null,
+  snapshot_origins: {},
 };
 
 export async function readLocal<K extends keyof LocalShape>(key: K): Promise<LocalShape[K]> {

@@ -16,6 +16,7 @@ import {
   type ToolName,
   PAGE_INPUT_TOOLS,
 } from '../../protocol/index.js';
+import { originOfRef } from '../../engine/action-gate.js';
 import { CommandError } from './command-error.js';
 import type { SharedTabs } from './shared-tabs.js';
 import type { SiteGuard } from './site-guard.js';
@@ -153,7 +154,7 @@ export class CommandExecutor {
     if (params.secret && action !== 'browser_type')
       throw new CommandError('unsupported_action', 'only browser_type may carry a vault secret');
     // In the user's browser, on its own: the gateway judged the navigation too, but either alone holds.
-    await this.sites.before(action, args, deadline);
+    await this.sites.before(action, args, deadline, (ref) => this.frameOriginOf(ref));
     const share = this.approvals && GATED.has(action) ? await readLocal('share') : null;
     const gate = share
       ? await this.approvals?.gateFor(share.session_id, action, params.arguments, signal, () =>
@@ -165,6 +166,18 @@ export class CommandExecutor {
       return await this.run(action, args, deadline, params.secret, gate);
     } finally {
       await this.sites.done(action);
+    }
+  }
+
+  /** The origin of the frame a ref of the current tab points into; none for a ref it does not know. */
+  private frameOriginOf(ref: string): string | undefined {
+    const tab = this.tabs.currentTab();
+    if (!tab) return undefined;
+    try {
+      return originOfRef(tab, ref);
+    } catch {
+      // Not a live ref of this tab: the engine refuses it as stale_ref before touching anything.
+      return undefined;
     }
   }
 

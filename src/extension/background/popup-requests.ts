@@ -49,7 +49,7 @@ export async function stopSharing(parts: Parts): Promise<void> {
   await parts.link.stop();
   parts.executor.abortAll();
   await parts.tabs.releaseAll();
-  parts.sites.clear();
+  await parts.sites.clear();
   await endShare();
 }
 

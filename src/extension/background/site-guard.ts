@@ -3,7 +3,8 @@
  * in the user's browser before every action (docs/safety.md, "What enforces it, where"):
  * - `browser_navigate` to a site that is neither shared, granted nor allowed: `site_not_granted`
  *   (`site_blocked` for a denied or high-risk one), before anything is requested;
- * - an action on a page whose origin is not allowed (it got there some way the rules did not see):
+ * - an action on a page whose origin is not allowed (it got there some way the rules did not see), or
+ *   on a ref inside a frame whose origin is not allowed (an iframe of a site revoked since it loaded):
  *   the same codes;
  * - an action with a snapshot's ref on a page that moved to another origin since that snapshot:
  *   `domain_changed`.
@@ -119,6 +120,14 @@ function refuse(decision: SiteDecision, what: (origin: string) => string): void 
   throw new TabgateError(decision.code, `${what(decision.origin)}: ${decision.reason}.`);
 }
 
+/** The refs an action's arguments name (`ref`, a drag's two ends, a form's fields). */
+function refsOf(args: Record<string, unknown>): string[] {
+  const refs: unknown[] = [args.ref, args.from_ref, args.to_ref];
+  if (Array.isArray(args.fields))
+    for (const field of args.fields as unknown[]) refs.push((field as { ref?: unknown } | null)?.ref);
+  return refs.filter((ref): ref is string => typeof ref === 'string');
+}
+
 /** What the agent last saw in a tab: the origin of its page, or the scheme of a page that is no site. */
 function originKey(url: string): string {
   const parsed = parseSiteUrl(url);
@@ -133,8 +142,6 @@ function originKey(url: string): string {
 export const READING_POLICY_MAX_AGE_MS = 2_000;
 
 export class SiteGuard {
-  /** The origin each tab's page had at its last snapshot, by chrome tab id. */
-  private readonly snapshotOrigins = new Map<number, string>();
   private last: StoredSitePolicy | null = null;
 
   private async policy(sessionId: string, fresh: boolean): Promise<StoredSitePolicy> {
@@ -146,8 +153,17 @@ export class SiteGuard {
     return this.last;
   }
 
-  /** Checks an action before it runs; `deadline` (epoch ms) bounds how long it may open tabs. */
-  async before(action: string, args: Record<string, unknown>, deadline: number): Promise<void> {
+  /**
+   * Checks an action before it runs; `deadline` (epoch ms) bounds how long it may open tabs.
+   * `frameOriginOf` tells the origin of the frame a ref points into, as Chromium reported it to the
+   * engine (undefined for a ref the engine no longer knows: the engine refuses it as `stale_ref`).
+   */
+  async before(
+    action: string,
+    args: Record<string, unknown>,
+    deadline: number,
+    frameOriginOf: (ref: string) => string | undefined = () => undefined,
+  ): Promise<void> {
     const share = await readLocal('share');
     if (!share) return;
     let stored: StoredSitePolicy;
@@ -177,9 +193,17 @@ export class SiteGuard {
     if (parsed.ok) {
       refuse(rules.decide(parsed.site, shared), (origin) => `The page is now on ${origin}`);
     }
-    const seen = this.snapshotOrigins.get(tabId);
+    // An iframe stays loaded after its site is revoked, and the rules only judge new requests: the
+    // frame an input lands in is judged on its own origin, not on the page's.
+    for (const ref of refsOf(args)) {
+      const frame = parseSiteUrl(frameOriginOf(ref) ?? '');
+      if (frame.ok && (!parsed.ok || frame.site.origin !== parsed.site.origin))
+        refuse(rules.decide(frame.site, shared), (origin) => `${ref} is in a frame on ${origin}`);
+    }
+    if (!WITH_REFS.has(action)) return;
+    const seen = (await readSession('snapshot_origins'))[String(tabId)];
     const now = originKey(url);
-    if (WITH_REFS.has(action) && seen !== undefined && seen !== now) {
+    if (seen !== undefined && seen !== now) {
       throw new TabgateError(
         'domain_changed',
         `The page moved from ${seen} to ${now} since the last browser_snapshot; take a new snapshot before acting on it.`,
@@ -198,12 +222,14 @@ export class SiteGuard {
     const share = await readLocal('share');
     if (!share) return;
     const tab = await chrome.tabs.get(share.active_tab_id).catch(() => null);
-    if (tab) this.snapshotOrigins.set(share.active_tab_id, originKey(tab.url ?? ''));
+    if (!tab) return;
+    const seen = await readSession('snapshot_origins');
+    await writeSession('snapshot_origins', { ...seen, [share.active_tab_id]: originKey(tab.url ?? '') });
   }
 
   /** The share ended: what was seen belongs to it. */
-  clear(): void {
-    this.snapshotOrigins.clear();
+  async clear(): Promise<void> {
     this.last = null;
+    await writeSession('snapshot_origins', {});
   }
 }

@@ -1,0 +1,163 @@
+/* eslint-disable @typescript-eslint/no-unsafe-member-access, @typescript-eslint/no-unsafe-assignment, @typescript-eslint/no-unsafe-return -- tests read JSON bodies */
+/**
+ * The approval classes of the user's tab that approvals.e2e.test.ts does not drive, through the real
+ * extension in a real Chromium and decided in its popup as a person would: a click on a `download`
+ * link, a click on a file input (`upload`: it opens the file chooser), and the first vault secret typed
+ * on an origin (`secret_first_use`). Each is held before the decision (the page sees no event, the field
+ * stays empty), happens exactly once after Approve, and never after Deny.
+ */
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { after, before, describe, it } from 'node:test';
+import { Vault } from '../../src/gateway/secrets/index.js';
+import { ENABLED_CONFIG, type HttpResult } from '../gateway/fixtures/gateway.js';
+import { SHOP_HOST, startApprovalSites, type ApprovalSites } from '../security/fixtures/approval-site.js';
+import { startLoginSite, type LoginSite } from '../security/fixtures/login-site.js';
+import { toolSession } from '../security/fixtures/tool-session.js';
+import { startStage, status, waitFor, type Stage } from './fixtures/paired-setup.js';
+import { openPopup, type PopupPage } from './fixtures/popup-page.js';
+
+/** Long enough for an event an unheld click would cause to have happened. */
+const SETTLE_MS = 300;
+const PASSWORD = `pw-${randomBytes(6).toString('hex')}`;
+
+describe("approval classes on the user's tab: download, upload, secret_first_use", () => {
+  let sites: ApprovalSites;
+  let login: LoginSite;
+  let stage: Stage;
+  let sid: string;
+  let popup: PopupPage;
+
+  const call = (tool: string, args: Record<string, unknown> = {}): Promise<HttpResult> =>
+    stage.gw.request('POST', `/v1/sessions/${sid}/tools/${tool}`, { body: args });
+  const { ok, refOf } = toolSession(call);
+  const asOwner = (method: string, pathname: string) =>
+    stage.gw.request(method, pathname, { headers: { authorization: `Bearer ${stage.gw.operatorKey}` } });
+  const settle = () => new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
+  const codeOf = (result: HttpResult): string | undefined =>
+    result.body.error?.controller_code ?? result.body.error?.code;
+  const pendingApprovals = async () =>
+    (
+      (await asOwner('GET', '/v1/approvals?status=pending')).body.approvals as {
+        approval_id: string;
+        session_id: string;
+        classes: string[];
+      }[]
+    ).filter((approval) => approval.session_id === sid);
+  const pending = () =>
+    waitFor('the approval to be asked for', async () => (await pendingApprovals())[0], 15_000);
+  const decideInPopup = async (id: string, decision: 'approve' | 'deny') => {
+    const selector = `button[data-approval="${id}"][data-decision="${decision}"]`;
+    await waitFor(`the popup to offer ${decision}`, () => popup.visible(selector));
+    await popup.click(selector);
+  };
+  const events = async (what: string) => {
+    await settle();
+    const { snapshot } = await ok('browser_snapshot', { full: true });
+    return (snapshot ?? '').split(`(event: ${what})`).length - 1;
+  };
+
+  /** The call waits for the person; what it would do is counted before and after the decision. */
+  const decided = async (
+    act: () => Promise<[string, Record<string, unknown>]>,
+    effect: () => Promise<number>,
+    decision: 'approve' | 'deny',
+  ) => {
+    const [tool, args] = await act();
+    const running = call(tool, args);
+    const asked = await pending();
+    const whilePending = await effect();
+    await decideInPopup(asked.approval_id, decision);
+    const result = await running;
+    if (decision === 'approve') assert.equal(result.status, 200, JSON.stringify(result.body));
+    else assert.equal(codeOf(result), 'approval_denied', JSON.stringify(result.body));
+    const record = (await asOwner('GET', `/v1/approvals/${asked.approval_id}`)).body.approval;
+    assert.equal(record.channel, 'extension');
+    return { classes: asked.classes, whilePending, after: await effect(), status: record.status as string };
+  };
+
+  before(async () => {
+    sites = await startApprovalSites();
+    login = await startLoginSite();
+    stage = await startStage({
+      config: {
+        browser: { extension_control: { ...ENABLED_CONFIG.browser.extension_control, command_timeout: 20 } },
+        safety: {
+          sites: { allow: [SHOP_HOST, '127.0.0.1'] },
+          approval_timeout_s: 15,
+          approvals: { user_tab: 'all' },
+        },
+      },
+      browserArgs: [sites.resolverRule],
+    });
+    new Vault(stage.gw.home).add(
+      { name: 'site-pass', origin: login.origin, field: 'password', value: PASSWORD },
+      new Date(),
+    );
+    const { targetId } = await stage.browser.cdp.send<{ targetId: string }>('Target.createTarget', {
+      url: 'about:blank',
+    });
+    const tabId = await waitFor('the tab to exist', () =>
+      stage.browser.tabIdOfTarget(targetId).catch(() => null),
+    );
+    sid = await stage.gw.createSession('classes');
+    await stage.browser.ask({ type: 'share', session_id: sid, title: 'classes', tab_id: tabId });
+    await waitFor(
+      'the controller to connect',
+      async () => (await status(stage.browser)).connection.state === 'connected',
+    );
+    popup = await openPopup(stage.browser, tabId);
+  });
+  after(async () => {
+    await popup?.close();
+    await stage?.close();
+    await sites?.close();
+    await login?.close();
+  });
+
+  for (const [name, path, label, event, cls] of [
+    ['a click on a download link', '/download', 'link "Get the file"', 'download', 'download'],
+    ['a click on a file input', '/upload', 'button "Document"', 'chooser', 'upload'],
+  ] as const) {
+    it(`holds ${name} until approved in the popup, then does it once`, async () => {
+      for (const decision of ['deny', 'approve'] as const) {
+        await ok('browser_navigate', { url: sites.shopUrl(path) });
+        const run = await decided(
+          async () => ['browser_click', { ref: await refOf(label) }],
+          () => events(event),
+          decision,
+        );
+        assert.ok(run.classes.includes(cls), JSON.stringify(run.classes));
+        assert.equal(run.whilePending, 0, `the page saw nothing before the ${decision}`);
+        assert.equal(run.after, decision === 'approve' ? 1 : 0, `after the ${decision}`);
+        assert.equal(run.status, decision === 'approve' ? 'used' : 'denied');
+      }
+    });
+  }
+
+  it('holds the first vault secret typed on an origin until approved, then asks no more there', async () => {
+    const filled = async () => {
+      await settle();
+      const { snapshot } = await ok('browser_snapshot');
+      return /textbox "Password" @e\d+ \[password, filled/.test(snapshot ?? '') ? 1 : 0;
+    };
+    const typeSecret = async (): Promise<[string, Record<string, unknown>]> => [
+      'browser_type',
+      { ref: await refOf('textbox "Password"'), secret: 'site-pass' },
+    ];
+    for (const decision of ['deny', 'approve'] as const) {
+      await ok('browser_navigate', { url: `${login.origin}/login` });
+      const run = await decided(typeSecret, filled, decision);
+      assert.deepEqual(run.classes, ['secret_first_use']);
+      assert.equal(run.whilePending, 0, `nothing typed before the ${decision}`);
+      assert.equal(run.after, decision === 'approve' ? 1 : 0, `after the ${decision}`);
+    }
+    // Approved once for this origin in this session: the next fill there is not asked for.
+    await ok('browser_navigate', { url: `${login.origin}/login` });
+    const again = await call(...(await typeSecret()));
+    assert.equal(again.status, 200, JSON.stringify(again.body));
+    assert.deepEqual(await pendingApprovals(), []);
+    assert.equal(await filled(), 1);
+    assert.equal(login.posted.length, 0, 'typing submitted nothing');
+  });
+});
