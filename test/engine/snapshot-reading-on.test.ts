@@ -9,7 +9,7 @@ import type { SnapshotResult } from '../../src/protocol/index.js';
 import { html, startSnapshotSite, type SnapshotSite } from './snapshot-site.js';
 
 const filler = `<ul>${Array.from(
-  { length: 60 },
+  { length: 100 },
   (_, i) => `<li><a href="/entry?n=${i}">Entry ${i} of the list</a></li>`,
 ).join('')}</ul>`;
 
