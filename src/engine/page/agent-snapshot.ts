@@ -236,7 +236,13 @@ export function installSnapshotWalker(): void {
       // Only elements the page styles one by one (a class, an id, a style attribute) are checked: an
       // element without them looks like its neighbours of the same tag, and inherits its verdict. Reading
       // computed styles is most of a walk's cost, so this keeps the checks to about a tenth of it.
-      if (mark && !concealed && (node.hasAttribute('class') || node.hasAttribute('style') || node.id)) {
+      // `hasAttributes()` first: one call rules out the bare elements most of a long page is made of.
+      if (
+        mark &&
+        !concealed &&
+        node.hasAttributes() &&
+        (node.hasAttribute('class') || node.hasAttribute('style') || node.id)
+      ) {
         const image = style.backgroundImage !== 'none';
         if (image || OPAQUE.test(style.backgroundColor)) background = image ? '' : style.backgroundColor;
         concealed = conceals(node, style);
