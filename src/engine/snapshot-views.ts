@@ -64,7 +64,22 @@ export function subtreeOf(outline: OutlineText, ref: string): OutlineText | null
   const depth = lines[first]?.depth ?? 0;
   const chosen = [first];
   for (let i = first + 1; i < lines.length && (lines[i]?.depth ?? 0) > depth; i++) chosen.push(i);
-  return keepLines(outline, lines, chosen);
+  return chosen.length === 1
+    ? (pieceOf(outline, lines[first], at) ?? keepLines(outline, lines, chosen))
+    : keepLines(outline, lines, chosen);
+}
+
+/**
+ * A control that shares its line with other controls (a link in a paragraph, one of 600 on a line) is
+ * answered alone, its piece whole: name, ref, states, value and target.
+ */
+function pieceOf(outline: OutlineText, line: Line | undefined, at: number): OutlineText | null {
+  if (!line) return null;
+  const inLine = outline.controls.filter(([start, end]) => start >= line.start && end <= line.end);
+  const own = inLine.find(([start, end]) => start <= at && at < end);
+  if (!own || inLine.length < 2) return null;
+  const text = outline.text.slice(own[0], own[1]);
+  return { text, controls: [[0, text.length]] };
 }
 
 /**

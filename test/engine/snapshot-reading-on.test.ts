@@ -9,7 +9,7 @@ import type { SnapshotResult } from '../../src/protocol/index.js';
 import { html, startSnapshotSite, type SnapshotSite } from './snapshot-site.js';
 
 const filler = `<ul>${Array.from(
-  { length: 60 },
+  { length: 100 },
   (_, i) => `<li><a href="/entry?n=${i}">Entry ${i} of the list</a></li>`,
 ).join('')}</ul>`;
 
@@ -19,8 +19,11 @@ const page = html(
   <section aria-label="Live">
     <button onclick="const p = document.createElement('p'); p.textContent = 'Grown ' + (document.querySelectorAll('.grown').length + 1); p.className = 'grown'; this.after(p)">Grow</button>
     <input aria-label="Note">
+    <input type="checkbox" aria-label="Agree">
+    <p class="host"><button>Hover me</button> <span class="tip">Tip shown on hover</span></p>
     <shadow-box></shadow-box>
   </section>
+  <style>.tip { visibility: hidden } .host:hover .tip { visibility: visible }</style>
   <script>
     customElements.define('shadow-box', class extends HTMLElement {
       connectedCallback() {
@@ -78,6 +81,35 @@ describe('reading on through a long snapshot', () => {
     const after = (await snapshot({ offset })).snapshot;
     assert.match(after, /Shadow says: two/);
     assert.match(after, /Grown 1/);
+  });
+
+  it('answers from the walk navigate made while nothing changed, and its refs act on their elements', async () => {
+    await site.call('browser_navigate', { url: site.url('/live') });
+    const offset = await liveOffset();
+    const first = await snapshot();
+    const again = await snapshot();
+    assert.equal(again.snapshot.replace(/nonce="[^"]+"/g, ''), first.snapshot.replace(/nonce="[^"]+"/g, ''));
+    const live = (await snapshot({ offset })).snapshot;
+    await site.call('browser_click', { ref: refOf(live, 'button "Grow"') });
+    const grown = (await snapshot({ offset })).snapshot;
+    assert.match(grown, /button "Grow" @e\d+ \[focused\]\nGrown 1/);
+    assert.equal(refOf(grown, 'button "Grow"'), refOf(live, 'button "Grow"'));
+    await site.call('browser_click', { ref: refOf(grown, 'checkbox "Agree"') });
+    assert.match((await snapshot({ offset })).snapshot, /checkbox "Agree" @e\d+ \[checked/);
+  });
+
+  it('sees what changes without a DOM mutation: focus and hover', async () => {
+    await site.call('browser_navigate', { url: site.url('/live') });
+    const offset = await liveOffset();
+    const live = (await snapshot({ offset })).snapshot;
+    assert.doesNotMatch(live, /\[focused\]|Tip shown/);
+    await site.call('browser_hover', { ref: refOf(live, 'button "Hover me"') });
+    assert.match((await snapshot({ offset })).snapshot, /button "Hover me" @e\d+ Tip shown on hover/);
+    await site.call('browser_click', { ref: refOf(live, 'textbox "Note"') });
+    assert.match(
+      (await snapshot()).snapshot + (await snapshot({ offset })).snapshot,
+      /textbox "Note" @e\d+ \[focused\]/,
+    );
   });
 
   it('reads a new document on, never the walk of the one before', async () => {

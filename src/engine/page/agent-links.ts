@@ -2,7 +2,8 @@
  * The page side of the engine, part 3: link targets (`→ target` after a link). `full: true` shows each
  * target whole. Compact mode shows one only where it tells the agent something (another origin, or a
  * path the link's text does not already say), shortened to what tells the frame's links apart: tracking
- * parameters, parameters every link shares and long opaque values go. Since that depends on every link
+ * parameters, parameters every link shares and long opaque values go, and links of one pattern
+ * (`/page2?n=0`, `/page2?n=1`) show it once. Since that depends on every link
  * of the frame, the walk writes a marker (`\u0006<n>\u0007`) and `settle` decides once the walk is done;
  * two different links never end up looking the same (both then keep their whole target). Self-contained
  * like the rest of `page/`.
@@ -96,6 +97,36 @@ export function installLinkTargets(): void {
     return words.length > 0 && words.every((word) => said.has(word));
   };
 
+  // Links whose targets follow one pattern (`/page2?n=0`, `/page2?n=1`, …; the same target once its
+  // numbers are set aside) differ only where their targets differ. The first shown link of the pattern
+  // keeps its target to show the pattern; a later one leaves its target out when its text says every
+  // word in which its target differs from the pattern's others (`L3` → `/page2?n=3`, `2` →
+  // `/list?page=2`). Words here are runs of letters or of digits, so `L3` says `3`.
+  const runsOf = (text: string) => text.toLowerCase().match(/\p{L}+|\p{N}+/gu) ?? [];
+  const dropPatternTargets = (links: { url: URL; name: string }[], shown: string[]) => {
+    const patterns = new Map<string, number[]>();
+    links.forEach((link, i) => {
+      const target = shown[i];
+      if (!target || link.url.origin !== location.origin || target.includes('://')) return;
+      const pattern = target.replace(/\p{N}+/gu, '#');
+      const members = patterns.get(pattern) ?? [];
+      members.push(i);
+      patterns.set(pattern, members);
+    });
+    for (const members of patterns.values()) {
+      const targets = new Set(members.map((i) => shown[i] ?? ''));
+      if (targets.size < 2) continue;
+      const wordSets = [...targets].map((target) => new Set(runsOf(target)));
+      const common = [...(wordSets[0] ?? [])].filter((word) => wordSets.every((set) => set.has(word)));
+      for (const i of members.slice(1)) {
+        const target = shown[i] ?? '';
+        if (target === shown[members[0] ?? -1]) continue;
+        const said = new Set(runsOf(links[i]?.name ?? ''));
+        if (runsOf(target).every((word) => common.includes(word) || said.has(word))) shown[i] = '';
+      }
+    }
+  };
+
   const settleTargets = (links: { url: URL; name: string }[]): string[] => {
     // Parameters with one value on every distinct link that carries them (a session, a language, a
     // campaign) tell none of those links apart; parameters that differ between links stay.
@@ -154,6 +185,20 @@ export function installLinkTargets(): void {
         changed = true;
       });
     }
+    // Only once every shown target tells its link apart can a pattern's later links leave theirs out;
+    // one of them named like another link without a target, elsewhere, keeps its target after all.
+    const before = [...shown];
+    dropPatternTargets(links, shown);
+    const nameless = new Map<string, Set<string>>();
+    links.forEach((link, i) => {
+      if (shown[i]) return;
+      const set = nameless.get(link.name) ?? new Set<string>();
+      set.add(link.url.href);
+      nameless.set(link.name, set);
+    });
+    links.forEach((link, i) => {
+      if (!shown[i] && before[i] && (nameless.get(link.name)?.size ?? 0) > 1) shown[i] = before[i];
+    });
     return shown;
   };
 

@@ -88,6 +88,34 @@ export function installSnapshotWalker(): void {
     return out.join('\n');
   };
 
+  // The prose on a line with controls, in compact mode: up to AROUND characters on each side of a
+  // control (cut at a word), the rest folded to `…`. Control pieces sit in `\u0004…\u0005`.
+  const AROUND = 40;
+  // eslint-disable-next-line no-control-regex -- the walker's control brackets
+  const PIECES = /(\u0004[^\u0005]*\u0005)/;
+  const nearControls = (text: string): string => {
+    const parts = text.split(PIECES);
+    if (parts.length < 3) return text;
+    const last = parts.length - 1;
+    return parts
+      .map((part, i) => {
+        if (i % 2 === 1) return part;
+        const keepHead = i === 0 ? 0 : AROUND;
+        const keepTail = i === last ? 0 : AROUND;
+        if (part.length <= keepHead + keepTail + 3) return part;
+        const head = part.slice(0, keepHead);
+        const tail = part.slice(part.length - keepTail);
+        const headCut = head.lastIndexOf(' ', keepHead - 1);
+        const tailCut = tail.indexOf(' ', 1);
+        return (
+          (keepHead ? (headCut > 0 ? head.slice(0, headCut) : head) + ' ' : '') +
+          '…' +
+          (keepTail ? ' ' + (tailCut > 0 ? tail.slice(tailCut + 1) : tail) : '')
+        );
+      })
+      .join('');
+  };
+
   // `mark: false` skips the checks for text a person cannot see: only `bench:engine` asks, to weigh them.
   state.snapshot = (full: boolean, mark = true): string => {
     state.links?.begin(full);
@@ -111,7 +139,9 @@ export function installSnapshotWalker(): void {
     const flush = (depth: number) => {
       let text = pre ? line.trimEnd() : line.trim();
       if (text) {
-        // A line with a control is never cut: every ref on it stays whole and clickable.
+        // A line with a control never loses one: every ref on it stays whole and clickable; compact mode
+        // keeps the words next to each control and cuts the prose further away.
+        if (interactive && !full && !pre) text = nearControls(text);
         if (heading) text = '#'.repeat(heading) + ' ' + (interactive ? text : cap(text, 300));
         else if (!interactive && !full && !pre) text = cap(text, 100);
         push(indent(depth) + text, !interactive && !heading);
@@ -206,7 +236,13 @@ export function installSnapshotWalker(): void {
       // Only elements the page styles one by one (a class, an id, a style attribute) are checked: an
       // element without them looks like its neighbours of the same tag, and inherits its verdict. Reading
       // computed styles is most of a walk's cost, so this keeps the checks to about a tenth of it.
-      if (mark && !concealed && (node.hasAttribute('class') || node.hasAttribute('style') || node.id)) {
+      // `hasAttributes()` first: one call rules out the bare elements most of a long page is made of.
+      if (
+        mark &&
+        !concealed &&
+        node.hasAttributes() &&
+        (node.hasAttribute('class') || node.hasAttribute('style') || node.id)
+      ) {
         const image = style.backgroundImage !== 'none';
         if (image || OPAQUE.test(style.backgroundColor)) background = image ? '' : style.backgroundColor;
         concealed = conceals(node, style);

@@ -89,6 +89,14 @@ export function installAgentState(): void {
     state.changes++;
   };
   const observer = new MutationObserver(bump);
+  // Mutations the observer has not reported yet count too, so a count never says "unchanged" early.
+  const settledChanges = () => {
+    if (observer.takeRecords().length > 0) bump();
+    return state.changes;
+  };
+  // This document's last walk in each mode, while its change count stands: the first answer after a
+  // navigation, and every page read on from it, reuse it. A new document has a new state, so a new cache.
+  const walks = new Map<boolean, { changes: number; text: string }>();
   const watched = new WeakSet<Node>();
   const state: AgentState = {
     ids: new WeakMap(),
@@ -313,14 +321,36 @@ export function installAgentState(): void {
     snapshot: (full) => {
       if (!state.snapshot) throw new Error('snapshot walker not installed');
       // The origin names the frame's boundary (a cross-origin iframe says where its text came from).
-      const changes = state.changes;
-      return { origin: location.origin, text: state.snapshot(full === true), changes };
+      const mode = full === true;
+      const changes = settledChanges();
+      let walk = walks.get(mode);
+      if (walk?.changes !== changes) {
+        walk = { changes, text: state.snapshot(mode) };
+        walks.set(mode, walk);
+      }
+      return { origin: location.origin, text: walk.text, changes };
     },
-    changes: () => state.changes,
+    changes: settledChanges,
   };
 
   state.watch(document);
-  for (const type of ['input', 'change', 'scroll', 'resize', 'toggle'])
+  // What changes a walk without a DOM mutation: a value or a checked box, focus (`[focused]`, styles of
+  // `:focus`), the pointer (`:hover` styles), the end of a transition or an animation (text that faded
+  // in), a loaded image or frame (layout), scrolling and resizing (what is off-screen), a <details>.
+  for (const type of [
+    'input',
+    'change',
+    'scroll',
+    'resize',
+    'toggle',
+    'focusin',
+    'focusout',
+    'pointerover',
+    'pointerout',
+    'transitionend',
+    'animationend',
+    'load',
+  ])
     addEventListener(type, bump, { capture: true, passive: true });
 
   g.__tabgate = state;
