@@ -1,4 +1,4 @@
-/* eslint-disable @typescript-eslint/no-unsafe-member-access, @typescript-eslint/no-unsafe-assignment -- tests read JSON bodies */
+/* eslint-disable @typescript-eslint/no-unsafe-member-access -- tests read JSON bodies */
 /**
  * What a person sees while an agent does an ordinary task on their own tab: a scripted 20-step task
  * across two sites (read, scroll, snapshot, ordinary links, a search box, a GET search form, one profile
@@ -11,8 +11,8 @@ import { after, before, describe, it } from 'node:test';
 import { ENABLED_CONFIG, type HttpResult } from '../gateway/fixtures/gateway.js';
 import { startApprovalSites, type ApprovalSites } from '../security/fixtures/approval-site.js';
 import { toolSession } from '../security/fixtures/tool-session.js';
-import { startStage, status, waitFor, type Stage } from './fixtures/paired-setup.js';
-import { openPopup, type PopupPage } from './fixtures/popup-page.js';
+import { startStage, waitFor, type Stage } from './fixtures/paired-setup.js';
+import { shareInPopup, type PopupPage } from './fixtures/popup-page.js';
 
 describe("a benign 20-step task on the user's tab", () => {
   let sites: ApprovalSites;
@@ -42,21 +42,10 @@ describe("a benign 20-step task on the user's tab", () => {
       },
       browserArgs: [sites.resolverRule],
     });
-    const created = await stage.gw.request('POST', '/v1/sessions', {
-      body: { title: 'errands', sites: [docsOrigin] },
-    });
-    assert.equal(created.status, 201, JSON.stringify(created.body));
-    sid = created.body.session_id;
-    const { targetId } = await stage.browser.cdp.openPage(sites.shopUrl('/neutral'));
-    const tabId = await waitFor('the tab to load', () =>
-      stage.browser.tabIdOfTarget(targetId).catch(() => null),
-    );
-    popup = await openPopup(stage.browser, tabId);
-    await popup.click(`button[data-session-id="${sid}"]`);
-    await waitFor(
-      'the controller to connect',
-      async () => (await status(stage.browser)).connection.state === 'connected',
-    );
+    ({ sid, popup } = await shareInPopup(stage, sites.shopUrl('/neutral'), {
+      title: 'errands',
+      sites: [docsOrigin],
+    }));
   });
   after(async () => {
     await popup?.close();

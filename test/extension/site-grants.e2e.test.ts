@@ -1,4 +1,4 @@
-/* eslint-disable @typescript-eslint/no-unsafe-member-access, @typescript-eslint/no-unsafe-call, @typescript-eslint/no-unsafe-return, @typescript-eslint/no-unsafe-assignment, @typescript-eslint/no-unsafe-argument -- tests read JSON bodies */
+/* eslint-disable @typescript-eslint/no-unsafe-member-access, @typescript-eslint/no-unsafe-call, @typescript-eslint/no-unsafe-return, @typescript-eslint/no-unsafe-argument -- tests read JSON bodies */
 /**
  * Site grants on the user's own tab, enforced by the real extension in a real Chromium: the user shares
  * a tab on `granted.test`, the session asks for `other.test`, and the agent tries every way a page can
@@ -18,8 +18,8 @@ import {
   type SiteServers,
 } from '../security/fixtures/site-servers.js';
 import { toolSession, type ToolResult } from '../security/fixtures/tool-session.js';
-import { startStage, status, waitFor, type Stage } from './fixtures/paired-setup.js';
-import { openPopup, type PopupPage } from './fixtures/popup-page.js';
+import { startStage, waitFor, type Stage } from './fixtures/paired-setup.js';
+import { shareInPopup, type PopupPage } from './fixtures/popup-page.js';
 
 /** A second site the session asks for, which the person denies. */
 const ADS_ORIGIN = 'https://ads.example';
@@ -68,21 +68,10 @@ describe("site grants on the user's tab (the extension)", () => {
       },
       browserArgs: [servers.resolverRule],
     });
-    const created = await stage.gw.request('POST', '/v1/sessions', {
-      body: { title: 'sites', sites: [servers.otherOrigin, ADS_ORIGIN] },
-    });
-    assert.equal(created.status, 201, JSON.stringify(created.body));
-    sid = created.body.session_id;
-    const { targetId } = await stage.browser.cdp.openPage(servers.grantedUrl('/links'));
-    const tabId = await waitFor('the tab to load', () =>
-      stage.browser.tabIdOfTarget(targetId).catch(() => null),
-    );
-    popup = await openPopup(stage.browser, tabId);
-    await popup.click(`button[data-session-id="${sid}"]`);
-    await waitFor(
-      'the controller to connect',
-      async () => (await status(stage.browser)).connection.state === 'connected',
-    );
+    ({ sid, popup } = await shareInPopup(stage, servers.grantedUrl('/links'), {
+      title: 'sites',
+      sites: [servers.otherOrigin, ADS_ORIGIN],
+    }));
   });
   afterEach(async () => {
     await settle();

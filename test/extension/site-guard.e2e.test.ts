@@ -1,4 +1,4 @@
-/* eslint-disable @typescript-eslint/no-unsafe-member-access, @typescript-eslint/no-unsafe-assignment, @typescript-eslint/no-unsafe-return, @typescript-eslint/no-unsafe-call, @typescript-eslint/no-unsafe-argument -- tests read JSON bodies */
+/* eslint-disable @typescript-eslint/no-unsafe-member-access, @typescript-eslint/no-unsafe-return, @typescript-eslint/no-unsafe-call, @typescript-eslint/no-unsafe-argument -- tests read JSON bodies */
 /**
  * The extension's site checks on the user's tab where the obvious place to look is not enough:
  * - a ref inside an iframe is judged on the iframe's origin (a site revoked after the frame loaded
@@ -16,7 +16,7 @@ import { runTabgate } from '../helpers/tabgate-cli.js';
 import { startSiteServers, type SiteServers } from '../security/fixtures/site-servers.js';
 import { toolSession } from '../security/fixtures/tool-session.js';
 import { startStage, status, waitFor, type Stage } from './fixtures/paired-setup.js';
-import { openPopup, type PopupPage } from './fixtures/popup-page.js';
+import { shareInPopup, type PopupPage } from './fixtures/popup-page.js';
 
 /** Long enough for a request an unrefused click would send to have reached its server. */
 const SETTLE_MS = 300;
@@ -76,22 +76,14 @@ describe("the extension's site check on the user's tab", () => {
       },
       browserArgs: [servers.resolverRule],
     });
-    const created = await stage.gw.request('POST', '/v1/sessions', {
-      body: { title: 'site guard', sites: [servers.otherOrigin] },
-    });
-    assert.equal(created.status, 201, JSON.stringify(created.body));
-    sid = created.body.session_id;
-    const { targetId, sessionId } = await stage.browser.cdp.openPage(servers.grantedUrl('/links'));
-    tabSession = sessionId;
-    const tabId = await waitFor('the tab to load', () =>
-      stage.browser.tabIdOfTarget(targetId).catch(() => null),
-    );
-    popup = await openPopup(stage.browser, tabId);
-    await popup.click(`button[data-session-id="${sid}"]`);
-    await waitFor(
-      'the controller to connect',
-      async () => (await status(stage.browser)).connection.state === 'connected',
-    );
+    ({
+      sid,
+      targetSession: tabSession,
+      popup,
+    } = await shareInPopup(stage, servers.grantedUrl('/links'), {
+      title: 'site guard',
+      sites: [servers.otherOrigin],
+    }));
   });
   after(async () => {
     await popup?.close();
