@@ -1,0 +1,106 @@
+/**
+ * The socket side: commands queued to this node's inbox are fenced by `mark-sent` and written to their
+ * socket, and each controller's result goes back to its caller, on this node or through its inbox.
+ * Sent at most once: only `mark-sent` (or the dispatch itself, when the caller holds the socket) lets a
+ * command reach a socket.
+ */
+import type { SecretFill } from '../../protocol/index.js';
+import type { Logger } from '../../log/logger.js';
+import type { ControllerScope } from '../broker/scope.js';
+import type { CallerWaiters, Outcome } from './caller-waiters.js';
+import type { InboxEntry } from './inbox-reader.js';
+import { laneKeys, laneKeysOf } from './keys.js';
+import type { LocalLanes } from './local-lanes.js';
+import * as lua from './lua.js';
+import type { RedisLink } from './redis-link.js';
+import { INBOX_MAXLEN } from './redis-failures.js';
+import { frameWithSecret } from './secret-ref.js';
+
+export interface CommandDeliveryOptions {
+  link: RedisLink;
+  nodeId: string;
+  lanes: LocalLanes;
+  waiters: CallerWaiters;
+  log: Logger;
+  fills?: (name: string) => SecretFill;
+}
+
+export class CommandDelivery {
+  constructor(private readonly o: CommandDeliveryOptions) {}
+
+  /**
+   * A command queued to this node: fenced by `mark-sent`, then written. Fences go out in inbox order on
+   * one connection and their answers come back in that order, so writes keep the inbox's order without
+   * waiting for each other's round trip.
+   */
+  deliver(entry: InboxEntry): void {
+    const { link, nodeId } = this.o;
+    const id = entry.id ?? '';
+    const keys = laneKeysOf(entry.S ?? '', entry.h ?? '');
+    const lane = this.o.lanes.get(keys.h);
+    const giveUp = () =>
+      link
+        .run(lua.FINISH, [keys.pend], [id, nodeId, '1', 'unavailable', '0', 'null', INBOX_MAXLEN])
+        .then((where) => {
+          if (where === 'local') this.o.waiters.settle(id, { kind: 'unavailable' });
+        });
+    const frame = frameWithSecret(entry, this.o.fills, this.o.log);
+    if (!lane || lane.gen !== entry.gen || frame === null) {
+      giveUp().catch(() => undefined);
+      return;
+    }
+    const fence = link.run(lua.MARK_SENT, [keys.lane, keys.pend], [id, entry.gen ?? '', nodeId]);
+    lane.chain = lane.chain.then(async () => {
+      let marked: unknown;
+      try {
+        marked = await fence;
+      } catch {
+        return; // Outcome unknown: never written; the caller's deadline or abandon check ends it.
+      }
+      if (marked !== 1) {
+        await giveUp().catch(() => undefined);
+        return;
+      }
+      try {
+        lane.sender(frame);
+      } catch (error) {
+        this.o.log.warn('controller send failed', { reason: (error as Error).message });
+        await link
+          .run(lua.FINISH, [keys.pend], [id, nodeId, '0', 'cancelled', '0', 'null', INBOX_MAXLEN])
+          .catch(() => undefined);
+      }
+    });
+  }
+
+  /** A controller's result: to its caller here at once, or through Redis to the caller's node. */
+  async complete(commandId: string, scope: ControllerScope, ok: boolean, payload: unknown): Promise<boolean> {
+    const keys = laneKeys(scope);
+    const outcome: Outcome = ok ? { kind: 'ok', result: payload } : { kind: 'rejected', error: payload };
+    const finish = this.o.link.run(
+      lua.FINISH,
+      [keys.pend],
+      [
+        commandId,
+        this.o.nodeId,
+        '0',
+        'result',
+        ok ? '1' : '0',
+        JSON.stringify(payload ?? null),
+        INBOX_MAXLEN,
+      ],
+    );
+    // The caller waits on this node for this identity's command: its outcome is decided here (the
+    // waiter is single-shot) and the reply need not wait for Redis to drop the pending entry.
+    const waiter = this.o.waiters.get(commandId);
+    if (waiter && waiter.keys.h === keys.h) {
+      this.o.waiters.settle(commandId, outcome);
+      finish.catch((error: unknown) =>
+        this.o.log.warn('cluster result not recorded', { reason: (error as Error).message }),
+      );
+      return true;
+    }
+    const where = await finish;
+    if (where === 'local') this.o.waiters.settle(commandId, outcome);
+    return where !== null;
+  }
+}
