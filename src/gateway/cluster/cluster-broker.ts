@@ -79,6 +79,7 @@ export class ClusterBroker implements ControllerBroker {
       lanes: this.lanes,
       waiters: this.waiters,
       bindings: o.bindings,
+      renewLease: () => this.lease.renew(),
     });
     this.delivery = new CommandDelivery({
       link,

@@ -10,7 +10,7 @@ import { REVOKED_CLOSE_CODE } from '../pairing/grant-controllers.js';
 import { mayReceiveSecrets } from '../secrets/index.js';
 import type { BindingObserver } from '../session-binding.js';
 import type { CallerWaiters } from './caller-waiters.js';
-import { laneKeys, laneKeysOf, sessionKey, type LaneKeys } from './keys.js';
+import { laneKeys, laneKeysOf, nodeKey, sessionKey, type LaneKeys } from './keys.js';
 import type { LocalLane, LocalLanes } from './local-lanes.js';
 import * as lua from './lua.js';
 import type { RedisLink } from './redis-link.js';
@@ -22,6 +22,8 @@ export interface LaneMembershipOptions {
   lanes: LocalLanes;
   waiters: CallerWaiters;
   bindings?: BindingObserver;
+  /** Renews this node's lease now. */
+  renewLease: () => Promise<void>;
 }
 
 export class LaneMembership {
@@ -35,21 +37,29 @@ export class LaneMembership {
     const { link, nodeId } = this.o;
     const keys = laneKeys(scope);
     const caps = `,${scope.capabilities.join(',')},`;
-    const [gen, deferred] = (await link.run(
-      lua.ATTACH,
-      [keys.idx, keys.lane, sessionKey(scope.session_id)],
-      [
-        keys.h,
-        JSON.stringify(scope),
-        laneKey(scope),
-        caps,
-        nodeId,
-        keys.prefix,
-        keys.S,
-        INBOX_MAXLEN,
-        mayReceiveSecrets(scope) ? '1' : '0',
-      ],
-    )) as [string, string[]];
+    const take = async () =>
+      (await link.run(
+        lua.ATTACH,
+        [keys.idx, keys.lane, sessionKey(scope.session_id), nodeKey(nodeId)],
+        [
+          keys.h,
+          JSON.stringify(scope),
+          laneKey(scope),
+          caps,
+          nodeId,
+          keys.prefix,
+          keys.S,
+          INBOX_MAXLEN,
+          mayReceiveSecrets(scope) ? '1' : '0',
+        ],
+      )) as [string, string[]] | ['nolease'];
+    let taken = await take();
+    if (taken[0] === 'nolease') {
+      await this.o.renewLease();
+      taken = await take();
+    }
+    if (taken.length !== 2 || taken[0] === 'nolease') throw new Error('this gateway holds no cluster lease');
+    const [gen, deferred] = taken;
     const lane: LocalLane = { scope, keys, owner, sender, gen, chain: Promise.resolve() };
     this.o.lanes.set(lane);
     let pending = deferred;

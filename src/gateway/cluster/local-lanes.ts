@@ -71,7 +71,7 @@ export class LocalLanes {
   /** Closes a socket this node holds and stops routing to it; its `disconnect` then finds nothing. */
   letGo(lane: LocalLane, code: number, reason: string): void {
     if (this.byIdentity.get(lane.keys.h) === lane) this.byIdentity.delete(lane.keys.h);
-    if (lane.owner instanceof ControllerConnection) lane.owner.socket.close(code, reason);
+    if (lane.owner instanceof ControllerConnection) lane.owner.close(code, reason);
   }
 
   letGoAll(reason: string): void {

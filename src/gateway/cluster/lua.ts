@@ -38,11 +38,14 @@ redis.call('HDEL', KEYS[1], 'scope', 'pa')
 return {'ok', v[1], v[4] or '0'}`;
 
 /**
- * KEYS: idx, lane, sess. ARGV: h, scope JSON, laneKey, caps ",a,b,", node, prefix, S, maxlen, paired.
- * Replaces other identities of the same lane (their callers told `cancelled`, their owners `revoke`),
- * then takes the lane for this node with a new generation. → {gen, deferred cancel frames}
+ * KEYS: idx, lane, sess, this node's lease. ARGV: h, scope JSON, laneKey, caps ",a,b,", node, prefix, S,
+ * maxlen, paired. Replaces other identities of the same lane (their callers told `cancelled`, their
+ * owners `revoke`), then takes the lane for this node with a new generation. → {gen, deferred cancel
+ * frames} | {'nolease'}: no node would route to a lane whose owner has no lease (a Redis that restarted
+ * before this node renewed).
  */
-export const ATTACH = `local pre = ARGV[6]
+export const ATTACH = `if redis.call('EXISTS', KEYS[4]) ~= 1 then return {'nolease'} end
+local pre = ARGV[6]
 for _, m in ipairs(redis.call('SMEMBERS', KEYS[1])) do
   if m ~= ARGV[1] then
     local lk = pre .. 'lane:' .. m
