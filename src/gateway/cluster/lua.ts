@@ -230,6 +230,47 @@ redis.call('SREM', KEYS[5], ARGV[5] .. ':' .. ARGV[1])
 return {f[4], f[1], frames, cancelled, redis.call('SCARD', KEYS[5])}`;
 
 /**
+ * KEYS: sess. ARGV: node, maxlen, cap. The owner's Stop: every pending command of the session's
+ * controllers ends as `cancelled` for its caller, wherever it waits, and each sent one gets its cancel
+ * (appended to its owner's inbox, returned when this node holds the socket, deferred while the
+ * controller is away). → {flat pairs h, frame for this node, command ids cancelled for this node,
+ * how many callers on other nodes were told}
+ */
+export const CANCEL_SESSION = `${CANCEL_FRAME}
+local frames, cancelled, remote = {}, {}, 0
+for _, m in ipairs(redis.call('SMEMBERS', KEYS[1])) do
+  local S, h = string.match(m, '^([^:]*):(.*)$')
+  local pre = 'tg:{' .. S .. '}:'
+  local f = redis.call('HMGET', pre .. 'lane:' .. h, 'state', 'owner')
+  local live = f[1] == 'connected' and f[2] and f[2] ~= '' and redis.call('EXISTS', 'tg:node:' .. f[2]) == 1
+  local pk = pre .. 'pend:' .. h
+  local p = redis.call('HGETALL', pk)
+  for i = 1, #p, 2 do
+    local sent, caller, tcid = string.match(p[i + 1], '^(%d)|([^|]*)|(.*)$')
+    if sent == '1' and f[1] then
+      local frame = cancelFrame(p[i], tcid)
+      if live and f[2] == ARGV[1] then
+        table.insert(frames, h)
+        table.insert(frames, frame)
+      elseif live then
+        redis.call('XADD', 'tg:inbox:' .. f[2], 'MAXLEN', '~', ARGV[2], '*', 'k', 'cancel', 'h', h, 'f', frame)
+      else
+        redis.call('RPUSH', pre .. 'defer:' .. h, frame)
+        redis.call('LTRIM', pre .. 'defer:' .. h, -tonumber(ARGV[3]), -1)
+      end
+    end
+    if caller == ARGV[1] then
+      table.insert(cancelled, p[i])
+    else
+      redis.call('XADD', 'tg:inbox:' .. caller, 'MAXLEN', '~', ARGV[2], '*', 'k', 'cancelled', 'id', p[i])
+      remote = remote + 1
+    end
+  end
+  redis.call('DEL', pk)
+end
+return {frames, cancelled, remote}`;
+
+/**
  * KEYS: lease, inbox, epoch. ARGV: lease value, lease ttl, inbox ttl, a fresh epoch. Renews the lease,
  * appends a probe to the node's own inbox (its reader must read it back, else it is deaf) while dropping
  * entries older than the inbox ttl, and returns the cluster's epoch, writing it when absent (the first
