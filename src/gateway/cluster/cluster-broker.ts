@@ -89,6 +89,7 @@ export class ClusterBroker implements ControllerBroker {
       waiters: this.waiters,
       log,
       fills: o.fills,
+      commandTimeoutMs: o.commandTimeoutMs,
     });
     this.commands = {
       link,
@@ -113,6 +114,7 @@ export class ClusterBroker implements ControllerBroker {
     this.reader = new InboxReader(this.o.link, this.o.nodeId, (entry) => this.onInbox(entry), this.o.log);
     this.sweep = setInterval(() => {
       this.waiters.abandonSweep();
+      void this.delivery.reapOrphans();
       this.loss.checkReader(this.reader);
     }, ABANDON_SWEEP_MS);
     this.sweep.unref();

@@ -4,14 +4,15 @@
  * Sent at most once: only `mark-sent` (or the dispatch itself, when the caller holds the socket) lets a
  * command reach a socket.
  */
-import type { SecretFill } from '../../protocol/index.js';
+import { DEFERRED_CANCEL_CAP, type SecretFill } from '../../protocol/index.js';
 import type { Logger } from '../../log/logger.js';
 import type { ControllerScope } from '../broker/scope.js';
 import type { CallerWaiters, Outcome } from './caller-waiters.js';
 import type { InboxEntry } from './inbox-reader.js';
-import { laneKeys, laneKeysOf } from './keys.js';
+import { laneKeys, laneKeysOf, nodeKey, type LaneKeys } from './keys.js';
 import type { LocalLanes } from './local-lanes.js';
 import * as lua from './lua.js';
+import { LEASE_TTL_MS } from './node-lease.js';
 import type { RedisLink } from './redis-link.js';
 import { INBOX_MAXLEN } from './redis-failures.js';
 import { frameWithSecret } from './secret-ref.js';
@@ -23,10 +24,67 @@ export interface CommandDeliveryOptions {
   waiters: CallerWaiters;
   log: Logger;
   fills?: (name: string) => SecretFill;
+  commandTimeoutMs: number;
 }
 
+/** A command sent to a socket here for a caller on another node. */
+interface SentForOther {
+  keys: LaneKeys;
+  caller: string;
+  since: number;
+}
+
+/**
+ * A live caller ends its command by its deadline (END_EARLY); past that and a lease's life, a command
+ * still tracked here is no longer this node's to watch.
+ */
+const FORGET_MARGIN_MS = 2 * LEASE_TTL_MS;
+
 export class CommandDelivery {
+  private readonly sentForOthers = new Map<string, SentForOther>();
+  private reaping = false;
+
   constructor(private readonly o: CommandDeliveryOptions) {}
+
+  /**
+   * Commands sent here whose caller node has died (kill -9: no cancel will come) are dropped from Redis
+   * and cancelled at the controller, once the caller's lease has expired.
+   */
+  async reapOrphans(): Promise<void> {
+    if (this.reaping || this.sentForOthers.size === 0) return;
+    this.reaping = true;
+    try {
+      const now = performance.now();
+      const callers = new Set<string>();
+      for (const [id, sent] of this.sentForOthers) {
+        if (now - sent.since > this.o.commandTimeoutMs + FORGET_MARGIN_MS) this.sentForOthers.delete(id);
+        else callers.add(sent.caller);
+      }
+      const alive = new Map<string, boolean>();
+      await Promise.all(
+        [...callers].map(async (caller) => {
+          const found: unknown = await this.o.link.command.sendCommand(['EXISTS', nodeKey(caller)]);
+          alive.set(caller, found !== 0);
+        }),
+      );
+      for (const [id, sent] of [...this.sentForOthers]) {
+        if (alive.get(sent.caller) !== false) continue;
+        this.sentForOthers.delete(id);
+        const { keys } = sent;
+        const reply = (await this.o.link.run(
+          lua.REAP,
+          [keys.lane, keys.pend, keys.defer],
+          [id, this.o.nodeId, INBOX_MAXLEN, keys.h, String(DEFERRED_CANCEL_CAP)],
+        )) as string[];
+        const lane = this.o.lanes.get(keys.h);
+        if (reply[0] === 'local' && lane) this.o.lanes.queueCancel(lane, reply[1] ?? '');
+      }
+    } catch (error) {
+      this.o.log.debug('cluster orphan sweep failed', { reason: (error as Error).message });
+    } finally {
+      this.reaping = false;
+    }
+  }
 
   /**
    * A command queued to this node: fenced by `mark-sent`, then written. Fences go out in inbox order on
@@ -63,6 +121,7 @@ export class CommandDelivery {
       }
       try {
         lane.sender(frame);
+        if (entry.c) this.sentForOthers.set(id, { keys, caller: entry.c, since: performance.now() });
       } catch (error) {
         this.o.log.warn('controller send failed', { reason: (error as Error).message });
         await link
@@ -75,6 +134,7 @@ export class CommandDelivery {
   /** A controller's result: to its caller here at once, or through Redis to the caller's node. */
   async complete(commandId: string, scope: ControllerScope, ok: boolean, payload: unknown): Promise<boolean> {
     const keys = laneKeys(scope);
+    this.sentForOthers.delete(commandId);
     const outcome: Outcome = ok ? { kind: 'ok', result: payload } : { kind: 'rejected', error: payload };
     const finish = this.o.link.run(
       lua.FINISH,

@@ -127,15 +127,20 @@ if f[2] == ARGV[4] then
   return {'local', f[3]}
 end
 redis.call('HSET', KEYS[3], ARGV[3], '0|' .. ARGV[4] .. '|' .. ARGV[5])
-redis.call('XADD', 'tg:inbox:' .. f[2], 'MAXLEN', '~', ARGV[7], '*', 'k', 'command', 'h', ARGV[1], 'S', ARGV[8], 'gen', f[3], 'id', ARGV[3], 's', ARGV[9], 'f', ARGV[6])
+redis.call('XADD', 'tg:inbox:' .. f[2], 'MAXLEN', '~', ARGV[7], '*', 'k', 'command', 'h', ARGV[1], 'S', ARGV[8], 'gen', f[3], 'id', ARGV[3], 's', ARGV[9], 'f', ARGV[6], 'c', ARGV[4])
 return {'remote', f[3], f[2]}`;
 
 /**
  * KEYS: lane, pend. ARGV: command id, gen, node. The owner's fence before writing a command to the
- * socket: still pending, never sent, and the lane still this node's at this generation. → 1 | 0
+ * socket: still pending, never sent, its caller's lease alive (nobody else waits for it: dropped), and
+ * the lane still this node's at this generation. → 1 | 0
  */
 export const MARK_SENT = `local v = redis.call('HGET', KEYS[2], ARGV[1])
 if not v or string.sub(v, 1, 1) ~= '0' then return 0 end
+if redis.call('EXISTS', 'tg:node:' .. string.match(v, '^%d|([^|]*)|')) ~= 1 then
+  redis.call('HDEL', KEYS[2], ARGV[1])
+  return 0
+end
 local f = redis.call('HMGET', KEYS[1], 'gen', 'owner', 'state')
 if f[1] ~= ARGV[2] or f[2] ~= ARGV[3] or f[3] ~= 'connected' then return 0 end
 redis.call('HSET', KEYS[2], ARGV[1], '1' .. string.sub(v, 2))
@@ -181,6 +186,30 @@ end
 redis.call('RPUSH', KEYS[3], ARGV[2])
 redis.call('LTRIM', KEYS[3], -tonumber(ARGV[6]), -1)
 return 'deferred'`;
+
+/**
+ * KEYS: lane, pend, defer. ARGV: command id, node, maxlen, h, cap. The socket's node drops a command whose
+ * caller node is gone (its lease expired): nobody waits for it. A sent one gets its cancel, as in
+ * END_EARLY. → {'gone'} | {'alive'} | {'unsent'} | {'nolane'} | {'local', frame} | {'sent'} | {'deferred'}
+ */
+export const REAP = `${CANCEL_FRAME}
+local v = redis.call('HGET', KEYS[2], ARGV[1])
+if not v then return {'gone'} end
+local sent, caller, tcid = string.match(v, '^(%d)|([^|]*)|(.*)$')
+if redis.call('EXISTS', 'tg:node:' .. caller) == 1 then return {'alive'} end
+redis.call('HDEL', KEYS[2], ARGV[1])
+if sent ~= '1' then return {'unsent'} end
+local frame = cancelFrame(ARGV[1], tcid)
+local f = redis.call('HMGET', KEYS[1], 'state', 'owner')
+if not f[1] then return {'nolane'} end
+if f[1] == 'connected' and redis.call('EXISTS', 'tg:node:' .. f[2]) == 1 then
+  if f[2] == ARGV[2] then return {'local', frame} end
+  redis.call('XADD', 'tg:inbox:' .. f[2], 'MAXLEN', '~', ARGV[3], '*', 'k', 'cancel', 'h', ARGV[4], 'f', frame)
+  return {'sent'}
+end
+redis.call('RPUSH', KEYS[3], frame)
+redis.call('LTRIM', KEYS[3], -tonumber(ARGV[5]), -1)
+return {'deferred'}`;
 
 /** KEYS: defer. ARGV: cancel frame, cap. A local cancel write failed: it waits for the reconnect. */
 export const DEFER = `redis.call('RPUSH', KEYS[1], ARGV[1])
