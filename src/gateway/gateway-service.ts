@@ -217,8 +217,18 @@ export class DefaultGatewayService implements GatewayService {
     return this.ownerAct(caller, sessionId, 'session.stop', async () => {
       const stopping = this.d.sessions.setStopped(sessionId, true);
       // At once, not after the store answers: the calls running now end with the Stop.
-      const cancelled = this.inFlight.cancel(sessionId, stoppedByOwner('this call was cancelled'));
+      const here = this.inFlight.cancel(sessionId, stoppedByOwner('this call was cancelled'));
+      // In a cluster, the session's calls waiting on other gateways end too. Redis failing does not
+      // fail the Stop: the stored flag refuses every next call, and those calls end by their deadline.
+      const elsewhere = this.d.broker.cancelSession?.(sessionId).catch((error: unknown) => {
+        this.d.log.warn('the Stop could not reach calls on other gateways', {
+          session_id: sessionId,
+          reason: (error as Error).message,
+        });
+        return 0;
+      });
       await stopping;
+      const cancelled = here + ((await elsewhere) ?? 0);
       this.d.log.info('session stopped by the owner', { session_id: sessionId, cancelled });
       return { session: await this.d.sessions.get(caller, sessionId), cancelled };
     });

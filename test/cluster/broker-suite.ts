@@ -38,10 +38,8 @@ export function callTool(gw: TestGateway, sessionId: string, tool = 'browser_tab
 }
 
 /**
- * A cluster node attaches a socket a few Redis round trips after the handshake: the first call waits
- * until the lane is routable. A refused call reaches no controller, so retrying it sends nothing twice.
- * Until that attach the session is not bound yet, and a call would go to the gateway's own backend (the
- * handshake window, docs/cluster.md "Not yet"): so it first waits for the binding the attach stores.
+ * The first call to a controller that has just opened its socket, answered by `answer`. No waiting
+ * first: a node answers the handshake only once the lane is routable from every node.
  */
 export async function firstCall(
   gw: TestGateway,
@@ -49,24 +47,8 @@ export async function firstCall(
   answer: () => Promise<void>,
   tool = 'browser_tabs',
 ): Promise<HttpResult> {
-  await waitFor(
-    async () => {
-      const session = await gw.request('GET', `/v1/sessions/${sessionId}`);
-      return session.status === 200 && session.body?.binding != null;
-    },
-    { what: 'the session to be bound to its controller', within: 5000, every: 20 },
-  );
-  return waitFor(
-    async () => {
-      const pending = callTool(gw, sessionId, tool);
-      const answering = answer();
-      const result = await pending;
-      if (result.status === 503 && result.body?.error?.code === 'controller_unavailable') return null;
-      await answering;
-      return result;
-    },
-    { what: 'the controller to become routable', within: 5000, every: 20 },
-  );
+  const [result] = await Promise.all([callTool(gw, sessionId, tool), answer()]);
+  return result;
 }
 
 /** Answers the next command with ok and a result that names its own command id. */

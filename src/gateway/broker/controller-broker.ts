@@ -62,6 +62,11 @@ export interface ControllerBroker extends Partial<ApprovalWaits> {
   detach(scope: ControllerScope, owner: object): MaybePromise<boolean>;
   detachSession(sessionId: string): MaybePromise<object[]>;
   detachController(scope: ControllerScope): MaybePromise<object | null>;
+  /**
+   * Present only where a session's calls may wait on other gateways (a cluster): ends them there too,
+   * for the owner's Stop. Returns how many calls on other gateways were ended.
+   */
+  cancelSession?(sessionId: string): Promise<number>;
   dispatch(request: DispatchRequest): Promise<unknown>;
   complete(commandId: string, scope: ControllerScope, ok: boolean, payload: unknown): MaybePromise<boolean>;
   close(): MaybePromise<void>;

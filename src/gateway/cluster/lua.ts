@@ -38,11 +38,14 @@ redis.call('HDEL', KEYS[1], 'scope', 'pa')
 return {'ok', v[1], v[4] or '0'}`;
 
 /**
- * KEYS: idx, lane, sess. ARGV: h, scope JSON, laneKey, caps ",a,b,", node, prefix, S, maxlen, paired.
- * Replaces other identities of the same lane (their callers told `cancelled`, their owners `revoke`),
- * then takes the lane for this node with a new generation. → {gen, deferred cancel frames}
+ * KEYS: idx, lane, sess, this node's lease. ARGV: h, scope JSON, laneKey, caps ",a,b,", node, prefix, S,
+ * maxlen, paired. Replaces other identities of the same lane (their callers told `cancelled`, their
+ * owners `revoke`), then takes the lane for this node with a new generation. → {gen, deferred cancel
+ * frames} | {'nolease'}: no node would route to a lane whose owner has no lease (a Redis that restarted
+ * before this node renewed).
  */
-export const ATTACH = `local pre = ARGV[6]
+export const ATTACH = `if redis.call('EXISTS', KEYS[4]) ~= 1 then return {'nolease'} end
+local pre = ARGV[6]
 for _, m in ipairs(redis.call('SMEMBERS', KEYS[1])) do
   if m ~= ARGV[1] then
     local lk = pre .. 'lane:' .. m
@@ -124,15 +127,20 @@ if f[2] == ARGV[4] then
   return {'local', f[3]}
 end
 redis.call('HSET', KEYS[3], ARGV[3], '0|' .. ARGV[4] .. '|' .. ARGV[5])
-redis.call('XADD', 'tg:inbox:' .. f[2], 'MAXLEN', '~', ARGV[7], '*', 'k', 'command', 'h', ARGV[1], 'S', ARGV[8], 'gen', f[3], 'id', ARGV[3], 's', ARGV[9], 'f', ARGV[6])
+redis.call('XADD', 'tg:inbox:' .. f[2], 'MAXLEN', '~', ARGV[7], '*', 'k', 'command', 'h', ARGV[1], 'S', ARGV[8], 'gen', f[3], 'id', ARGV[3], 's', ARGV[9], 'f', ARGV[6], 'c', ARGV[4])
 return {'remote', f[3], f[2]}`;
 
 /**
  * KEYS: lane, pend. ARGV: command id, gen, node. The owner's fence before writing a command to the
- * socket: still pending, never sent, and the lane still this node's at this generation. → 1 | 0
+ * socket: still pending, never sent, its caller's lease alive (nobody else waits for it: dropped), and
+ * the lane still this node's at this generation. → 1 | 0
  */
 export const MARK_SENT = `local v = redis.call('HGET', KEYS[2], ARGV[1])
 if not v or string.sub(v, 1, 1) ~= '0' then return 0 end
+if redis.call('EXISTS', 'tg:node:' .. string.match(v, '^%d|([^|]*)|')) ~= 1 then
+  redis.call('HDEL', KEYS[2], ARGV[1])
+  return 0
+end
 local f = redis.call('HMGET', KEYS[1], 'gen', 'owner', 'state')
 if f[1] ~= ARGV[2] or f[2] ~= ARGV[3] or f[3] ~= 'connected' then return 0 end
 redis.call('HSET', KEYS[2], ARGV[1], '1' .. string.sub(v, 2))
@@ -178,6 +186,30 @@ end
 redis.call('RPUSH', KEYS[3], ARGV[2])
 redis.call('LTRIM', KEYS[3], -tonumber(ARGV[6]), -1)
 return 'deferred'`;
+
+/**
+ * KEYS: lane, pend, defer. ARGV: command id, node, maxlen, h, cap. The socket's node drops a command whose
+ * caller node is gone (its lease expired): nobody waits for it. A sent one gets its cancel, as in
+ * END_EARLY. → {'gone'} | {'alive'} | {'unsent'} | {'nolane'} | {'local', frame} | {'sent'} | {'deferred'}
+ */
+export const REAP = `${CANCEL_FRAME}
+local v = redis.call('HGET', KEYS[2], ARGV[1])
+if not v then return {'gone'} end
+local sent, caller, tcid = string.match(v, '^(%d)|([^|]*)|(.*)$')
+if redis.call('EXISTS', 'tg:node:' .. caller) == 1 then return {'alive'} end
+redis.call('HDEL', KEYS[2], ARGV[1])
+if sent ~= '1' then return {'unsent'} end
+local frame = cancelFrame(ARGV[1], tcid)
+local f = redis.call('HMGET', KEYS[1], 'state', 'owner')
+if not f[1] then return {'nolane'} end
+if f[1] == 'connected' and redis.call('EXISTS', 'tg:node:' .. f[2]) == 1 then
+  if f[2] == ARGV[2] then return {'local', frame} end
+  redis.call('XADD', 'tg:inbox:' .. f[2], 'MAXLEN', '~', ARGV[3], '*', 'k', 'cancel', 'h', ARGV[4], 'f', frame)
+  return {'sent'}
+end
+redis.call('RPUSH', KEYS[3], frame)
+redis.call('LTRIM', KEYS[3], -tonumber(ARGV[5]), -1)
+return {'deferred'}`;
 
 /** KEYS: defer. ARGV: cancel frame, cap. A local cancel write failed: it waits for the reconnect. */
 export const DEFER = `redis.call('RPUSH', KEYS[1], ARGV[1])
@@ -225,6 +257,47 @@ redis.call('DEL', KEYS[2], KEYS[3], KEYS[4])
 redis.call('SREM', KEYS[1], ARGV[1])
 redis.call('SREM', KEYS[5], ARGV[5] .. ':' .. ARGV[1])
 return {f[4], f[1], frames, cancelled, redis.call('SCARD', KEYS[5])}`;
+
+/**
+ * KEYS: sess. ARGV: node, maxlen, cap. The owner's Stop: every pending command of the session's
+ * controllers ends as `cancelled` for its caller, wherever it waits, and each sent one gets its cancel
+ * (appended to its owner's inbox, returned when this node holds the socket, deferred while the
+ * controller is away). → {flat pairs h, frame for this node, command ids cancelled for this node,
+ * how many callers on other nodes were told}
+ */
+export const CANCEL_SESSION = `${CANCEL_FRAME}
+local frames, cancelled, remote = {}, {}, 0
+for _, m in ipairs(redis.call('SMEMBERS', KEYS[1])) do
+  local S, h = string.match(m, '^([^:]*):(.*)$')
+  local pre = 'tg:{' .. S .. '}:'
+  local f = redis.call('HMGET', pre .. 'lane:' .. h, 'state', 'owner')
+  local live = f[1] == 'connected' and f[2] and f[2] ~= '' and redis.call('EXISTS', 'tg:node:' .. f[2]) == 1
+  local pk = pre .. 'pend:' .. h
+  local p = redis.call('HGETALL', pk)
+  for i = 1, #p, 2 do
+    local sent, caller, tcid = string.match(p[i + 1], '^(%d)|([^|]*)|(.*)$')
+    if sent == '1' and f[1] then
+      local frame = cancelFrame(p[i], tcid)
+      if live and f[2] == ARGV[1] then
+        table.insert(frames, h)
+        table.insert(frames, frame)
+      elseif live then
+        redis.call('XADD', 'tg:inbox:' .. f[2], 'MAXLEN', '~', ARGV[2], '*', 'k', 'cancel', 'h', h, 'f', frame)
+      else
+        redis.call('RPUSH', pre .. 'defer:' .. h, frame)
+        redis.call('LTRIM', pre .. 'defer:' .. h, -tonumber(ARGV[3]), -1)
+      end
+    end
+    if caller == ARGV[1] then
+      table.insert(cancelled, p[i])
+    else
+      redis.call('XADD', 'tg:inbox:' .. caller, 'MAXLEN', '~', ARGV[2], '*', 'k', 'cancelled', 'id', p[i])
+      remote = remote + 1
+    end
+  end
+  redis.call('DEL', pk)
+end
+return {frames, cancelled, remote}`;
 
 /**
  * KEYS: lease, inbox, epoch. ARGV: lease value, lease ttl, inbox ttl, a fresh epoch. Renews the lease,

@@ -63,7 +63,8 @@ export class NodeLease {
     await this.link.command.sendCommand(['DEL', nodeKey(this.nodeId)]);
   }
 
-  private async renew(): Promise<void> {
+  /** Renews at once (an attach found no lease: Redis restarted since the last renewal). */
+  async renew(): Promise<void> {
     const epoch = (await this.link.run(
       lua.RENEW,
       [nodeKey(this.nodeId), inboxKey(this.nodeId), EPOCH_KEY],

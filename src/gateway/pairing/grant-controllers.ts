@@ -74,8 +74,7 @@ export class GrantControllers {
     for (const scope of opened.scopes.values()) {
       quietly(
         settle(broker.detachController(scope), (owner) => {
-          if (owner instanceof ControllerConnection)
-            owner.socket.close(REVOKED_CLOSE_CODE, 'pairing revoked');
+          if (owner instanceof ControllerConnection) owner.close(REVOKED_CLOSE_CODE, 'pairing revoked');
         }),
       );
     }

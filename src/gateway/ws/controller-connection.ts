@@ -1,7 +1,11 @@
 /**
- * One accepted controller socket: frames in (results, heartbeats, detach), nothing else. The socket is
- * the owner token of its scope in the broker, so a socket that has been replaced by a reconnect can no
- * longer take the controller offline or detach it.
+ * One accepted controller socket: frames in (results, heartbeats, detach), nothing else. The connection
+ * is the owner token of its scope in the broker, so a socket that has been replaced by a reconnect can
+ * no longer take the controller offline or detach it.
+ *
+ * It attaches before the handshake is answered (see ControllerEndpoint): what the broker writes to it
+ * meanwhile (deferred cancels, a first command) waits here, in order, and goes out once the socket is
+ * open.
  */
 import type { WebSocket } from 'ws';
 import { encodeFrame, FRAME_METHODS, isSuccessfulResult, parseFrame } from '../../protocol/index.js';
@@ -14,19 +18,21 @@ export const GARBAGE_FRAME_LIMIT = 64;
 
 export class ControllerConnection {
   private garbage = 0;
+  private ws: WebSocket | null = null;
+  /** Written by the broker before the socket opened: sent first, in order, once it has. */
+  private early: string[] = [];
+  /** A close asked for before the socket opened: done as soon as it has. */
+  private closeAsked: { code: number; reason: string } | null = null;
+  private gone = false;
 
   constructor(
-    readonly socket: WebSocket,
     readonly scope: ControllerScope,
     private readonly broker: ControllerBroker,
     private readonly log: Logger,
   ) {}
 
-  /** Attaches to the broker and starts reading frames; false (socket closed) when the attach failed. */
-  start(): MaybePromise<boolean> {
-    this.socket.on('message', (data, isBinary) => this.onMessage(data, isBinary));
-    this.socket.on('close', () => this.quietly(this.broker.disconnect(this.scope, this)));
-    this.socket.on('error', (error) => this.log.debug('controller socket error', { reason: error.message }));
+  /** Attaches to the broker; false when the attach failed (the lane is taken offline again). */
+  attach(): MaybePromise<boolean> {
     try {
       const attached = this.broker.attach(this.scope, this, (text) => this.send(text));
       return attached instanceof Promise
@@ -40,12 +46,36 @@ export class ControllerConnection {
     }
   }
 
-  private attachFailed(error: unknown): false {
-    this.log.warn('browser controller reconnect could not flush deferred cancels', {
-      reason: (error as Error).message,
-    });
+  /** The handshake was answered: frames are read from now on and what waited is written. */
+  open(ws: WebSocket): void {
+    this.ws = ws;
+    ws.on('message', (data, isBinary) => this.onMessage(data, isBinary));
+    ws.on('close', () => this.abandon());
+    ws.on('error', (error) => this.log.debug('controller socket error', { reason: error.message }));
+    for (const text of this.early.splice(0)) ws.send(text);
+    if (this.closeAsked) ws.close(this.closeAsked.code, this.closeAsked.reason);
+  }
+
+  /** The socket closed, or never opened after the attach: the controller goes offline, once. */
+  abandon(): void {
+    if (this.gone) return;
+    this.gone = true;
+    this.early = [];
     this.quietly(this.broker.disconnect(this.scope, this));
-    this.socket.close(1011, 'reconnect failed');
+  }
+
+  close(code: number, reason: string): void {
+    if (this.ws) this.ws.close(code, reason);
+    else this.closeAsked ??= { code, reason };
+  }
+
+  terminate(): void {
+    this.ws?.terminate();
+  }
+
+  private attachFailed(error: unknown): false {
+    this.log.warn('browser controller attach failed', { reason: (error as Error).message });
+    this.abandon();
     return false;
   }
 
@@ -58,20 +88,26 @@ export class ControllerConnection {
   }
 
   send(text: string): void {
-    if (this.socket.readyState !== this.socket.OPEN) throw new Error('browser-control websocket is closed');
-    this.socket.send(text);
+    if (this.gone) throw new Error('browser-control websocket is closed');
+    if (!this.ws) {
+      this.early.push(text);
+      return;
+    }
+    if (this.ws.readyState !== this.ws.OPEN) throw new Error('browser-control websocket is closed');
+    this.ws.send(text);
   }
 
   keepalive(nonce: string): void {
-    if (this.socket.readyState !== this.socket.OPEN) return;
-    this.socket.send(encodeFrame({ method: FRAME_METHODS.heartbeat, params: { nonce, ok: true } }));
+    const ws = this.ws;
+    if (!ws || ws.readyState !== ws.OPEN) return;
+    ws.send(encodeFrame({ method: FRAME_METHODS.heartbeat, params: { nonce, ok: true } }));
   }
 
   private onMessage(data: unknown, isBinary: boolean): void {
     const text = isBinary ? null : Buffer.isBuffer(data) ? data.toString('utf8') : null;
     const frame = text === null ? null : parseFrame(text);
     if (!frame) {
-      if (++this.garbage >= GARBAGE_FRAME_LIMIT) this.socket.close(1008, 'too many invalid frames');
+      if (++this.garbage >= GARBAGE_FRAME_LIMIT) this.ws?.close(1008, 'too many invalid frames');
       return;
     }
     this.garbage = 0;
@@ -91,7 +127,7 @@ export class ControllerConnection {
       case FRAME_METHODS.heartbeat:
         // An answer (`ok: true`) is not answered again, so two peers never ping-pong forever.
         if (frame.params.ok !== true) {
-          this.socket.send(
+          this.ws?.send(
             encodeFrame({ method: FRAME_METHODS.heartbeat, params: { nonce: frame.params.nonce, ok: true } }),
           );
         }
@@ -99,8 +135,9 @@ export class ControllerConnection {
       case FRAME_METHODS.detach:
         this.quietly(
           settle(this.broker.detach(this.scope, this), (detached) => {
-            if (detached && this.socket.readyState === this.socket.OPEN)
-              this.socket.send(encodeFrame({ method: FRAME_METHODS.detach, params: { ok: true } }));
+            const ws = this.ws;
+            if (detached && ws && ws.readyState === ws.OPEN)
+              ws.send(encodeFrame({ method: FRAME_METHODS.detach, params: { ok: true } }));
           }),
         );
         return;

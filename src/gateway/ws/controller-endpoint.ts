@@ -125,12 +125,27 @@ export class ControllerEndpoint {
       return;
     }
     this.d.onAccepted?.(socket);
-    this.wss.handleUpgrade(req, socket, head, (ws) => {
-      const connection = new ControllerConnection(ws, consumed.scope, this.d.broker, this.d.log);
-      this.connections.add(connection);
-      ws.on('close', () => this.connections.delete(connection));
-      void settle(connection.start(), (attached) => {
-        if (!attached) return;
+    // The attach finishes before the handshake is answered: once the controller sees its socket open,
+    // its lane is routable from every node, so no call in between meets a half-attached lane (503) or,
+    // for a session not bound yet, the gateway's own browser. What the broker writes meanwhile waits in
+    // the connection. Holding calls until the attach settles instead would only help calls on this
+    // node: the others cannot see an attach in progress.
+    const connection = new ControllerConnection(consumed.scope, this.d.broker, this.d.log);
+    const gone = () => connection.abandon();
+    socket.once('close', gone);
+    void settle(connection.attach(), (attached) => {
+      if (!attached) {
+        socket.off('close', gone);
+        if (!socket.destroyed) this.refuseUnavailable(socket, new Error('the attach failed'));
+        return;
+      }
+      if (socket.destroyed) return;
+      this.wss.handleUpgrade(req, socket, head, (ws) => {
+        // From here the socket's own close (through ws) takes the controller offline.
+        socket.off('close', gone);
+        this.connections.add(connection);
+        ws.on('close', () => this.connections.delete(connection));
+        connection.open(ws);
         this.d.log.info('browser controller attached', {
           session: consumed.scope.session_id,
           transport: consumed.scope.transport_family,
@@ -142,8 +157,8 @@ export class ControllerEndpoint {
   /** Closes every socket with 1001 and stops the keepalive timer. */
   close(): void {
     clearInterval(this.keepalive);
-    for (const connection of this.connections) connection.socket.close(1001, 'gateway shutting down');
-    for (const connection of this.connections) connection.socket.terminate();
+    for (const connection of this.connections) connection.close(1001, 'gateway shutting down');
+    for (const connection of this.connections) connection.terminate();
     this.connections.clear();
     this.wss.close();
   }

@@ -1,0 +1,147 @@
+/**
+ * The calls this node's agents are waiting on, one single-shot waiter per command: the first of result,
+ * timeout, cancel or refusal settles it, exactly once, wherever the outcome came from (this node, or
+ * another through the inbox). A timeout or an abort is decided here at once; its cancel follows
+ * through Redis.
+ */
+import { DEFERRED_CANCEL_CAP, encodeFrame, FRAME_METHODS, TabgateError } from '../../protocol/index.js';
+import type { Clock } from '../clock.js';
+import type { Logger } from '../../log/logger.js';
+import type { CommandOutcome } from '../broker/commands.js';
+import { DeadlineQueue } from '../broker/deadlines.js';
+import { commandError } from '../broker/command-error.js';
+import type { LaneKeys } from './keys.js';
+import type { LocalLanes } from './local-lanes.js';
+import * as lua from './lua.js';
+import { LEASE_TTL_MS } from './node-lease.js';
+import type { RedisLink } from './redis-link.js';
+import { INBOX_MAXLEN } from './redis-failures.js';
+
+/** A command queued to a node whose lease is gone is given up after this long (and that lease's TTL). */
+const ABANDON_AFTER_MS = 1000;
+
+/** Besides the embedded broker's outcomes: the owner node could not send it (gone, or the socket moved). */
+export type Outcome = CommandOutcome | { kind: 'unavailable' };
+
+export interface Waiter {
+  keys: LaneKeys;
+  toolCallId: string | null;
+  /** The node the command was queued to; null when this node holds the socket. */
+  owner: string | null;
+  queuedAt: number;
+  settle(outcome: Outcome): void;
+}
+
+export interface CallerWaitersOptions {
+  link: RedisLink;
+  nodeId: string;
+  lanes: LocalLanes;
+  clock: Clock;
+  log: Logger;
+  commandTimeoutMs: number;
+}
+
+export class CallerWaiters {
+  private readonly waiters = new Map<string, Waiter>();
+  private readonly deadlines: DeadlineQueue;
+
+  constructor(private readonly o: CallerWaitersOptions) {
+    this.deadlines = new DeadlineQueue(o.commandTimeoutMs, (id) => this.endEarly(id, 'timeout'), o.clock);
+  }
+
+  get(commandId: string): Waiter | undefined {
+    return this.waiters.get(commandId);
+  }
+
+  /** Waits from now, under the command deadline. */
+  add(commandId: string, waiter: Waiter): void {
+    this.waiters.set(commandId, waiter);
+    this.deadlines.add(commandId);
+  }
+
+  /** Stops waiting without an outcome (the caller was refused); false when it had already settled. */
+  drop(commandId: string): boolean {
+    if (!this.waiters.delete(commandId)) return false;
+    this.deadlines.remove(commandId);
+    return true;
+  }
+
+  /** Ends the deadline of a waiter that is settling. */
+  forgetDeadline(commandId: string): void {
+    this.deadlines.remove(commandId);
+  }
+
+  settle(commandId: string, outcome: Outcome): void {
+    const waiter = this.waiters.get(commandId);
+    if (!waiter) return;
+    this.waiters.delete(commandId);
+    waiter.settle(outcome);
+  }
+
+  /** Every caller gets `cancelled` (this node leaves the cluster). */
+  cancelAll(): void {
+    for (const id of [...this.waiters.keys()]) this.settle(id, { kind: 'cancelled' });
+    this.deadlines.clear();
+  }
+
+  /** The command was marked sent but never reached the socket: end it here and in Redis. */
+  finishLocal(commandId: string, outcome: Outcome): void {
+    const waiter = this.waiters.get(commandId);
+    if (waiter)
+      void this.o.link
+        .run(
+          lua.FINISH,
+          [waiter.keys.pend],
+          [commandId, this.o.nodeId, '0', 'cancelled', '0', 'null', INBOX_MAXLEN],
+        )
+        .catch(() => undefined);
+    this.settle(commandId, outcome);
+  }
+
+  /** Timeout or caller abort: the outcome is local and immediate; the cancel follows through Redis. */
+  endEarly(commandId: string, kind: 'timeout' | 'cancelled'): void {
+    const waiter = this.waiters.get(commandId);
+    if (!waiter) return;
+    this.settle(commandId, { kind });
+    const { keys } = waiter;
+    const frame = encodeFrame({
+      method: FRAME_METHODS.cancel,
+      params: { command_id: commandId, tool_call_id: waiter.toolCallId },
+    });
+    this.o.link
+      .run(
+        lua.END_EARLY,
+        [keys.lane, keys.pend, keys.defer],
+        [commandId, frame, INBOX_MAXLEN, this.o.nodeId, keys.h, String(DEFERRED_CANCEL_CAP)],
+      )
+      .then((where) => {
+        const lane = this.o.lanes.get(keys.h);
+        if (where === 'local' && lane) this.o.lanes.queueCancel(lane, frame);
+      })
+      .catch((error: unknown) =>
+        this.o.log.warn('cluster cancel not recorded', { reason: (error as Error).message }),
+      );
+  }
+
+  /** Commands queued to an owner whose lease has gone and that it never sent end now, not at their deadline. */
+  abandonSweep(): void {
+    const now = performance.now();
+    for (const [id, waiter] of this.waiters) {
+      if (waiter.owner === null || now - waiter.queuedAt < Math.min(ABANDON_AFTER_MS, LEASE_TTL_MS)) continue;
+      this.o.link
+        .run(lua.ABANDON, [waiter.keys.pend], [id, waiter.owner])
+        .then((gone) => {
+          if (gone === 1) this.settle(id, { kind: 'unavailable' });
+        })
+        .catch(() => undefined);
+    }
+  }
+
+  errorFor(commandId: string, outcome: Exclude<Outcome, { kind: 'ok' }>): TabgateError {
+    if (outcome.kind !== 'unavailable') return commandError(commandId, outcome, this.o.commandTimeoutMs);
+    return new TabgateError(
+      'controller_unavailable',
+      `the gateway holding the bound browser controller could not send command '${commandId}'; it was not run`,
+    );
+  }
+}

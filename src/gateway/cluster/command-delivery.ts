@@ -1,0 +1,166 @@
+/**
+ * The socket side: commands queued to this node's inbox are fenced by `mark-sent` and written to their
+ * socket, and each controller's result goes back to its caller, on this node or through its inbox.
+ * Sent at most once: only `mark-sent` (or the dispatch itself, when the caller holds the socket) lets a
+ * command reach a socket.
+ */
+import { DEFERRED_CANCEL_CAP, type SecretFill } from '../../protocol/index.js';
+import type { Logger } from '../../log/logger.js';
+import type { ControllerScope } from '../broker/scope.js';
+import type { CallerWaiters, Outcome } from './caller-waiters.js';
+import type { InboxEntry } from './inbox-reader.js';
+import { laneKeys, laneKeysOf, nodeKey, type LaneKeys } from './keys.js';
+import type { LocalLanes } from './local-lanes.js';
+import * as lua from './lua.js';
+import { LEASE_TTL_MS } from './node-lease.js';
+import type { RedisLink } from './redis-link.js';
+import { INBOX_MAXLEN } from './redis-failures.js';
+import { frameWithSecret } from './secret-ref.js';
+
+export interface CommandDeliveryOptions {
+  link: RedisLink;
+  nodeId: string;
+  lanes: LocalLanes;
+  waiters: CallerWaiters;
+  log: Logger;
+  fills?: (name: string) => SecretFill;
+  commandTimeoutMs: number;
+}
+
+/** A command sent to a socket here for a caller on another node. */
+interface SentForOther {
+  keys: LaneKeys;
+  caller: string;
+  since: number;
+}
+
+/**
+ * A live caller ends its command by its deadline (END_EARLY); past that and a lease's life, a command
+ * still tracked here is no longer this node's to watch.
+ */
+const FORGET_MARGIN_MS = 2 * LEASE_TTL_MS;
+
+export class CommandDelivery {
+  private readonly sentForOthers = new Map<string, SentForOther>();
+  private reaping = false;
+
+  constructor(private readonly o: CommandDeliveryOptions) {}
+
+  /**
+   * Commands sent here whose caller node has died (kill -9: no cancel will come) are dropped from Redis
+   * and cancelled at the controller, once the caller's lease has expired.
+   */
+  async reapOrphans(): Promise<void> {
+    if (this.reaping || this.sentForOthers.size === 0) return;
+    this.reaping = true;
+    try {
+      const now = performance.now();
+      const callers = new Set<string>();
+      for (const [id, sent] of this.sentForOthers) {
+        if (now - sent.since > this.o.commandTimeoutMs + FORGET_MARGIN_MS) this.sentForOthers.delete(id);
+        else callers.add(sent.caller);
+      }
+      const alive = new Map<string, boolean>();
+      await Promise.all(
+        [...callers].map(async (caller) => {
+          const found: unknown = await this.o.link.command.sendCommand(['EXISTS', nodeKey(caller)]);
+          alive.set(caller, found !== 0);
+        }),
+      );
+      for (const [id, sent] of [...this.sentForOthers]) {
+        if (alive.get(sent.caller) !== false) continue;
+        this.sentForOthers.delete(id);
+        const { keys } = sent;
+        const reply = (await this.o.link.run(
+          lua.REAP,
+          [keys.lane, keys.pend, keys.defer],
+          [id, this.o.nodeId, INBOX_MAXLEN, keys.h, String(DEFERRED_CANCEL_CAP)],
+        )) as string[];
+        const lane = this.o.lanes.get(keys.h);
+        if (reply[0] === 'local' && lane) this.o.lanes.queueCancel(lane, reply[1] ?? '');
+      }
+    } catch (error) {
+      this.o.log.debug('cluster orphan sweep failed', { reason: (error as Error).message });
+    } finally {
+      this.reaping = false;
+    }
+  }
+
+  /**
+   * A command queued to this node: fenced by `mark-sent`, then written. Fences go out in inbox order on
+   * one connection and their answers come back in that order, so writes keep the inbox's order without
+   * waiting for each other's round trip.
+   */
+  deliver(entry: InboxEntry): void {
+    const { link, nodeId } = this.o;
+    const id = entry.id ?? '';
+    const keys = laneKeysOf(entry.S ?? '', entry.h ?? '');
+    const lane = this.o.lanes.get(keys.h);
+    const giveUp = () =>
+      link
+        .run(lua.FINISH, [keys.pend], [id, nodeId, '1', 'unavailable', '0', 'null', INBOX_MAXLEN])
+        .then((where) => {
+          if (where === 'local') this.o.waiters.settle(id, { kind: 'unavailable' });
+        });
+    const frame = frameWithSecret(entry, this.o.fills, this.o.log);
+    if (!lane || lane.gen !== entry.gen || frame === null) {
+      giveUp().catch(() => undefined);
+      return;
+    }
+    const fence = link.run(lua.MARK_SENT, [keys.lane, keys.pend], [id, entry.gen ?? '', nodeId]);
+    lane.chain = lane.chain.then(async () => {
+      let marked: unknown;
+      try {
+        marked = await fence;
+      } catch {
+        return; // Outcome unknown: never written; the caller's deadline or abandon check ends it.
+      }
+      if (marked !== 1) {
+        await giveUp().catch(() => undefined);
+        return;
+      }
+      try {
+        lane.sender(frame);
+        if (entry.c) this.sentForOthers.set(id, { keys, caller: entry.c, since: performance.now() });
+      } catch (error) {
+        this.o.log.warn('controller send failed', { reason: (error as Error).message });
+        await link
+          .run(lua.FINISH, [keys.pend], [id, nodeId, '0', 'cancelled', '0', 'null', INBOX_MAXLEN])
+          .catch(() => undefined);
+      }
+    });
+  }
+
+  /** A controller's result: to its caller here at once, or through Redis to the caller's node. */
+  async complete(commandId: string, scope: ControllerScope, ok: boolean, payload: unknown): Promise<boolean> {
+    const keys = laneKeys(scope);
+    this.sentForOthers.delete(commandId);
+    const outcome: Outcome = ok ? { kind: 'ok', result: payload } : { kind: 'rejected', error: payload };
+    const finish = this.o.link.run(
+      lua.FINISH,
+      [keys.pend],
+      [
+        commandId,
+        this.o.nodeId,
+        '0',
+        'result',
+        ok ? '1' : '0',
+        JSON.stringify(payload ?? null),
+        INBOX_MAXLEN,
+      ],
+    );
+    // The caller waits on this node for this identity's command: its outcome is decided here (the
+    // waiter is single-shot) and the reply need not wait for Redis to drop the pending entry.
+    const waiter = this.o.waiters.get(commandId);
+    if (waiter && waiter.keys.h === keys.h) {
+      this.o.waiters.settle(commandId, outcome);
+      finish.catch((error: unknown) =>
+        this.o.log.warn('cluster result not recorded', { reason: (error as Error).message }),
+      );
+      return true;
+    }
+    const where = await finish;
+    if (where === 'local') this.o.waiters.settle(commandId, outcome);
+    return where !== null;
+  }
+}

@@ -1,0 +1,80 @@
+/**
+ * The controller sockets this node holds, one per identity, with the generation Redis gave each attach.
+ * Writes to one socket keep the inbox's order through its `chain`: a cancel waits for the command
+ * before it.
+ */
+import { DEFERRED_CANCEL_CAP } from '../../protocol/index.js';
+import type { FrameSender } from '../broker/commands.js';
+import type { ControllerScope } from '../broker/scope.js';
+import { ControllerConnection } from '../ws/controller-connection.js';
+import type { LaneKeys } from './keys.js';
+import * as lua from './lua.js';
+import type { RedisLink } from './redis-link.js';
+
+/**
+ * "Service restart": the extension registers again, through whichever node the load balancer picks,
+ * and so lands on a node that can route to it.
+ */
+export const LET_GO_CODE = 1012;
+
+export interface LocalLane {
+  scope: ControllerScope;
+  keys: LaneKeys;
+  owner: object;
+  sender: FrameSender;
+  gen: string;
+  /** Writes to this socket, in inbox order: a cancel waits for the command before it. */
+  chain: Promise<void>;
+}
+
+export class LocalLanes {
+  private readonly byIdentity = new Map<string, LocalLane>();
+
+  constructor(private readonly link: RedisLink) {}
+
+  get(h: string): LocalLane | undefined {
+    return this.byIdentity.get(h);
+  }
+
+  set(lane: LocalLane): void {
+    this.byIdentity.set(lane.keys.h, lane);
+  }
+
+  delete(h: string): void {
+    this.byIdentity.delete(h);
+  }
+
+  all(): LocalLane[] {
+    return [...this.byIdentity.values()];
+  }
+
+  clear(): void {
+    this.byIdentity.clear();
+  }
+
+  /** Writes a cancel after whatever this socket is still being sent. */
+  queueCancel(lane: LocalLane, frame: string): void {
+    lane.chain = lane.chain.then(() => this.writeCancel(lane, frame));
+  }
+
+  private writeCancel(lane: LocalLane, frame: string): void {
+    try {
+      lane.sender(frame);
+    } catch {
+      // The socket is going away; the cancel waits for the reconnect.
+      void this.link
+        .run(lua.DEFER, [lane.keys.defer], [frame, String(DEFERRED_CANCEL_CAP)])
+        .catch(() => undefined);
+    }
+  }
+
+  /** Closes a socket this node holds and stops routing to it; its `disconnect` then finds nothing. */
+  letGo(lane: LocalLane, code: number, reason: string): void {
+    if (this.byIdentity.get(lane.keys.h) === lane) this.byIdentity.delete(lane.keys.h);
+    if (lane.owner instanceof ControllerConnection) lane.owner.close(code, reason);
+  }
+
+  letGoAll(reason: string): void {
+    for (const lane of this.all()) this.letGo(lane, LET_GO_CODE, reason);
+  }
+}
