@@ -99,6 +99,7 @@ export class ClusterBroker implements ControllerBroker {
       clock: o.clock,
       log,
       commandTimeoutMs: o.commandTimeoutMs,
+      renewLease: () => this.lease.renew(),
     };
     this.loss = new RedisLossGuard(link, nodeId, this.lanes, log);
     this.lease = new NodeLease(link, nodeId, o.leaseValue, log, this.loss);

@@ -25,6 +25,8 @@ export interface CommandDispatchOptions {
   clock: Clock;
   log: Logger;
   commandTimeoutMs: number;
+  /** Renews this node's lease at once (a dispatch found none: Redis restarted since the last renewal). */
+  renewLease: () => Promise<void>;
 }
 
 export function dispatchCommand(o: CommandDispatchOptions, request: DispatchRequest): Promise<unknown> {
@@ -68,8 +70,8 @@ export function dispatchCommand(o: CommandDispatchOptions, request: DispatchRequ
       signal?.removeEventListener('abort', onAbort);
       reject(error);
     };
-    o.link
-      .run(
+    const dispatch = () =>
+      o.link.run(
         lua.DISPATCH,
         [keys.idx, keys.lane, keys.pend],
         [
@@ -83,7 +85,13 @@ export function dispatchCommand(o: CommandDispatchOptions, request: DispatchRequ
           keys.S,
           secretRef ? JSON.stringify(secretRef) : '',
         ],
-      )
+      );
+    dispatch()
+      .then(async (reply) => {
+        if ((reply as string[])[0] !== 'nolease') return reply;
+        await o.renewLease();
+        return dispatch();
+      })
       .then(
         (reply) => {
           const [verdict, gen, owner] = reply as string[];

@@ -115,9 +115,12 @@ return out`;
  * KEYS: idx, lane, pend. ARGV: h, action, command id, caller node, tool call id JSON, frame, maxlen, S,
  * the vault secret's name, origin and field as JSON ('' for none; never its value). Checks and registers in one step: exactly one controller in the lookup key, connected, its
  * owner's lease alive, capable. → {'local', gen} (already marked sent: the caller holds the socket) |
- * {'remote', gen, owner} | {'none'|'offline'|'owner_gone'|'incapable'}
+ * {'remote', gen, owner} | {'none'|'offline'|'owner_gone'|'incapable'} | {'nolease'}: the caller has no
+ * lease (a Redis that restarted since its last renewal), and the owner would drop the command as one of a
+ * dead caller; it renews and dispatches again.
  */
-export const DISPATCH = `if redis.call('SCARD', KEYS[1]) ~= 1 or redis.call('SISMEMBER', KEYS[1], ARGV[1]) ~= 1 then return {'none'} end
+export const DISPATCH = `if redis.call('EXISTS', 'tg:node:' .. ARGV[4]) ~= 1 then return {'nolease'} end
+if redis.call('SCARD', KEYS[1]) ~= 1 or redis.call('SISMEMBER', KEYS[1], ARGV[1]) ~= 1 then return {'none'} end
 local f = redis.call('HMGET', KEYS[2], 'state', 'owner', 'gen', 'caps')
 if f[1] ~= 'connected' then return {'offline'} end
 if redis.call('EXISTS', 'tg:node:' .. f[2]) ~= 1 then return {'owner_gone'} end
