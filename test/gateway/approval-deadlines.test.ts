@@ -9,8 +9,9 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { EXTENSION_ID } from '../../src/protocol/index.js';
 import { ManualClock, settledNow } from '../helpers/manual-clock.js';
-import { pairedToken, withToken } from '../extension/pairing-helpers.js';
-import { catalogAnswer, registrationBody, TestController } from './fixtures/controller.js';
+import { withToken } from '../extension/pairing-helpers.js';
+import { catalogAnswer, type TestController } from './fixtures/controller.js';
+import { pairedController } from './fixtures/paired-controller.js';
 import { startTestGateway, type HttpResult, type TestGateway } from './fixtures/gateway.js';
 import { RecordingBackend } from './fixtures/recording-backend.js';
 
@@ -53,13 +54,7 @@ describe("the user's tab waits for the person as long as the approval does", () 
       },
     });
     sid = await gw.createSession('approval deadlines');
-    ({ token } = await pairedToken(gw));
-    const registered = await gw.request('POST', '/v1/browser-control/register', {
-      body: registrationBody({ sessionId: sid }),
-      headers: asExtension(),
-    });
-    assert.equal(registered.status, 201, JSON.stringify(registered.body));
-    controller = await TestController.open(gw, registered.body.ticket as string, { origin: ORIGIN });
+    ({ token, controller } = await pairedController(gw, sid));
   });
   after(async () => {
     await controller?.close();

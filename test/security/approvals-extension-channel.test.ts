@@ -8,10 +8,11 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { EXTENSION_ID } from '../../src/protocol/index.js';
-import { registrationBody, TestController } from '../gateway/fixtures/controller.js';
+import type { TestController } from '../gateway/fixtures/controller.js';
+import { pairedController } from '../gateway/fixtures/paired-controller.js';
 import { ENABLED_CONFIG, startTestGateway, type TestGateway } from '../gateway/fixtures/gateway.js';
 import { RecordingBackend } from '../gateway/fixtures/recording-backend.js';
-import { pairedToken, withToken } from '../extension/pairing-helpers.js';
+import { withToken } from '../extension/pairing-helpers.js';
 
 const ORIGIN = `chrome-extension://${EXTENSION_ID}`;
 const ASK = {
@@ -41,14 +42,8 @@ describe("the extension's approval channel (gateway routes)", () => {
   before(async () => {
     gw = await startTestGateway({ backend: new RecordingBackend(), config: ENABLED_CONFIG });
     sid = await gw.createSession('extension channel');
-    ({ token } = await pairedToken(gw));
-    const registered = await gw.request('POST', '/v1/browser-control/register', {
-      body: registrationBody({ sessionId: sid }),
-      headers: asExtension(),
-    });
-    assert.equal(registered.status, 201, JSON.stringify(registered.body));
     // The socket binds the session to this browser: from then on the extension serves it.
-    controller = await TestController.open(gw, registered.body.ticket as string, { origin: ORIGIN });
+    ({ token, controller } = await pairedController(gw, sid));
   });
   after(async () => {
     await controller?.close();
