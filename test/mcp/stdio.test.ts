@@ -149,6 +149,13 @@ describe('tabgate mcp over stdio', () => {
       const names = (await client.listTools()).tools.map((tool) => tool.name);
       assert.ok(!names.includes('browser_drag'), names.join(', '));
       assert.ok(names.includes('browser_click'));
+      // The poll behind it is logged at debug: an info log of people's and agents' acts, not of polls.
+      const polls = gw.logLines.filter((line) => line.includes('path=/v1/tools '));
+      assert.ok(polls.length > 0);
+      assert.ok(
+        polls.every((line) => / debug +request /.test(line)),
+        polls.join('\n'),
+      );
     } finally {
       await controller?.close();
       await client.close();

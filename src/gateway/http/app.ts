@@ -36,6 +36,12 @@ function pathOf(url: string | undefined): string {
   return q === -1 ? raw : raw.slice(0, q);
 }
 
+/**
+ * Read every 2 s by each `tabgate mcp --gateway` (its client's tool list): a successful read is logged at
+ * debug, so the log keeps what agents and people did rather than the poll.
+ */
+const POLLED_PATHS: ReadonlySet<string> = new Set(['/v1/tools']);
+
 export function createHttpApp(deps: HttpAppDeps) {
   const { log } = deps;
 
@@ -109,7 +115,8 @@ export function createHttpApp(deps: HttpAppDeps) {
     const signal = new ClientGone();
     res.on('close', () => {
       if (!res.writableFinished) signal.abort();
-      log.info('request', {
+      const polled = req.method === 'GET' && res.statusCode < 400 && POLLED_PATHS.has(path);
+      log[polled ? 'debug' : 'info']('request', {
         method: req.method,
         path: path.slice(0, 300),
         status: res.statusCode,
