@@ -34,6 +34,11 @@ export class ControllerLink {
   private retryTimer: ReturnType<typeof setTimeout> | null = null;
   private heartbeatTimer: ReturnType<typeof setInterval> | null = null;
   private heartbeats = 0;
+  /**
+   * Bumped by every stop: a connect begun before it (the wake alarm's, a retry's) belongs to a share
+   * that has ended, and must neither open a socket nor write the status the next share shows.
+   */
+  private epoch = 0;
   /** Results finished while the socket was down: sent first thing after the next open. */
   private readonly outbox: string[] = [];
 
@@ -46,9 +51,12 @@ export class ControllerLink {
   /** Connects if a share wants a controller and none is up; concurrent callers share one attempt. */
   ensure(reason: string): Promise<void> {
     if (this.socket && this.socket.readyState <= WebSocket.OPEN) return Promise.resolve();
-    return (this.connecting ??= this.connect(reason).finally(() => {
-      this.connecting = null;
-    }));
+    if (this.connecting) return this.connecting;
+    const attempt = this.connect(reason, this.epoch).finally(() => {
+      if (this.connecting === attempt) this.connecting = null;
+    });
+    this.connecting = attempt;
+    return attempt;
   }
 
   /** Sends a frame now, or keeps a result for the next socket (a reconnect may still complete it). */
@@ -61,6 +69,9 @@ export class ControllerLink {
 
   /** Stop: tell the gateway (`detach`), close, and do not come back until the next share. */
   async stop(): Promise<void> {
+    this.epoch++;
+    // The next ensure() starts its own attempt for the share that comes next, never joins this one's.
+    this.connecting = null;
     this.clearRetry();
     const socket = this.socket;
     this.socket = null;
@@ -75,7 +86,7 @@ export class ControllerLink {
     await this.setStatus({ state: 'idle', error: null, attempt: 0 });
   }
 
-  private async connect(reason: string): Promise<void> {
+  private async connect(reason: string, epoch: number): Promise<void> {
     this.clearRetry();
     const [share, pairing, base, status] = await Promise.all([
       readLocal('share'),
@@ -85,6 +96,13 @@ export class ControllerLink {
     ]);
     if (!share || !pairing) return;
     if (status.state === 'stopped') return;
+    // A share stopped between the stop() and the end of its storage write is still read here: the
+    // session id is checked again after every wait, with the epoch.
+    const wanted = async (): Promise<boolean> => {
+      const now = await readLocal('share');
+      return epoch === this.epoch && now?.session_id === share.session_id;
+    };
+    if (!(await wanted())) return;
     await this.setStatus({ ...status, state: 'connecting' });
     const ids = await identity();
     let ticket: string;
@@ -98,6 +116,7 @@ export class ControllerLink {
       ticket = registration.ticket;
       wsPath = registration.ws_path;
     } catch (error) {
+      if (!(await wanted())) return;
       const gatewayError =
         error instanceof GatewayError
           ? error
@@ -114,6 +133,8 @@ export class ControllerLink {
       await this.scheduleRetry({ code: gatewayError.code, message: gatewayError.message });
       return;
     }
+    // An unused ticket simply expires at the gateway.
+    if (!(await wanted())) return;
     const url = base.replace(/^http/, 'ws') + wsPath;
     const socket = new WebSocket(url, [CONTROLLER_SUBPROTOCOL, TICKET_SUBPROTOCOL_PREFIX + ticket]);
     this.socket = socket;
@@ -124,6 +145,11 @@ export class ControllerLink {
       socket.addEventListener('close', () => resolve(), { once: true });
     });
     if (socket.readyState !== WebSocket.OPEN) return;
+    if (!(await wanted())) {
+      if (this.socket === socket) this.socket = null;
+      socket.close(1000, 'stopped');
+      return;
+    }
     await this.setStatus({ state: 'connected', error: null, attempt: 0 });
     for (const text of this.outbox.splice(0)) socket.send(text);
     this.startHeartbeat(socket);

@@ -242,6 +242,9 @@ async function handle(parts: Parts, raw: unknown, sender: MessageSender): Promis
       if (!(await readLocal('pairing')))
         throw new GatewayError('not_paired', 'Pair with the gateway first.', 0);
       if (await readLocal('share')) await stopSharing(parts);
+      // With no share, an attempt may still be under way (the wake alarm's, which read no share): the new
+      // share must start its own rather than wait on that one.
+      else await parts.link.stop();
       // A new share starts unstopped here; the gateway keeps a stopped session's own state.
       parts.tabs.resume();
       await writeSession('status', { state: 'idle', error: null, attempt: 0 });
