@@ -118,7 +118,8 @@ export class Sessions {
   async delete(caller: Caller, sessionId: string): Promise<void> {
     this.epoch += 1;
     this.cache.delete(sessionId);
-    if (!(await this.store.delete(sessionId, caller.principalId))) await this.get(caller, sessionId);
+    const at = new Date(this.clock.now()).toISOString();
+    if (!(await this.store.delete(sessionId, caller.principalId, at))) await this.get(caller, sessionId);
     this.cache.delete(sessionId);
   }
 

@@ -109,6 +109,22 @@ describe('a bound session never moves to another browser', () => {
     }
   });
 
+  it('keeps failing closed when the agent deletes the bound session and creates it again by id', async () => {
+    const body = { id: 'hermes:rebound', title: 'Browser', source: 'hermes_browser' };
+    assert.equal((await gw.request('POST', '/api/sessions', { body })).status, 201);
+    const controller = await TestController.connect(gw, { sessionId: body.id });
+    serve(controller, 'extension');
+    assert.equal((await call(body.id)).body.result.tabs[0].title, 'extension');
+    await controller.close();
+    assert.equal((await gw.request('DELETE', `/v1/sessions/${body.id}`)).status, 200);
+    assert.equal((await gw.request('POST', '/api/sessions', { body })).status, 201);
+    const before = backend.calls.length;
+    const result = await call(body.id);
+    assert.equal(result.status, 503);
+    assert.equal(result.body.error.code, 'controller_unavailable');
+    assert.equal(backend.calls.length, before);
+  });
+
   it('answers session_stopped after the pairing that served it is revoked', async () => {
     const { token, grantId } = await pairedToken(gw);
     const sessionId = await gw.createSession();

@@ -81,11 +81,47 @@ export function describeStore(name: string, setUp: () => Promise<StoreHarness>):
 
       it('deletes a session only for its owner', async () => {
         await store.sessions.insert(session('s_delete', 'erin', '2026-01-01T00:00:00.000Z'));
-        assert.equal(await store.sessions.delete('s_delete', 'mallory'), false);
+        const at = '2026-01-01T00:10:00.000Z';
+        assert.equal(await store.sessions.delete('s_delete', 'mallory', at), false);
         assert.ok(await store.sessions.get('s_delete'));
-        assert.equal(await store.sessions.delete('s_delete', 'erin'), true);
+        assert.equal(await store.sessions.delete('s_delete', 'erin', at), true);
         assert.equal(await store.sessions.get('s_delete'), null);
-        assert.equal(await store.sessions.delete('s_delete', 'erin'), false);
+        assert.equal(await store.sessions.delete('s_delete', 'erin', at), false);
+        const again = await store.sessions.insert(session('s_delete', 'erin', '2026-01-02T00:00:00.000Z'));
+        assert.deepEqual(again, {
+          record: session('s_delete', 'erin', '2026-01-02T00:00:00.000Z'),
+          created: true,
+        });
+      });
+
+      it('keeps a session a browser served through its deletion: hidden, and bound again when its id returns', async () => {
+        await store.sessions.insert(session('s_retire', 'hana', '2026-01-01T00:00:00.000Z'));
+        const bound = {
+          state: 'stopped' as const,
+          since: '2026-01-01T00:01:00.000Z',
+          controller_id: 'ctl_7',
+        };
+        await store.sessions.setBinding('s_retire', bound, bound.since);
+        assert.equal(await store.sessions.delete('s_retire', 'hana', '2026-01-01T00:02:00.000Z'), true);
+        assert.equal(await store.sessions.get('s_retire'), null);
+        assert.deepEqual(await store.sessions.list('hana'), []);
+        assert.equal(await store.sessions.delete('s_retire', 'hana', '2026-01-01T00:03:00.000Z'), false);
+        // Another principal cannot take the id: it is still taken.
+        const taken = await store.sessions.insert(session('s_retire', 'ivan', '2026-01-01T00:04:00.000Z'));
+        assert.equal(taken.record.principal_id, 'hana');
+        assert.equal(taken.created, false);
+        const back = await store.sessions.insert(session('s_retire', 'hana', '2026-01-01T00:05:00.000Z'));
+        assert.equal(back.created, true);
+        assert.deepEqual(back.record, {
+          ...session('s_retire', 'hana', '2026-01-01T00:05:00.000Z'),
+          binding: bound,
+        });
+        assert.deepEqual(await store.sessions.get('s_retire'), back.record);
+        // Released by the owner, it is deleted for good.
+        await store.sessions.setBinding('s_retire', null, '2026-01-01T00:06:00.000Z');
+        assert.equal(await store.sessions.delete('s_retire', 'hana', '2026-01-01T00:07:00.000Z'), true);
+        const fresh = await store.sessions.insert(session('s_retire', 'ivan', '2026-01-01T00:08:00.000Z'));
+        assert.equal(fresh.record.principal_id, 'ivan');
       });
 
       it('keeps a binding and its release with the session', async () => {

@@ -64,6 +64,9 @@ const MIGRATIONS: readonly string[] = [
   // What some audit rows carry besides the call (src/gateway/audit/audit-entry.ts): the site policy
   // on a refusal, the provider's reference on the call that opened its session.
   `ALTER TABLE audit_log ADD COLUMN context TEXT;`,
+  // A session a user's browser served, deleted by its agent (session-store.ts): the row stays, hidden,
+  // so the same id created again is still that browser's and fails closed until it shares again.
+  `ALTER TABLE sessions ADD COLUMN retired_at TEXT;`,
 ];
 
 export const STATE_DB_FILE = 'state.db';

@@ -58,7 +58,7 @@ export class SqliteStore implements Store {
       list: (principalId) => now(() => sessions.list(principalId)),
       setBinding: (id, binding, at) => now(() => sessions.setBinding(id, binding, at)),
       setStopped: (id, stoppedAt) => now(() => sessions.setStopped(id, stoppedAt)),
-      delete: (id, principalId) => now(() => sessions.delete(id, principalId)),
+      delete: (id, principalId, at) => now(() => sessions.delete(id, principalId, at)),
     };
     const sites = new GrantStore(db);
     this.siteGrants = {

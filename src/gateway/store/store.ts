@@ -25,7 +25,11 @@ export interface SessionRows {
   setBinding(id: string, binding: SessionBinding | null, at: string): Promise<boolean>;
   /** Records the owner's Stop (a time) or Resume (null); false when the session is gone. */
   setStopped(id: string, stoppedAt: string | null): Promise<boolean>;
-  delete(id: string, principalId: string): Promise<boolean>;
+  /**
+   * Deletes the caller's session, or retires it when a user's browser served it (session-store.ts):
+   * hidden from every read, its binding kept for the same id created again. False when there is none.
+   */
+  delete(id: string, principalId: string, at: string): Promise<boolean>;
 }
 
 export interface SiteGrantRows {

@@ -80,6 +80,8 @@ const MIGRATIONS: readonly string[] = [
      FOR EACH ROW EXECUTE FUNCTION tabgate_notify_change('grant_id');`,
   // As SQLite's step 7: what some audit rows carry besides the call (audit-entry.ts).
   `ALTER TABLE audit_log ADD COLUMN context TEXT;`,
+  // As SQLite's step 8: a bound session its agent deleted stays, hidden (session-store.ts).
+  `ALTER TABLE sessions ADD COLUMN retired_at TEXT;`,
 ];
 
 /** The schema version this tabgate writes. */
