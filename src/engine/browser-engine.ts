@@ -175,7 +175,8 @@ export class BrowserEngine implements FrameJudge, RequestHolder, UrlSecretJudge 
     const carries = this.options.urlCarries;
     if (!carries) return null;
     const secrets: SecretFill[] = [];
-    for (const session of this.sessions) secrets.push(...session.filledSecrets());
+    for (const session of this.sessions)
+      for (const fill of session.filledSecrets()) if (!ownsUsername(fill, url)) secrets.push(fill);
     return secrets.length === 0 ? null : carries(url, secrets);
   }
 
@@ -227,5 +228,19 @@ export class BrowserEngine implements FrameJudge, RequestHolder, UrlSecretJudge 
     for (const [frameId, owner] of this.tracedFrames)
       if (owner === session) this.tracedFrames.delete(frameId);
     await session.close();
+  }
+}
+
+/**
+ * A user name in its own site's URLs is how sites work (a profile at /octocat, an account page with
+ * ?user=): after a sign-in the site's requests carry it as a matter of course. Anywhere else, and for
+ * every other kind of secret anywhere, a URL that carries a filled value is refused.
+ */
+function ownsUsername(fill: SecretFill, url: string): boolean {
+  if (fill.field !== 'username') return false;
+  try {
+    return new URL(url).origin === fill.origin;
+  } catch {
+    return false;
   }
 }
