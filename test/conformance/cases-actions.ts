@@ -139,5 +139,15 @@ export function actionCases(get: HarnessRef): void {
         assert.match(await fullText(s), /^no$/m);
       }),
     );
+
+    it(
+      'a link wrapped across two lines is clicked on its own text',
+      withSession(get, async (s) => {
+        await s.call('browser_navigate', { url: get().url('/wrapped-link') });
+        const ref = await refOf(s, 'link "go to the next page"');
+        assert.deepEqual(await s.call('browser_click', { ref }), { clicked: ref });
+        assert.match(await fullText(s), /^followed$/m);
+      }),
+    );
   });
 }

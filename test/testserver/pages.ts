@@ -148,6 +148,14 @@ export function pages(other: string): Record<string, string> {
       `<h1>Covered</h1><button onclick="document.getElementById('out').textContent = 'clicked'">Hidden action</button>
       <div id="overlay" style="position:fixed;inset:0;background:rgba(0,0,0,.5)">Cookie banner</div><div id="out">no</div>`,
     ),
+    // The link starts at the end of the first line and ends on the second: its box's middle is on
+    // neither piece of it, but on the words around it.
+    '/wrapped-link': page(
+      'Wrapped link',
+      `<h1>Wrapped link</h1>
+      <p style="width:300px;font:16px/24px monospace;margin:0">xxxxxxxxxxxxxxxxxxxxxxxx <a href="#went" onclick="document.getElementById('out').textContent = 'followed'">go to the next page</a> yyy</p>
+      <div id="out">no</div>`,
+    ),
     '/images': page(
       'Images',
       `<h1>Images</h1><img src="/img/a.svg" alt="A red box"><img src="/img/b.svg" alt="">`,

@@ -153,23 +153,43 @@ export function installAgentState(): void {
     },
   };
 
-  const viewportPoint = (el: Element): ResolveOutcome => {
-    const rect = el.getBoundingClientRect();
-    if (rect.width <= 0 || rect.height <= 0) return { ok: false, reason: 'hidden' };
+  /** The middle of a box, clipped to the viewport; null when none of it is in view. */
+  const middleInView = (rect: DOMRect): { x: number; y: number } | null => {
     const left = Math.max(rect.left, 0);
     const top = Math.max(rect.top, 0);
     const right = Math.min(rect.right, window.innerWidth);
     const bottom = Math.min(rect.bottom, window.innerHeight);
-    if (right <= left || bottom <= top) return { ok: false, reason: 'outside' };
-    const x = (left + right) / 2;
-    const y = (top + bottom) / 2;
-    const hit = state.hitTest(x, y);
-    if (!hit) return { ok: false, reason: 'outside' };
+    if (right <= left || bottom <= top) return null;
+    return { x: (left + right) / 2, y: (top + bottom) / 2 };
+  };
+
+  const receives = (el: Element, hit: Element): boolean => {
     const label = hit.closest('label');
-    if (state.contains(el, hit) || (label && label.control === el)) {
-      return { ok: true, x, y };
+    return state.contains(el, hit) || (label !== null && label.control === el);
+  };
+
+  /**
+   * Where a click reaches the element: the middle of its box, or else the middle of one of its line
+   * boxes. A link that wraps onto a second line has a box whose middle lies on the words around it,
+   * not on either piece of the link; each piece's middle is the link's own.
+   */
+  const viewportPoint = (el: Element): ResolveOutcome => {
+    const rect = el.getBoundingClientRect();
+    if (rect.width <= 0 || rect.height <= 0) return { ok: false, reason: 'hidden' };
+    const first = middleInView(rect);
+    if (!first) return { ok: false, reason: 'outside' };
+    const firstHit = state.hitTest(first.x, first.y);
+    if (firstHit && receives(el, firstHit)) return { ok: true, ...first };
+    const pieces = el.getClientRects();
+    if (pieces.length > 1) {
+      for (const piece of pieces) {
+        const point = piece.width > 0 && piece.height > 0 ? middleInView(piece) : null;
+        const hit = point && state.hitTest(point.x, point.y);
+        if (point && hit && receives(el, hit)) return { ok: true, ...point };
+      }
     }
-    return { ok: false, reason: 'covered', by: state.describe(hit) };
+    if (!firstHit) return { ok: false, reason: 'outside' };
+    return { ok: false, reason: 'covered', by: state.describe(firstHit) };
   };
 
   const commands: Record<string, (arg: unknown, self: unknown) => unknown> = {
