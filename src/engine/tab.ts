@@ -30,6 +30,9 @@ export interface FrameEntry {
   children: string[];
 }
 
+/** How many of the main frame's latest documents keep their load events and HTTP status. */
+const KEPT_DOCUMENTS = 20;
+
 export class Tab {
   readonly pageWorlds: FrameWorlds;
   readonly console = new ConsoleLog();
@@ -86,7 +89,12 @@ export class Tab {
     this.unsubscribe.push(
       page.on<LifecycleEvent>('Page.lifecycleEvent', (event) => {
         if (event.frameId !== this.mainFrameId) return;
-        if (event.name === 'init') this.lifecycle.set(event.loaderId, new Set());
+        if (event.name === 'init') {
+          this.lifecycle.set(event.loaderId, new Set());
+          // Only the last documents' events are ever asked for; a long-lived tab must not keep them all.
+          if (this.lifecycle.size > KEPT_DOCUMENTS)
+            this.lifecycle.delete(this.lifecycle.keys().next().value ?? '');
+        }
         this.lifecycle.get(event.loaderId)?.add(event.name);
         this.poke();
       }),
@@ -132,7 +140,8 @@ export class Tab {
       page.on<ResponseReceived>('Network.responseReceived', (event) => {
         if (event.type !== 'Document' || event.frameId !== this.mainFrameId) return;
         this.statuses.set(event.loaderId, event.response.status);
-        if (this.statuses.size > 20) this.statuses.delete(this.statuses.keys().next().value ?? '');
+        if (this.statuses.size > KEPT_DOCUMENTS)
+          this.statuses.delete(this.statuses.keys().next().value ?? '');
       }),
       page.on('Inspector.targetCrashed', () => {
         this.crashed = true;
