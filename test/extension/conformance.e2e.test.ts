@@ -78,7 +78,12 @@ async function shareFreshTab(stage: Stage, n: number): Promise<ConformanceSessio
   await waitFor(
     'the controller to connect',
     async () => (await status(stage.browser)).connection.state === 'connected',
-  );
+  ).catch(async (error: Error) => {
+    // What the popup would show says why (offline with a code, stopped, idle): keep it with the failure.
+    throw new Error(
+      `${error.message}; connection: ${JSON.stringify((await status(stage.browser)).connection)}`,
+    );
+  });
   await waitForBanner(stage, targetId);
   return {
     async call(tool, args = {}) {
