@@ -11,24 +11,12 @@ import { EXTENSION_ORIGIN, REGISTER_PATH } from '../../src/protocol/index.js';
 import { startTestGateway, type TestGateway } from '../gateway/fixtures/gateway.js';
 import { waitFor } from '../helpers/wait-for.js';
 import { pairedToken } from './pairing-helpers.js';
-
-type Store = Map<string, unknown>;
-
-function area(store: Store) {
-  return {
-    get: (key: string) => Promise.resolve(store.has(key) ? { [key]: store.get(key) } : {}),
-    set: (items: Record<string, unknown>) => {
-      for (const [key, value] of Object.entries(items)) store.set(key, value);
-      return Promise.resolve();
-    },
-    remove: (key: string) => Promise.resolve(void store.delete(key)),
-  };
-}
+import { storageArea, type Store } from './fixtures/storage-area.js';
 
 const local: Store = new Map();
 const session: Store = new Map();
 (globalThis as Record<string, unknown>).chrome = {
-  storage: { local: area(local), session: area(session) },
+  storage: { local: storageArea(local), session: storageArea(session) },
   runtime: { getManifest: () => ({ version: '0.0.0-test' }) },
 };
 // A browser sends the extension's Origin on its own; Node has to be told.

@@ -9,26 +9,14 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, beforeEach, describe, it } from 'node:test';
-
-type Store = Map<string, unknown>;
-
-function area(store: Store) {
-  return {
-    get: (key: string) => Promise.resolve(store.has(key) ? { [key]: store.get(key) } : {}),
-    set: (items: Record<string, unknown>) => {
-      for (const [key, value] of Object.entries(items)) store.set(key, value);
-      return Promise.resolve();
-    },
-    remove: (key: string) => Promise.resolve(void store.delete(key)),
-  };
-}
+import { storageArea, type Store } from './fixtures/storage-area.js';
 
 const local: Store = new Map();
 const session: Store = new Map();
 let rules: { id: number }[] = [];
 let tabUrl = 'https://shop.example/cart';
 (globalThis as Record<string, unknown>).chrome = {
-  storage: { local: area(local), session: area(session) },
+  storage: { local: storageArea(local), session: storageArea(session) },
   tabs: {
     get: (id: number) => Promise.resolve({ id, url: tabUrl }),
     query: () => Promise.resolve([{ id: 7 }]),
