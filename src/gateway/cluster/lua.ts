@@ -263,7 +263,7 @@ return {f[4], f[1], frames, cancelled, redis.call('SCARD', KEYS[5])}`;
 
 /**
  * KEYS: sess. ARGV: node, maxlen, cap. The owner's Stop: every pending command of the session's
- * controllers ends as `cancelled` for its caller, wherever it waits, and each sent one gets its cancel
+ * controllers ends for its caller, wherever it waits (`cancelled` marked `r: stop`), and each sent one gets its cancel
  * (appended to its owner's inbox, returned when this node holds the socket, deferred while the
  * controller is away). → {flat pairs h, frame for this node, command ids cancelled for this node,
  * how many callers on other nodes were told}
@@ -294,7 +294,7 @@ for _, m in ipairs(redis.call('SMEMBERS', KEYS[1])) do
     if caller == ARGV[1] then
       table.insert(cancelled, p[i])
     else
-      redis.call('XADD', 'tg:inbox:' .. caller, 'MAXLEN', '~', ARGV[2], '*', 'k', 'cancelled', 'id', p[i])
+      redis.call('XADD', 'tg:inbox:' .. caller, 'MAXLEN', '~', ARGV[2], '*', 'k', 'cancelled', 'id', p[i], 'r', 'stop')
       remote = remote + 1
     end
   end
