@@ -154,9 +154,12 @@ return {'more', left}`;
 
 /**
  * KEYS: idx. ARGV: prefix. → flat list of scope JSON, '1' when routable now (connected, owner alive),
- * '1' when the owner paired it (registered with a pairing token)
+ * '1' when the owner paired it (registered with a pairing token). Declared read-only (the shebang must
+ * be the first line): Redis runs it while writes are paused (`CLIENT PAUSE WRITE`, a failover), so a
+ * call reaches its dispatch, whose deadline then bounds it, instead of waiting out the pause unbounded.
  */
-export const LOOKUP = `local out = {}
+export const LOOKUP = `#!lua flags=no-writes
+local out = {}
 for _, m in ipairs(redis.call('SMEMBERS', KEYS[1])) do
   local f = redis.call('HMGET', ARGV[1] .. 'lane:' .. m, 'scope', 'state', 'owner', 'pa')
   if f[1] then
