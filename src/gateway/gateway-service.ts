@@ -41,6 +41,7 @@ import type {
 } from './service.js';
 import type { Sessions } from './sessions.js';
 import type { SessionChanges } from './session-changes.js';
+import { stoppedByOwner } from './stopped-by-owner.js';
 import type { SiteBrowser, SitePolicyView } from './sites/site-policies.js';
 
 export interface GatewayServiceDeps {
@@ -89,13 +90,6 @@ const laneQuery = (caller: Caller, sessionId: string): LaneQuery => ({
   sessionId,
   transportFamily: caller.transportFamily,
 });
-
-function stoppedByOwner(what: string): TabgateError {
-  return new TabgateError(
-    'session_stopped_by_owner',
-    `The gateway's owner stopped this session; ${what}. Nothing runs in it until they resume it.`,
-  );
-}
 
 export class DefaultGatewayService implements GatewayService {
   private readonly inFlight: InFlightCalls;

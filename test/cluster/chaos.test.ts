@@ -10,11 +10,11 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { WebSocket } from 'ws';
 import { register, tabsAnswer, TestController } from '../gateway/fixtures/controller.js';
 import type { TestGateway } from '../gateway/fixtures/gateway.js';
 import { waitFor } from '../helpers/wait-for.js';
 import { callTool, firstCall } from './broker-suite.js';
+import { autoAnswer } from './fixtures/call-load.js';
 import { useCluster, type ClusterNode } from './fixtures/cluster-nodes.js';
 
 const CHAOS = process.env.CHAOS === '1';
@@ -22,25 +22,6 @@ const COMMANDS = CHAOS ? 10_000 : 300;
 const SESSIONS = 6;
 const CONCURRENCY = 12;
 const KILL_EVERY_MS = 150;
-
-/** Answers every command at once with its own id, recording each id it was sent. */
-function autoAnswer(ws: WebSocket, seen: string[]): void {
-  ws.on('message', (data) => {
-    const frame = JSON.parse((data as Buffer).toString('utf8')) as {
-      method: string;
-      params: { command_id?: string };
-    };
-    if (frame.method !== 'browser.controller.command') return;
-    const id = String(frame.params.command_id);
-    seen.push(id);
-    ws.send(
-      JSON.stringify({
-        method: 'browser.controller.result',
-        params: { command_id: id, ok: true, result: tabsAnswer(id) },
-      }),
-    );
-  });
-}
 
 describe('cluster chaos', () => {
   const fixture = useCluster(3);

@@ -4,36 +4,22 @@
  * slowed, is served by that controller: never the gateway's own browser, never 503.
  */
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { register, tabsAnswer, TestController } from '../gateway/fixtures/controller.js';
 import type { TestGateway } from '../gateway/fixtures/gateway.js';
 import { callTool } from './broker-suite.js';
-import { startCluster, type TestCluster } from './fixtures/cluster-nodes.js';
-import { startFreezeProxy, type FreezeProxy } from './fixtures/freeze-proxy.js';
-import { startRedis, type TestRedis } from './fixtures/redis-server.js';
+import { useProxiedCluster } from './fixtures/cluster-nodes.js';
 
 const COMMAND = 'browser.controller.command';
 /** Only the attach script's keys name the session's set of controllers (`tg:sess:<hash>`). */
 const ATTACH_MARKER = 'tg:sess:';
 
 describe('a controller socket opening on a node whose attach is slow', () => {
-  let redis: TestRedis;
-  let proxy: FreezeProxy;
-  let cluster: TestCluster;
-  before(async () => {
-    redis = await startRedis();
-    proxy = await startFreezeProxy(redis.port);
-    cluster = await startCluster(proxy.url, 2);
-  });
-  after(async () => {
-    await cluster?.close();
-    await proxy?.close();
-    await redis?.stop();
-  });
+  const fixture = useProxiedCluster(2);
 
   it('serves a call sent the moment it opens through its controller, on its first share and after a reconnect', async () => {
-    const [a, b] = cluster.nodes.map((node) => node.gw) as [TestGateway, TestGateway];
-    proxy.delayWrites(ATTACH_MARKER, 300);
+    const [a, b] = fixture.gateways() as [TestGateway, TestGateway];
+    fixture.proxy.delayWrites(ATTACH_MARKER, 300);
     const sessionId = await a.createSession();
     // First share (the session is not bound yet), then a reconnect (bound, its lane offline meanwhile).
     for (const round of ['first', 'again']) {

@@ -6,20 +6,13 @@
  */
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import { after, before, describe, it } from 'node:test';
-import {
-  ENABLED_CONFIG,
-  makeHome,
-  startTestGateway,
-  writeConfigFile,
-  type TestGateway,
-} from '../gateway/fixtures/gateway.js';
+import { after, describe, it } from 'node:test';
+import { ENABLED_CONFIG, makeHome, writeConfigFile } from '../gateway/fixtures/gateway.js';
 import { runTabgate } from '../helpers/tabgate-cli.js';
-import { startRedis, type TestRedis } from './fixtures/redis-server.js';
+import { useNodeOnItsOwnRedis } from './fixtures/cluster-nodes.js';
 
 describe('cluster membership', () => {
-  let redis: TestRedis;
-  let gw: TestGateway;
+  const node = useNodeOnItsOwnRedis();
   const homes: string[] = [];
   const homeWith = (config: Record<string, unknown>) => {
     const home = makeHome();
@@ -27,13 +20,7 @@ describe('cluster membership', () => {
     writeConfigFile(home, config);
     return home;
   };
-  before(async () => {
-    redis = await startRedis();
-    gw = await startTestGateway({ config: { ...ENABLED_CONFIG, cluster: { redis_url: redis.url } } });
-  });
-  after(async () => {
-    await gw?.close();
-    await redis?.stop();
+  after(() => {
     for (const home of homes) fs.rmSync(home, { recursive: true, force: true, maxRetries: 10 });
   });
 
@@ -42,7 +29,7 @@ describe('cluster membership', () => {
       gateway: { host: '127.0.0.1', port: 0 },
       browser: { extension_control: { enabled: true, command_timeout: 7 } },
     });
-    const result = await runTabgate(home, ['serve', '--cluster', redis.url]);
+    const result = await runTabgate(home, ['serve', '--cluster', node.redis.url]);
     assert.notEqual(result.code, 0);
     assert.match(result.stderr, /configuration \(digest \w+\) differs from the running cluster's/);
   });
@@ -51,7 +38,7 @@ describe('cluster membership', () => {
     const home = homeWith({
       ...ENABLED_CONFIG,
       gateway: { host: '127.0.0.1', port: 8999 },
-      cluster: { redis_url: redis.url.replace('redis://', 'redis://default:doctor-pw@') },
+      cluster: { redis_url: node.redis.url.replace('redis://', 'redis://default:doctor-pw@') },
     });
     const result = await runTabgate(home, ['doctor']);
     assert.match(
@@ -67,7 +54,7 @@ describe('cluster membership', () => {
     const home = homeWith({
       ...ENABLED_CONFIG,
       audit: { retention_days: 3 },
-      cluster: { redis_url: redis.url },
+      cluster: { redis_url: node.redis.url },
     });
     const result = await runTabgate(home, ['doctor']);
     assert.match(result.stdout, /ERROR {2}cluster: node \w{8} .* runs another configuration/);

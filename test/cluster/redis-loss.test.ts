@@ -4,31 +4,15 @@
  * that need Redis with 503 cluster_unavailable instead of guessing, and never names the Redis password.
  */
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { REGISTER_PATH } from '../../src/protocol/index.js';
 import { runTabgate } from '../helpers/tabgate-cli.js';
 import { registrationBody, tabsAnswer, TestController } from '../gateway/fixtures/controller.js';
 import { waitFor } from '../helpers/wait-for.js';
-import { ENABLED_CONFIG, makeHome, startTestGateway, type TestGateway } from '../gateway/fixtures/gateway.js';
+import { makeHome } from '../gateway/fixtures/gateway.js';
 import { callTool, firstCall } from './broker-suite.js';
 import { freePort } from '../helpers/free-port.js';
-import { startRedis, type TestRedis } from './fixtures/redis-server.js';
-
-/** One cluster gateway on a Redis of its own, started for the enclosing describe and stopped after it. */
-function useNodeOnItsOwnRedis(): { redis: TestRedis; gw: TestGateway } {
-  const node = {} as { redis: TestRedis; gw: TestGateway };
-  before(async () => {
-    node.redis = await startRedis();
-    node.gw = await startTestGateway({
-      config: { ...ENABLED_CONFIG, cluster: { redis_url: node.redis.url } },
-    });
-  });
-  after(async () => {
-    await node.gw?.close();
-    await node.redis?.stop();
-  });
-  return node;
-}
+import { useNodeOnItsOwnRedis } from './fixtures/cluster-nodes.js';
 
 describe('a cluster node without its Redis', () => {
   it('will not start, and says which Redis it could not reach without showing its password', async () => {

@@ -10,6 +10,7 @@ import type { Logger } from '../../log/logger.js';
 import type { CommandOutcome } from '../broker/commands.js';
 import { DeadlineQueue } from '../broker/deadlines.js';
 import { commandError } from '../broker/command-error.js';
+import { stoppedByOwner } from '../stopped-by-owner.js';
 import type { LaneKeys } from './keys.js';
 import type { LocalLanes } from './local-lanes.js';
 import * as lua from './lua.js';
@@ -20,8 +21,11 @@ import { INBOX_MAXLEN } from './redis-failures.js';
 /** A command queued to a node whose lease is gone is given up after this long (and that lease's TTL). */
 const ABANDON_AFTER_MS = 1000;
 
-/** Besides the embedded broker's outcomes: the owner node could not send it (gone, or the socket moved). */
-export type Outcome = CommandOutcome | { kind: 'unavailable' };
+/**
+ * Besides the embedded broker's outcomes: the owner node could not send it (gone, or the socket moved),
+ * or the owner's Stop, taken by another node, ended it.
+ */
+export type Outcome = CommandOutcome | { kind: 'unavailable' } | { kind: 'stopped' };
 
 export interface Waiter {
   keys: LaneKeys;
@@ -138,6 +142,8 @@ export class CallerWaiters {
   }
 
   errorFor(commandId: string, outcome: Exclude<Outcome, { kind: 'ok' }>): TabgateError {
+    // The words one gateway gives the calls its Stop ends, whichever node took the Stop.
+    if (outcome.kind === 'stopped') return stoppedByOwner('this call was cancelled');
     if (outcome.kind !== 'unavailable') return commandError(commandId, outcome, this.o.commandTimeoutMs);
     return new TabgateError(
       'controller_unavailable',

@@ -208,7 +208,8 @@ export class ClusterBroker implements ControllerBroker {
         this.waiters.settle(entry.id ?? '', resultOf(entry));
         return;
       case 'cancelled':
-        this.waiters.settle(entry.id ?? '', { kind: 'cancelled' });
+        // `r: stop`: the owner's Stop, taken by another node, ended it.
+        this.waiters.settle(entry.id ?? '', { kind: entry.r === 'stop' ? 'stopped' : 'cancelled' });
         return;
       case 'unavailable':
         this.waiters.settle(entry.id ?? '', { kind: 'unavailable' });

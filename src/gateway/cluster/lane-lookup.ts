@@ -66,6 +66,7 @@ export class LaneLookup {
       lua.LOOKUP,
       [keys.idx],
       [keys.prefix],
+      true,
     )) as string[];
     const controllers: LaneState['controllers'][number][] = [];
     for (let i = 0; i + 2 < flat.length; i += 3)

@@ -14,6 +14,64 @@ const CANCEL_FRAME = `local function cancelFrame(id, tcid)
   return '{"method":"browser.controller.cancel","params":{"command_id":"' .. id .. '","tool_call_id":' .. tcid .. '}}'
 end`;
 
+/** A pending entry's parts: sent ('0'/'1'), caller node, tool call id JSON. */
+const PENDING = `local function pending(v)
+  return string.match(v, '^(%d)|([^|]*)|(.*)$')
+end`;
+
+/** Keeps a cancel for the controller's reconnect, the oldest dropped past cap. */
+const DEFER_CANCEL = `local function deferCancel(defer, frame, cap)
+  redis.call('RPUSH', defer, frame)
+  redis.call('LTRIM', defer, -tonumber(cap), -1)
+end`;
+
+/**
+ * Where a cancel for a controller goes, and sending it there. `cancelRoute` → nil when the lane is
+ * gone, its owner node when the controller is connected to a node whose lease is alive, else false.
+ * `routeCancel` → 'local' (this node holds the socket: it writes the frame itself) | 'sent' (appended
+ * to the owner's inbox, after the command) | 'deferred' (kept for the controller's reconnect).
+ */
+const ROUTE_CANCEL = `${DEFER_CANCEL}
+local function cancelRoute(lane)
+  local f = redis.call('HMGET', lane, 'state', 'owner')
+  if not f[1] then return nil end
+  if f[1] == 'connected' and f[2] and f[2] ~= '' and redis.call('EXISTS', 'tg:node:' .. f[2]) == 1 then
+    return f[2]
+  end
+  return false
+end
+local function routeCancel(owner, defer, h, frame, node, maxlen, cap)
+  if owner == node then return 'local' end
+  if owner then
+    redis.call('XADD', 'tg:inbox:' .. owner, 'MAXLEN', '~', maxlen, '*', 'k', 'cancel', 'h', h, 'f', frame)
+    return 'sent'
+  end
+  deferCancel(defer, frame, cap)
+  return 'deferred'
+end`;
+
+/**
+ * Ending a command for its caller. `tellCaller` appends `cancelled` to the caller node's inbox (`why`
+ * 'stop' marks the owner's Stop). `endForCaller` does so for a caller on another node, or adds the
+ * command to `here` when it waits on this node, which settles it itself → true when another node was told.
+ */
+const END_FOR_CALLER = `local function tellCaller(caller, id, maxlen, why)
+  local entry = {'XADD', 'tg:inbox:' .. caller, 'MAXLEN', '~', maxlen, '*', 'k', 'cancelled', 'id', id}
+  if why then
+    table.insert(entry, 'r')
+    table.insert(entry, why)
+  end
+  redis.call(unpack(entry))
+end
+local function endForCaller(caller, id, node, here, maxlen, why)
+  if caller == node then
+    table.insert(here, id)
+    return false
+  end
+  tellCaller(caller, id, maxlen, why)
+  return true
+end`;
+
 /** KEYS: ticket. ARGV: scope JSON, ttl ms, paired by the owner ('1'/'0'). → {'ok', now, exp} | {'exists'} */
 export const MINT = `${NOW_MS}
 if redis.call('EXISTS', KEYS[1]) == 1 then return {'exists'} end
@@ -44,7 +102,9 @@ return {'ok', v[1], v[4] or '0'}`;
  * frames} | {'nolease'}: no node would route to a lane whose owner has no lease (a Redis that restarted
  * before this node renewed).
  */
-export const ATTACH = `if redis.call('EXISTS', KEYS[4]) ~= 1 then return {'nolease'} end
+export const ATTACH = `${PENDING}
+${END_FOR_CALLER}
+if redis.call('EXISTS', KEYS[4]) ~= 1 then return {'nolease'} end
 local pre = ARGV[6]
 for _, m in ipairs(redis.call('SMEMBERS', KEYS[1])) do
   if m ~= ARGV[1] then
@@ -54,8 +114,8 @@ for _, m in ipairs(redis.call('SMEMBERS', KEYS[1])) do
       local pk = pre .. 'pend:' .. m
       local p = redis.call('HGETALL', pk)
       for i = 1, #p, 2 do
-        local caller = string.match(p[i + 1], '^%d|([^|]*)|')
-        redis.call('XADD', 'tg:inbox:' .. caller, 'MAXLEN', '~', ARGV[8], '*', 'k', 'cancelled', 'id', p[i])
+        local _, caller = pending(p[i + 1])
+        tellCaller(caller, p[i], ARGV[8])
       end
       if f[2] and f[2] ~= '' then
         redis.call('XADD', 'tg:inbox:' .. f[2], 'MAXLEN', '~', ARGV[8], '*', 'k', 'revoke', 'h', m, 'gen', f[3])
@@ -94,9 +154,12 @@ return {'more', left}`;
 
 /**
  * KEYS: idx. ARGV: prefix. → flat list of scope JSON, '1' when routable now (connected, owner alive),
- * '1' when the owner paired it (registered with a pairing token)
+ * '1' when the owner paired it (registered with a pairing token). Declared read-only (the shebang must
+ * be the first line): Redis runs it while writes are paused (`CLIENT PAUSE WRITE`, a failover), so a
+ * call reaches its dispatch, whose deadline then bounds it, instead of waiting out the pause unbounded.
  */
-export const LOOKUP = `local out = {}
+export const LOOKUP = `#!lua flags=no-writes
+local out = {}
 for _, m in ipairs(redis.call('SMEMBERS', KEYS[1])) do
   local f = redis.call('HMGET', ARGV[1] .. 'lane:' .. m, 'scope', 'state', 'owner', 'pa')
   if f[1] then
@@ -175,20 +238,14 @@ return 1`;
  * appended after it in the owner's inbox, or deferred while the controller is away.
  * → 'gone' | 'unsent' | 'nolane' | 'local' | 'sent' | 'deferred'
  */
-export const END_EARLY = `local v = redis.call('HGET', KEYS[2], ARGV[1])
+export const END_EARLY = `${ROUTE_CANCEL}
+local v = redis.call('HGET', KEYS[2], ARGV[1])
 if not v then return 'gone' end
 redis.call('HDEL', KEYS[2], ARGV[1])
 if string.sub(v, 1, 1) == '0' then return 'unsent' end
-local f = redis.call('HMGET', KEYS[1], 'state', 'owner')
-if not f[1] then return 'nolane' end
-if f[1] == 'connected' and redis.call('EXISTS', 'tg:node:' .. f[2]) == 1 then
-  if f[2] == ARGV[4] then return 'local' end
-  redis.call('XADD', 'tg:inbox:' .. f[2], 'MAXLEN', '~', ARGV[3], '*', 'k', 'cancel', 'h', ARGV[5], 'f', ARGV[2])
-  return 'sent'
-end
-redis.call('RPUSH', KEYS[3], ARGV[2])
-redis.call('LTRIM', KEYS[3], -tonumber(ARGV[6]), -1)
-return 'deferred'`;
+local owner = cancelRoute(KEYS[1])
+if owner == nil then return 'nolane' end
+return routeCancel(owner, KEYS[3], ARGV[5], ARGV[2], ARGV[4], ARGV[3], ARGV[6])`;
 
 /**
  * KEYS: lane, pend, defer. ARGV: command id, node, maxlen, h, cap. The socket's node drops a command whose
@@ -196,27 +253,24 @@ return 'deferred'`;
  * END_EARLY. → {'gone'} | {'alive'} | {'unsent'} | {'nolane'} | {'local', frame} | {'sent'} | {'deferred'}
  */
 export const REAP = `${CANCEL_FRAME}
+${PENDING}
+${ROUTE_CANCEL}
 local v = redis.call('HGET', KEYS[2], ARGV[1])
 if not v then return {'gone'} end
-local sent, caller, tcid = string.match(v, '^(%d)|([^|]*)|(.*)$')
+local sent, caller, tcid = pending(v)
 if redis.call('EXISTS', 'tg:node:' .. caller) == 1 then return {'alive'} end
 redis.call('HDEL', KEYS[2], ARGV[1])
 if sent ~= '1' then return {'unsent'} end
 local frame = cancelFrame(ARGV[1], tcid)
-local f = redis.call('HMGET', KEYS[1], 'state', 'owner')
-if not f[1] then return {'nolane'} end
-if f[1] == 'connected' and redis.call('EXISTS', 'tg:node:' .. f[2]) == 1 then
-  if f[2] == ARGV[2] then return {'local', frame} end
-  redis.call('XADD', 'tg:inbox:' .. f[2], 'MAXLEN', '~', ARGV[3], '*', 'k', 'cancel', 'h', ARGV[4], 'f', frame)
-  return {'sent'}
-end
-redis.call('RPUSH', KEYS[3], frame)
-redis.call('LTRIM', KEYS[3], -tonumber(ARGV[5]), -1)
-return {'deferred'}`;
+local owner = cancelRoute(KEYS[1])
+if owner == nil then return {'nolane'} end
+local where = routeCancel(owner, KEYS[3], ARGV[4], frame, ARGV[2], ARGV[3], ARGV[5])
+if where == 'local' then return {where, frame} end
+return {where}`;
 
 /** KEYS: defer. ARGV: cancel frame, cap. A local cancel write failed: it waits for the reconnect. */
-export const DEFER = `redis.call('RPUSH', KEYS[1], ARGV[1])
-redis.call('LTRIM', KEYS[1], -tonumber(ARGV[2]), -1)
+export const DEFER = `${DEFER_CANCEL}
+deferCancel(KEYS[1], ARGV[1], ARGV[2])
 return 1`;
 
 /** KEYS: lane. ARGV: node, gen. Only the socket holding the current generation takes the lane offline. */
@@ -233,25 +287,24 @@ return 1`;
  * left in the session}
  */
 export const DETACH = `${CANCEL_FRAME}
+${PENDING}
+${ROUTE_CANCEL}
+${END_FOR_CALLER}
 local f = redis.call('HMGET', KEYS[2], 'owner', 'gen', 'state', 'scope')
 if not f[4] then return false end
 if ARGV[6] ~= '' and (f[1] ~= ARGV[6] or f[2] ~= ARGV[7]) then return false end
 local frames, cancelled = {}, {}
 local p = redis.call('HGETALL', KEYS[3])
 for i = 1, #p, 2 do
-  local sent, caller, tcid = string.match(p[i + 1], '^(%d)|([^|]*)|(.*)$')
+  local sent, caller, tcid = pending(p[i + 1])
+  -- A connected lane has its owner: the cancel is never deferred (the lane is removed below anyway).
   if ARGV[3] == '1' and f[3] == 'connected' and sent == '1' then
-    if f[1] == ARGV[2] then
-      table.insert(frames, cancelFrame(p[i], tcid))
-    else
-      redis.call('XADD', 'tg:inbox:' .. f[1], 'MAXLEN', '~', ARGV[4], '*', 'k', 'cancel', 'h', ARGV[1], 'f', cancelFrame(p[i], tcid))
+    local frame = cancelFrame(p[i], tcid)
+    if routeCancel(f[1], KEYS[4], ARGV[1], frame, ARGV[2], ARGV[4], '1') == 'local' then
+      table.insert(frames, frame)
     end
   end
-  if caller == ARGV[2] then
-    table.insert(cancelled, p[i])
-  else
-    redis.call('XADD', 'tg:inbox:' .. caller, 'MAXLEN', '~', ARGV[4], '*', 'k', 'cancelled', 'id', p[i])
-  end
+  endForCaller(caller, p[i], ARGV[2], cancelled, ARGV[4])
 end
 if f[1] ~= '' and f[1] ~= ARGV[2] then
   redis.call('XADD', 'tg:inbox:' .. f[1], 'MAXLEN', '~', ARGV[4], '*', 'k', 'revoke', 'h', ARGV[1], 'gen', f[2], 'c', ARGV[8])
@@ -263,40 +316,32 @@ return {f[4], f[1], frames, cancelled, redis.call('SCARD', KEYS[5])}`;
 
 /**
  * KEYS: sess. ARGV: node, maxlen, cap. The owner's Stop: every pending command of the session's
- * controllers ends as `cancelled` for its caller, wherever it waits, and each sent one gets its cancel
+ * controllers ends for its caller, wherever it waits (`cancelled` marked `r: stop`), and each sent one gets its cancel
  * (appended to its owner's inbox, returned when this node holds the socket, deferred while the
  * controller is away). → {flat pairs h, frame for this node, command ids cancelled for this node,
  * how many callers on other nodes were told}
  */
 export const CANCEL_SESSION = `${CANCEL_FRAME}
+${PENDING}
+${ROUTE_CANCEL}
+${END_FOR_CALLER}
 local frames, cancelled, remote = {}, {}, 0
 for _, m in ipairs(redis.call('SMEMBERS', KEYS[1])) do
   local S, h = string.match(m, '^([^:]*):(.*)$')
   local pre = 'tg:{' .. S .. '}:'
-  local f = redis.call('HMGET', pre .. 'lane:' .. h, 'state', 'owner')
-  local live = f[1] == 'connected' and f[2] and f[2] ~= '' and redis.call('EXISTS', 'tg:node:' .. f[2]) == 1
+  local owner = cancelRoute(pre .. 'lane:' .. h)
   local pk = pre .. 'pend:' .. h
   local p = redis.call('HGETALL', pk)
   for i = 1, #p, 2 do
-    local sent, caller, tcid = string.match(p[i + 1], '^(%d)|([^|]*)|(.*)$')
-    if sent == '1' and f[1] then
+    local sent, caller, tcid = pending(p[i + 1])
+    if sent == '1' and owner ~= nil then
       local frame = cancelFrame(p[i], tcid)
-      if live and f[2] == ARGV[1] then
+      if routeCancel(owner, pre .. 'defer:' .. h, h, frame, ARGV[1], ARGV[2], ARGV[3]) == 'local' then
         table.insert(frames, h)
         table.insert(frames, frame)
-      elseif live then
-        redis.call('XADD', 'tg:inbox:' .. f[2], 'MAXLEN', '~', ARGV[2], '*', 'k', 'cancel', 'h', h, 'f', frame)
-      else
-        redis.call('RPUSH', pre .. 'defer:' .. h, frame)
-        redis.call('LTRIM', pre .. 'defer:' .. h, -tonumber(ARGV[3]), -1)
       end
     end
-    if caller == ARGV[1] then
-      table.insert(cancelled, p[i])
-    else
-      redis.call('XADD', 'tg:inbox:' .. caller, 'MAXLEN', '~', ARGV[2], '*', 'k', 'cancelled', 'id', p[i])
-      remote = remote + 1
-    end
+    if endForCaller(caller, p[i], ARGV[1], cancelled, ARGV[2], 'stop') then remote = remote + 1 end
   end
   redis.call('DEL', pk)
 end

@@ -19,9 +19,10 @@ export async function runOrRefuse(
   source: string,
   keys: string[],
   args: string[],
+  readOnly = false,
 ): Promise<unknown> {
   try {
-    return await link.run(source, keys, args);
+    return await (readOnly ? link.runRead(source, keys, args) : link.run(source, keys, args));
   } catch {
     throw unavailable(what);
   }

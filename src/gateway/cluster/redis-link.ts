@@ -1,6 +1,8 @@
 /**
  * The node's connections to Redis: one for commands and scripts, one for the blocking inbox read (a
- * blocking command must not hold up the others). Commands are never queued while disconnected and never
+ * blocking command must not hold up the others), and one for read-only scripts: while Redis pauses
+ * writes (`CLIENT PAUSE WRITE`, a failover) a paused write holds up everything behind it on its
+ * connection, and a call's lane read must not wait there, outside any deadline. Commands are never queued while disconnected and never
  * re-sent after a reconnect: a step whose outcome is unknown fails, and the call fails closed.
  */
 import { createHash } from 'node:crypto';
@@ -47,6 +49,8 @@ export class RedisLink {
 
   private constructor(
     readonly command: RedisClient,
+    /** Read-only scripts only (declared `no-writes`), so that a write pause never holds them up. */
+    private readonly reads: RedisClient,
     /** Replaced whole when it has gone deaf (see replaceReader). */
     public reader: RedisClient,
     private readonly url: string,
@@ -56,10 +60,11 @@ export class RedisLink {
 
   static async open(url: string, nodeId: string, log: Logger): Promise<RedisLink> {
     const command = makeClient(url, `tg-cmd-${nodeId}`, log);
+    const reads = makeClient(url, `tg-read-${nodeId}`, log);
     const reader = makeClient(url, `tg-inbox-${nodeId}`, log);
     try {
       await Promise.race([
-        Promise.all([command.connect(), reader.connect()]),
+        Promise.all([command.connect(), reads.connect(), reader.connect()]),
         new Promise((_, reject) =>
           setTimeout(() => reject(new Error('no answer')), CONNECT_TIMEOUT_MS).unref(),
         ),
@@ -67,12 +72,13 @@ export class RedisLink {
       await command.sendCommand(['PING']);
     } catch (error) {
       command.destroy();
+      reads.destroy();
       reader.destroy();
       throw new ClusterUnreachableError(
         `cannot reach the cluster's Redis at ${redactRedisUrl(url)}: ${(error as Error).message}`,
       );
     }
-    return new RedisLink(command, reader, url, `tg-inbox-${nodeId}`, log);
+    return new RedisLink(command, reads, reader, url, `tg-inbox-${nodeId}`, log);
   }
 
   /**
@@ -103,20 +109,35 @@ export class RedisLink {
   }
 
   /** Runs a script by its SHA-1, loading it once when Redis does not know it (first use, or a restart). */
-  async run(source: string, keys: readonly string[], args: readonly string[]): Promise<Reply> {
+  run(source: string, keys: readonly string[], args: readonly string[]): Promise<Reply> {
+    return this.runOn(this.command, source, keys, args);
+  }
+
+  /** Runs a script declared `#!lua flags=no-writes` on the read-only connection. */
+  runRead(source: string, keys: readonly string[], args: readonly string[]): Promise<Reply> {
+    return this.runOn(this.reads, source, keys, args);
+  }
+
+  private async runOn(
+    client: RedisClient,
+    source: string,
+    keys: readonly string[],
+    args: readonly string[],
+  ): Promise<Reply> {
     let sha = this.shas.get(source);
     if (!sha) this.shas.set(source, (sha = createHash('sha1').update(source).digest('hex')));
     const tail = [String(keys.length), ...keys, ...args];
     try {
-      return await this.command.sendCommand(['EVALSHA', sha, ...tail]);
+      return await client.sendCommand(['EVALSHA', sha, ...tail]);
     } catch (error) {
       if (!(error as Error).message.startsWith('NOSCRIPT')) throw error;
-      return this.command.sendCommand(['EVAL', source, ...tail]);
+      return client.sendCommand(['EVAL', source, ...tail]);
     }
   }
 
   close(): void {
     this.command.destroy();
+    this.reads.destroy();
     this.reader.destroy();
   }
 }

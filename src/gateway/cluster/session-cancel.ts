@@ -1,6 +1,7 @@
 /**
- * The owner's Stop reaches every node: the session's commands end for their callers wherever they wait
- * (`controller_cancelled`), and each controller gets a cancel for what it was sent, after the command.
+ * The owner's Stop reaches every node: the session's commands end for their callers wherever they wait,
+ * as `session_stopped_by_owner` as on one gateway, and each controller gets a cancel for what it was
+ * sent, after the command.
  */
 import { DEFERRED_CANCEL_CAP } from '../../protocol/index.js';
 import type { CallerWaiters } from './caller-waiters.js';
@@ -28,6 +29,6 @@ export async function cancelSessionCommands(o: SessionCancelOptions, sessionId: 
     const lane = o.lanes.get(frames[i] as string);
     if (lane) o.lanes.queueCancel(lane, frames[i + 1] as string);
   }
-  for (const id of cancelled) o.waiters.settle(id, { kind: 'cancelled' });
+  for (const id of cancelled) o.waiters.settle(id, { kind: 'stopped' });
   return Number(remote);
 }

@@ -54,14 +54,20 @@ async function offsetOf(client: Pool | PoolClient, file: string): Promise<number
   return rows[0]?.folded ?? 0;
 }
 
+const ignoreLost = (): void => undefined;
+
 /** Runs `fn` in a transaction that holds the audit lock until it commits. */
 async function locked<T>(pool: Pool, fn: (client: PoolClient) => Promise<T>): Promise<T> {
   const client = await pool.connect();
+  // A connection cut while checked out (PostgreSQL restarting) emits 'error' on its client, and the pool
+  // listens only to idle ones: unheard, it would end the process. The query in flight fails with it.
+  client.on('error', ignoreLost);
   try {
     await client.query('BEGIN');
     await client.query('SELECT pg_advisory_xact_lock($1, $2)', [...AUDIT_LOCK]);
     const value = await fn(client);
     await client.query('COMMIT');
+    client.removeListener('error', ignoreLost);
     client.release();
     return value;
   } catch (error) {
@@ -70,6 +76,7 @@ async function locked<T>(pool: Pool, fn: (client: PoolClient) => Promise<T>): Pr
       () => true,
       () => false,
     );
+    if (rolledBack) client.removeListener('error', ignoreLost);
     client.release(rolledBack ? undefined : (error as Error));
     throw error;
   }
