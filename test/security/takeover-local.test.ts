@@ -8,6 +8,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { ManualClock, settledNow } from '../helpers/manual-clock.js';
+import { runTabgate as tabgate } from '../helpers/tabgate-cli.js';
 import { waitFor } from '../helpers/wait-for.js';
 import { startTestSite, type TestSite } from '../testserver/server.js';
 import { startTestGateway, type TestGateway } from '../gateway/fixtures/gateway.js';
@@ -109,11 +110,19 @@ describe('takeover on the local browser', () => {
     });
   });
 
-  it('answers takeover_declined when the owner declines', async () => {
+  it('answers takeover_declined when the owner declines in the terminal', async () => {
     const { sessionId } = await openPage();
     const waiting = call(sessionId, 'browser_request_takeover', { reason: 'Solve the CAPTCHA' });
     const takeover = await pendingTakeover(sessionId);
-    assert.equal((await decide(takeover.approval_id, 'deny')).status, 200);
+    const approvals = (...args: string[]) => tabgate(gw.home, ['approvals', '--gateway', gw.url, ...args]);
+    const listed = await approvals('list');
+    assert.match(
+      listed.stdout,
+      new RegExp(`${takeover.approval_id} +pending .*takeover: "Solve the CAPTCHA"`),
+    );
+    const declined = await approvals('decline', takeover.approval_id);
+    assert.equal(declined.code, 0, declined.stderr);
+    assert.match(declined.stdout, /^Declined: .* denied /);
     const answer = await waiting;
     assert.equal(answer.status, 409);
     assert.equal(answer.body.error.code, 'takeover_declined');
