@@ -1,7 +1,9 @@
 /**
  * Approvals: the agent's consequential actions waiting for the owner (a purchase, a post, an upload, …),
  * each with the action in words, where, and Approve / Deny — the same decision as
- * `tabgate approvals approve ID`, sent with this page's token. Below, the latest decided ones.
+ * `tabgate approvals approve ID`, sent with this page's token. A takeover (the agent asks the person
+ * to do a step themselves) shows the agent's reason as text, a link to its session (screenshot, live
+ * view) and Done / Decline. Below, the latest decided ones.
  */
 import { html } from 'htm/preact';
 import { useEffect, useState } from 'preact/hooks';
@@ -10,6 +12,16 @@ import { act, ApiError, getJson } from './api.js';
 import { when } from './format.js';
 
 const DECIDED_SHOWN = 20;
+
+/** A takeover's status in the person's words: approved and used is "done", denied is "declined". */
+const TAKEOVER_STATUS: Readonly<Record<string, string>> = {
+  approved: 'done',
+  used: 'done',
+  denied: 'declined',
+  expired: 'timed out or withdrawn',
+};
+const statusOf = (a: ApprovalRecord) =>
+  a.kind === 'takeover' ? (TAKEOVER_STATUS[a.status] ?? a.status) : a.status;
 
 export function ApprovalsView() {
   const [approvals, setApprovals] = useState<ApprovalRecord[] | null>(null);
@@ -46,16 +58,27 @@ export function ApprovalsView() {
       pending.length === 0
         ? html`<p>No action is waiting for approval.</p>`
         : html`<ul class="pending" aria-label="Waiting approvals">
-            ${pending.map(
-              (a) =>
-                html`<li key=${a.approval_id}>
-                  <strong>${a.summary}</strong>
-                  <br />session <code>${a.session_id}</code>, ${a.tool}, ${a.classes.join(', ')}; until
-                  ${when(a.expires_at)}
-                  <br />
-                  <button type="button" onClick=${() => decide(a, 'approve')}>Approve</button>
-                  <button type="button" class="danger" onClick=${() => decide(a, 'deny')}>Deny</button>
-                </li>`,
+            ${pending.map((a) =>
+              a.kind === 'takeover'
+                ? html`<li key=${a.approval_id} class="takeover">
+                    Take over: <strong>${a.summary}</strong> <br />session
+                    <a href=${`#/sessions/${encodeURIComponent(a.session_id)}`}
+                      ><code>${a.session_id}</code></a
+                    >
+                    ${a.frame_origin ? html`, on <code>${a.frame_origin}</code>` : ''}; the agent waits until
+                    ${when(a.expires_at)}
+                    <br />
+                    <button type="button" onClick=${() => decide(a, 'approve')}>Done</button>
+                    <button type="button" class="danger" onClick=${() => decide(a, 'deny')}>Decline</button>
+                  </li>`
+                : html`<li key=${a.approval_id}>
+                    <strong>${a.summary}</strong>
+                    <br />session <code>${a.session_id}</code>, ${a.tool}, ${a.classes.join(', ')}; until
+                    ${when(a.expires_at)}
+                    <br />
+                    <button type="button" onClick=${() => decide(a, 'approve')}>Approve</button>
+                    <button type="button" class="danger" onClick=${() => decide(a, 'deny')}>Deny</button>
+                  </li>`,
             )}
           </ul>`
     }
@@ -74,9 +97,9 @@ export function ApprovalsView() {
         ${decided.map(
           (a) =>
             html`<tr key=${a.approval_id}>
-              <td>${a.summary}</td>
+              <td>${a.kind === 'takeover' ? `Take over: ${a.summary}` : a.summary}</td>
               <td><code>${a.session_id}</code></td>
-              <td>${a.status}</td>
+              <td>${statusOf(a)}</td>
               <td>${a.decided_at ? when(a.decided_at) : ''}</td>
               <td>${a.channel ?? ''}</td>
             </tr>`,

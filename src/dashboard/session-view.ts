@@ -8,6 +8,7 @@ import type { ActionEntry } from '../gateway/activity/session-activity.js';
 import type { SessionSummary } from '../gateway/activity/session-summary.js';
 import { act, ApiError, request } from './api.js';
 import { argumentsText, duration, when } from './format.js';
+import { TakeoverPanel } from './takeover-panel.js';
 
 export function SessionView(props: {
   session: SessionSummary | undefined;
@@ -18,6 +19,8 @@ export function SessionView(props: {
   const { session, timeline } = props;
   const [image, setImage] = useState<string | null>(null);
   const [message, setMessage] = useState('');
+  /** Bumped while a takeover waits: the person's step shows without an agent action. */
+  const [looks, setLooks] = useState(0);
   const id = session?.session_id;
 
   useEffect(() => {
@@ -36,7 +39,7 @@ export function SessionView(props: {
       live = false;
       if (url) URL.revokeObjectURL(url);
     };
-  }, [id, props.screenshotSeq]);
+  }, [id, props.screenshotSeq, looks]);
 
   if (!session) return html`<p>This session does not exist (any more).</p>`;
   const stopped = session.stopped_at !== null;
@@ -77,6 +80,11 @@ export function SessionView(props: {
       </button>
       <span role="status" id="action-status">${message}</span>
     </p>
+    <${TakeoverPanel}
+      sessionId=${session.session_id}
+      liveUrl=${session.backend.live_url}
+      onTick=${() => setLooks((n) => n + 1)}
+    />
     <div class="live">
       <figure>
         ${

@@ -304,6 +304,12 @@ const HANDLERS: { [N in ToolName]: Handler<N> } = {
       new TabgateError('unsupported_on_backend', 'browser_approval_status is answered by the gateway.'),
     );
   },
+  browser_request_takeover() {
+    // A pause of the session that the gateway holds while the person acts; no browser knows of it.
+    return Promise.reject(
+      new TabgateError('unsupported_on_backend', 'browser_request_takeover is answered by the gateway.'),
+    );
+  },
   async browser_get_images(host) {
     const tab = await host.activeTab();
     const contextId = await tab.pageWorlds.contextFor(tab.mainFrameId);

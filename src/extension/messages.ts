@@ -84,6 +84,8 @@ export interface SitesView {
 /** An approval the popup shows: the origin, the element, the action in words and a crop. */
 export interface ApprovalView {
   approval_id: string;
+  /** `takeover`: the agent asks the person to do a step themselves; `summary` is its reason. */
+  kind: 'action' | 'takeover';
   tool: string;
   frame_origin: string;
   classes: string[];

@@ -9,14 +9,16 @@ import {
   isToolName,
   parseToolArguments,
   TabgateError,
+  TAKEOVER_TOOL,
   TOOLS,
+  type ApprovalRecord,
   type CallResult,
   type ScreenshotResult,
   type SecretFill,
   type ToolName,
   type ToolResult,
 } from '../protocol/index.js';
-import type { Approvals } from './approvals/index.js';
+import { requestTakeover, type Approvals, type PageReader } from './approvals/index.js';
 import type { AuditContext } from './audit/audit-entry.js';
 import type { AuditLog, CallEnding } from './audit/audit-log.js';
 import type { BrowserBackend } from './backends/index.js';
@@ -82,7 +84,15 @@ function isSiteRefusal(error: unknown): boolean {
 interface RoutedCall extends ToolCallRequest<ToolName> {
   session: SessionRecord;
   decision: RouteDecision;
+  /** A takeover's record as it last stood, for its audit row (who decided). */
+  takeover?: { record: ApprovalRecord | null };
 }
+
+/** How a takeover ended, in the words of its audit row. */
+const TAKEOVER_OUTCOMES: Readonly<Record<string, string>> = {
+  takeover_declined: 'declined',
+  takeover_timeout: 'timeout',
+};
 
 const laneQuery = (caller: Caller, sessionId: string): LaneQuery => ({
   principalId: caller.principalId,
@@ -180,8 +190,11 @@ export class DefaultGatewayService implements GatewayService {
     }));
     // Served by the user's browser: exactly what it was granted. (It asks for no approval yet: a call
     // that needs one is refused there, so browser_approval_status has nothing to follow.)
+    // The takeover is the gateway's pause, not a command: it goes with whichever browser serves the page.
     if (decisions.some((decision) => decision.kind === 'controller'))
-      return decisions.filter((decision) => decision.kind === 'controller').map(({ name }) => name);
+      return decisions
+        .filter(({ name, kind }) => kind === 'controller' || (name === TAKEOVER_TOOL && this.d.approvals))
+        .map(({ name }) => name);
     return decisions
       .filter(({ name, kind }) =>
         // Its browser is away: what such a browser runs, so the list holds still while it reconnects.
@@ -315,14 +328,19 @@ export class DefaultGatewayService implements GatewayService {
       this.d.broker.lookupLane && this.d.extensionControl.enabled()
         ? await this.d.broker.lookupLane(laneQuery(caller, sessionId))
         : undefined;
-    const decision = this.decide(caller, sessionId, session.binding, tool, lane);
-    return this.audited({ ...request, tool, session, decision });
+    // A takeover pauses the browser that serves the page, which reads it before and after.
+    const routedAs = tool === TAKEOVER_TOOL ? 'browser_tabs' : tool;
+    const decision = this.decide(caller, sessionId, session.binding, routedAs, lane);
+    const takeover = tool === TAKEOVER_TOOL ? { record: null } : undefined;
+    return this.audited({ ...request, tool, session, decision, ...(takeover ? { takeover } : {}) });
   }
 
   /** Controller-routed calls (and every call with `audit.all_backends`) go into the audit log. */
   private audited(call: RoutedCall): Promise<ToolResult<ToolName>> {
     const audit = this.d.audit;
-    if (!audit || (call.decision.kind === 'backend' && !audit.allBackends)) return this.observed(call);
+    // A takeover is always in the log: one row, with how it ended and who decided.
+    const logged = call.decision.kind !== 'backend' || audit?.allBackends === true || call.takeover;
+    if (!audit || !logged) return this.observed(call);
     return audit.track(
       {
         caller: call.caller,
@@ -358,6 +376,16 @@ export class DefaultGatewayService implements GatewayService {
           browser ?? this.d.backendBrowser ?? 'local',
         );
       }
+      const record = call.takeover?.record;
+      if (record) {
+        const code = ending.ok ? null : ending.error instanceof TabgateError ? ending.error.code : 'error';
+        context.takeover = {
+          takeover_id: record.approval_id,
+          outcome: code === null ? 'done' : (TAKEOVER_OUTCOMES[code] ?? code),
+          decided_by: record.decided_by,
+          channel: record.channel,
+        };
+      }
       const externalCallId = opens ? describe?.(call.sessionId)?.external_call_id : undefined;
       if (externalCallId) context.external_call_id = externalCallId;
       return Object.keys(context).length > 0 ? context : null;
@@ -382,6 +410,8 @@ export class DefaultGatewayService implements GatewayService {
   private async inFlightCall(call: RoutedCall): Promise<ToolResult<ToolName>> {
     // Refused here, inside the audit, so the log shows each refusal.
     if (call.session.stopped_at !== null) throw stoppedByOwner(`${call.tool} was not run`);
+    // The person is using the page: the agent neither acts on it nor reads what they type.
+    this.d.approvals?.takeovers.refuseWhilePaused(call.sessionId, call.tool);
     return this.inFlight.run(
       call.sessionId,
       call.signal,
@@ -394,6 +424,7 @@ export class DefaultGatewayService implements GatewayService {
   private async dispatch(call: RoutedCall): Promise<ToolResult<ToolName>> {
     const { decision, tool } = call;
     if (decision.kind === 'unavailable') throw new TabgateError(decision.code, decision.message);
+    if (tool === TAKEOVER_TOOL) return this.takeover(call);
     this.d.secrets?.checkArguments(tool, call.arguments);
     if (decision.kind === 'controller') return this.dispatchToController(call, decision.scope);
     const { wait, ...args } = parseToolArguments(tool, call.arguments) as Record<string, unknown>;
@@ -452,6 +483,64 @@ export class DefaultGatewayService implements GatewayService {
       ...(approvalWindowMs ? { approvalWindowMs } : {}),
     });
     return this.controllerResults.accept(tool, args, answer);
+  }
+
+  /** `browser_request_takeover`: the session waits while the person does the step themselves. */
+  private takeover(call: RoutedCall): Promise<ToolResult<'browser_request_takeover'>> {
+    const { reason, timeout_s } = parseToolArguments(TAKEOVER_TOOL, call.arguments);
+    if (!this.d.approvals)
+      throw new TabgateError('takeover_unavailable', 'This gateway has no channel to ask the person.');
+    const { decision, sessionId } = call;
+    const describe = this.d.backend.describeSession?.bind(this.d.backend);
+    if (decision.kind === 'backend' && describe && !describe(sessionId))
+      throw new TabgateError(
+        'takeover_unavailable',
+        'This session has no page yet, so there is nothing for the person to do a step on; browser_navigate first.',
+      );
+    const readPage: PageReader = async () => {
+      try {
+        const read =
+          decision.kind === 'controller'
+            ? this.controllerResults.accept(
+                'browser_tabs',
+                {},
+                await this.d.broker.dispatch({
+                  scope: decision.scope,
+                  action: 'browser_tabs',
+                  arguments: {},
+                  toolCallId: null,
+                  signal: call.signal,
+                }),
+              )
+            : ((await this.d.backend.call({
+                sessionId,
+                tool: 'browser_tabs',
+                args: {},
+                toolCallId: null,
+                signal: call.signal,
+              })) as ToolResult<'browser_tabs'>);
+        const active = read.tabs.find((tab) => tab.active) ?? read.tabs[0];
+        return active ? { url: active.url, title: active.title } : null;
+      } catch {
+        // Where the page stands helps; a takeover the person finished is done without it.
+        return null;
+      }
+    };
+    const held = call.takeover;
+    return requestTakeover(
+      this.d.approvals.takeovers,
+      {
+        sessionId,
+        reason,
+        ...(timeout_s !== undefined ? { timeoutS: timeout_s } : {}),
+        ...(call.signal ? { signal: call.signal } : {}),
+        ...(call.onProgress ? { onProgress: call.onProgress } : {}),
+      },
+      readPage,
+      (record) => {
+        if (held) held.record = record;
+      },
+    );
   }
 
   /** `browser_approval_status`: an approval of this session, as its channel shows it. */

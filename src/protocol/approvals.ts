@@ -153,6 +153,17 @@ export interface ApprovalAsk {
 export const APPROVAL_STATUSES = ['pending', 'approved', 'denied', 'expired', 'used'] as const;
 export type ApprovalStatus = (typeof APPROVAL_STATUSES)[number];
 
+/**
+ * What a record asks of the person: to approve one `action` the agent would perform, or a `takeover`
+ * (browser_request_takeover): to do a step on the page themselves, then mark it done. A takeover is
+ * decided through the same channels; approving it means "done", denying it "declined".
+ */
+export const APPROVAL_KINDS = ['action', 'takeover'] as const;
+export type ApprovalKind = (typeof APPROVAL_KINDS)[number];
+
+/** The tool that asks the person to take over; answered by the gateway on every backend. */
+export const TAKEOVER_TOOL = 'browser_request_takeover';
+
 /** Where a decision came from. */
 export const APPROVAL_CHANNELS = ['cli', 'dashboard', 'api', 'extension'] as const;
 export type ApprovalChannel = (typeof APPROVAL_CHANNELS)[number];
@@ -163,12 +174,14 @@ export type ApprovalChannel = (typeof APPROVAL_CHANNELS)[number];
  */
 export interface ApprovalRecord {
   approval_id: string;
+  kind: ApprovalKind;
   session_id: string;
   tool: string;
   argument_hash: string;
   ref: string | null;
   frame_origin: string;
   classes: ActionClass[];
+  /** The action in words; for a takeover, the agent's reason (untrusted text: shown, never rendered). */
   summary: string;
   status: ApprovalStatus;
   /** ISO 8601. */

@@ -243,6 +243,23 @@ export const ERROR_TABLE = {
     status: 403,
     hint: "This action needs the person's approval and this browser has no channel to ask for it yet; nothing was done. Ask the person to do it themselves.",
   },
+  // Takeover: the person does one step themselves (docs/safety.md "Takeover")
+  takeover_declined: {
+    status: 409,
+    hint: 'The person declined to do this step; the page is as they left it. Do not ask again for the same step; take another way or stop.',
+  },
+  takeover_timeout: {
+    status: 409,
+    hint: 'Nobody marked the step done in time (safety.takeover_timeout_s). Take a browser_snapshot to see where the page stands before asking again.',
+  },
+  takeover_pending: {
+    status: 409,
+    hint: "The person is doing a step on this session's page (browser_request_takeover); nothing else runs until they mark it done or decline. Wait for that call to answer.",
+  },
+  takeover_unavailable: {
+    status: 409,
+    hint: 'No person can do a step on this page now: open a page in the session first, or ask for a timeout within safety.takeover_timeout_s.',
+  },
   command_timeout: {
     status: 504,
     hint: 'The browser did not finish this call in time; take a browser_snapshot to see the state before retrying.',

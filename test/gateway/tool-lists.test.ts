@@ -23,7 +23,7 @@ describe('per-session tool lists', () => {
     assert.deepEqual(namesOf(local.body), TOOLS.map((tool) => tool.name).sort());
   });
 
-  it("lists only what the user's browser was granted once a controller serves the session", async () => {
+  it("lists only what the user's browser was granted once a controller serves the session, and the gateway's takeover", async () => {
     const sessionId = await gw.createSession();
     const controller = await TestController.connect(gw, {
       sessionId,
@@ -33,7 +33,11 @@ describe('per-session tool lists', () => {
       const bound = await gw.request('GET', `/v1/tools?session=${sessionId}`);
       assert.deepEqual(
         namesOf(bound.body),
-        CONTROLLER_CAPABILITIES.filter((name) => name !== 'controller.noop').sort(),
+        [
+          ...CONTROLLER_CAPABILITIES.filter((name) => name !== 'controller.noop'),
+          // A pause the gateway holds while the person acts, not a command: protocol v1 never sees it.
+          'browser_request_takeover',
+        ].sort(),
       );
     } finally {
       controller.ws.close();

@@ -26,6 +26,7 @@ describe('tool catalog', () => {
       'browser_press',
       'browser_read',
       'browser_reload',
+      'browser_request_takeover',
       'browser_screenshot',
       'browser_scroll',
       'browser_select_option',

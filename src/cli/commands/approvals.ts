@@ -1,6 +1,8 @@
 /**
  * `tabgate approvals list|approve|deny ID`: the owner's terminal as an approval channel (docs/safety.md
  * "Approvals"). Needs the operator key: the agent's API key can ask for an approval, never give one.
+ * A takeover (the agent asks the person to do a step themselves, docs/safety.md "Takeover") is listed
+ * with its reason; `done ID` and `decline ID` say the same as approve and deny, in its words.
  */
 import type { Command } from 'commander';
 import type { ApprovalRecord } from '../../protocol/index.js';
@@ -8,7 +10,12 @@ import { describeFailure, operatorClient, operatorTarget } from '../gateway-acce
 
 function line(record: ApprovalRecord): string {
   const decided = record.decided_at ? ` by ${record.decided_by ?? '?'} via ${record.channel ?? '?'}` : '';
-  return `${record.approval_id}  ${record.status.padEnd(8)} session ${record.session_id}  ${record.summary}  [${record.classes.join(', ')}]${decided}`;
+  // The agent's words: one line, no control characters (the tool's schema), quoted as what they are.
+  const what =
+    record.kind === 'takeover'
+      ? `takeover: ${JSON.stringify(record.summary)}${record.frame_origin ? ` on ${record.frame_origin}` : ''}`
+      : `${record.summary}  [${record.classes.join(', ')}]`;
+  return `${record.approval_id}  ${record.status.padEnd(8)} session ${record.session_id}  ${what}${decided}`;
 }
 
 export function approvalsCommand(program: Command): void {
@@ -40,21 +47,23 @@ export function approvalsCommand(program: Command): void {
         process.stdout.write(`${body.approvals.map(line).join('\n')}\n`);
       }),
     );
-  for (const [verb, approve] of [
-    ['approve', true],
-    ['deny', false],
+  for (const [verb, approve, description, said] of [
+    ['approve', true, 'Let that one action happen, once.', 'Approved'],
+    ['deny', false, 'Refuse it; nothing is done.', 'Denied'],
+    ['done', true, 'Say you did the step of that takeover; the agent goes on.', 'Done'],
+    ['decline', false, 'Decline the step of that takeover; the agent is told.', 'Declined'],
   ] as const) {
     approvals
       .command(`${verb} <id>`)
-      .description(approve ? 'Let that one action happen, once.' : 'Refuse it; nothing is done.')
+      .description(description)
       .action((id: string) =>
         run(verb, async () => {
           const body = await client().request<{ approval: ApprovalRecord }>(
             'POST',
-            `/v1/approvals/${encodeURIComponent(id)}/${verb}`,
+            `/v1/approvals/${encodeURIComponent(id)}/${approve ? 'approve' : 'deny'}`,
             {},
           );
-          process.stdout.write(`${approve ? 'Approved' : 'Denied'}: ${line(body.approval)}\n`);
+          process.stdout.write(`${said}: ${line(body.approval)}\n`);
         }),
       );
   }

@@ -149,6 +149,7 @@ export class CommandExecutor {
     if (Date.now() > deadline)
       throw new CommandError('deadline_expired', 'the command arrived after its deadline');
     const args = parseToolArguments(action as ToolName, params.arguments);
+    await this.refuseWhileTakenOver();
     // A vault secret is taken for the one fill it came with and kept nowhere; the engine checks the
     // frame's origin and the field's kind again here, in the user's browser, before it goes in.
     if (params.secret && action !== 'browser_type')
@@ -167,6 +168,21 @@ export class CommandExecutor {
     } finally {
       await this.sites.done(action);
     }
+  }
+
+  /**
+   * While the person does a step on the tab (browser_request_takeover), no command touches or reads
+   * it: the gateway refuses them first, and this holds even if one got through.
+   */
+  private async refuseWhileTakenOver(): Promise<void> {
+    if (!this.approvals?.anyPaused()) return;
+    const share = await readLocal('share');
+    const takeover = share ? await this.approvals.pausedBy(share.session_id) : null;
+    if (takeover)
+      throw new CommandError(
+        'takeover_pending',
+        `the person is doing a step on this tab (takeover ${takeover}); nothing was run`,
+      );
   }
 
   /** The origin of the frame a ref of the current tab points into; none for a ref it does not know. */

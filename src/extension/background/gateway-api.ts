@@ -191,6 +191,8 @@ export async function decideSite(
 /** A pending approval as the gateway lists it for the popup, with the crop the extension sent. */
 export interface PendingApproval {
   approval_id: string;
+  /** `takeover`: the person is asked to do a step themselves (the summary is the agent's reason). */
+  kind?: 'action' | 'takeover';
   tool: string;
   ref: string | null;
   frame_origin: string;
@@ -269,6 +271,17 @@ export async function withdrawApproval(
     `${base}${approvalsPath(sessionId)}/${encodeURIComponent(approvalId)}/withdraw`,
     json({}, token),
   );
+}
+
+/** Takes the decision key of a takeover the gateway opened; handed out once, to this worker. */
+export async function takeTakeover(
+  base: string,
+  token: string,
+  sessionId: string,
+  approvalId: string,
+): Promise<string> {
+  const path = `${approvalsPath(sessionId)}/${encodeURIComponent(approvalId)}/take`;
+  return ((await call(base + path, json({}, token))).body as { decision_key: string }).decision_key;
 }
 
 /** The person's decision from the popup, with the key only this worker was given. */

@@ -177,6 +177,7 @@ async function sharedApprovals(parts: Parts): Promise<ApprovalsView> {
     stopped: state.stopped,
     approvals: state.approvals.map((a) => ({
       approval_id: a.approval_id,
+      kind: a.kind ?? 'action',
       tool: a.tool,
       frame_origin: a.frame_origin,
       classes: a.classes,

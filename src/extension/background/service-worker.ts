@@ -31,6 +31,8 @@ const sites = new SiteGuard();
 const approvals = new TabApprovals();
 const executor = new CommandExecutor(tabs, (frame) => link.send(frame), sites, approvals);
 const parts: Parts = { link, executor, tabs, sites, approvals };
+// A takeover is the gateway's pause, not a protocol v1 command: the worker looks for one while sharing.
+approvals.watch(async () => (await readLocal('share'))?.session_id ?? null);
 
 async function wake(reason: string): Promise<void> {
   if (await readLocal('pending_pairing')) void resumePairing();

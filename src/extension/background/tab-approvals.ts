@@ -9,6 +9,11 @@
  * the popup's list), and claiming it: the gateway answers once it is decided and marks an approved one
  * used. The decision key the gateway gives for it stays in this worker; the popup's Approve sends only
  * the approval's id, and only a message from the popup's own page counts (`fromPopup`).
+ *
+ * A takeover (browser_request_takeover) is the gateway's pause, which protocol v1 does not carry: the
+ * worker learns of it by reading the shared session's approvals (every WATCH_EVERY_MS while a tab is
+ * shared, and whenever the popup looks), takes its decision key once, tells the person, and while it
+ * is pending runs no command on the tab: the person is using it.
  */
 import { bindingOf } from '../../engine/actions.js';
 import type { ActionGate } from '../../engine/index.js';
@@ -23,6 +28,7 @@ import {
   decideApproval,
   fetchSessionApprovals,
   openApproval,
+  takeTakeover,
   withdrawApproval,
   type SessionApprovals,
 } from './gateway-api.js';
@@ -37,7 +43,15 @@ const CROP_WITHIN_MS = 1_500;
 interface Waiting {
   sessionId: string;
   key: string;
+  /** A takeover the gateway opened, not an action this worker holds. */
+  takeover?: boolean;
 }
+
+/** How often the worker looks for a takeover while a tab is shared. */
+const WATCH_EVERY_MS = 1_500;
+/** The takeovers' decision keys, kept across the worker's restarts (session storage: not the page's). */
+const TAKEOVER_KEYS = 'takeover_keys';
+type KeptKeys = Record<string, { sessionId: string; key: string }>;
 
 async function pairing(): Promise<{ base: string; token: string }> {
   const [stored, base] = await Promise.all([readLocal('pairing'), readLocal('gateway_url')]);
@@ -94,14 +108,19 @@ async function capture(tab: Tab, ref: string | null): Promise<string | undefined
   }
 }
 
-async function tell(id: string, summary: string, waiting: number): Promise<void> {
+async function tell(
+  id: string,
+  summary: string,
+  waiting: number,
+  title = 'tabgate: your agent asks for approval',
+): Promise<void> {
   await chrome.action.setBadgeText({ text: waiting > 0 ? String(waiting) : '' }).catch(() => undefined);
   if (waiting > 0) await chrome.action.setBadgeBackgroundColor({ color: '#b3261e' }).catch(() => undefined);
   await chrome.notifications
     ?.create(`tabgate-approval:${id}`, {
       type: 'basic',
       iconUrl: chrome.runtime.getURL('icon.png'),
-      title: 'tabgate: your agent asks for approval',
+      title,
       message: summary.slice(0, 300),
       requireInteraction: true,
       priority: 2,
@@ -124,6 +143,9 @@ export function fromPopup(sender: MessageSender): boolean {
 
 export class TabApprovals {
   private readonly waiting = new Map<string, Waiting>();
+  /** The takeover that pauses each session, as last read from the gateway. */
+  private readonly paused = new Map<string, string>();
+  private watching: ReturnType<typeof setInterval> | undefined;
 
   /** Whether this worker waits for that approval, and so can post the person's decision on it. */
   waits(approvalId: string): boolean {
@@ -133,7 +155,78 @@ export class TabApprovals {
   /** The session's approvals as the gateway has them (policy, pending, stopped). */
   async read(sessionId: string): Promise<SessionApprovals> {
     const { base, token } = await pairing();
-    return fetchSessionApprovals(base, token, sessionId);
+    const state = await fetchSessionApprovals(base, token, sessionId);
+    await this.noteTakeovers(base, token, sessionId, state);
+    return state;
+  }
+
+  /** Looks for takeovers of the shared session while one is shared (`sessionOf` answers which). */
+  watch(sessionOf: () => Promise<string | null>): void {
+    if (this.watching) return;
+    this.watching = setInterval(() => {
+      void sessionOf()
+        .then((id) => (id ? this.read(id) : undefined))
+        .catch(() => undefined);
+    }, WATCH_EVERY_MS);
+  }
+
+  /** Whether any session is paused, as last read: a check that costs nothing on every command. */
+  anyPaused(): boolean {
+    return this.paused.size > 0;
+  }
+
+  /**
+   * The takeover that pauses this session, asked of the gateway again (a pause the person just ended
+   * must not refuse the next command); null when none does. Fails closed: unread means still paused.
+   */
+  async pausedBy(sessionId: string): Promise<string | null> {
+    if (!this.paused.has(sessionId)) return null;
+    await this.read(sessionId).catch(() => undefined);
+    return this.paused.get(sessionId) ?? null;
+  }
+
+  /** Records which takeovers pause the session, takes their keys and tells the person once. */
+  private async noteTakeovers(
+    base: string,
+    token: string,
+    sessionId: string,
+    state: SessionApprovals,
+  ): Promise<void> {
+    const pending = state.approvals.filter((a) => a.kind === 'takeover');
+    if (pending[0]) this.paused.set(sessionId, pending[0].approval_id);
+    else this.paused.delete(sessionId);
+    for (const [id, entry] of this.waiting)
+      if (entry.takeover && entry.sessionId === sessionId && !pending.some((a) => a.approval_id === id)) {
+        this.waiting.delete(id);
+        await chrome.notifications?.clear(`tabgate-approval:${id}`).catch(() => undefined);
+      }
+    if (pending.every((a) => this.waiting.has(a.approval_id))) return this.badge();
+    const kept =
+      ((await chrome.storage.session.get(TAKEOVER_KEYS))[TAKEOVER_KEYS] as KeptKeys | undefined) ?? {};
+    const stillKept: KeptKeys = {};
+    for (const takeover of pending) {
+      const id = takeover.approval_id;
+      let key = kept[id]?.key;
+      if (key === undefined) {
+        try {
+          key = await takeTakeover(base, token, sessionId, id);
+        } catch {
+          // Taken by another read of this worker a moment ago, or by another browser: not ours to decide.
+          continue;
+        }
+        await tell(id, takeover.summary, this.waiting.size + 1, 'tabgate: your agent asks you to take over');
+      }
+      stillKept[id] = { sessionId, key };
+      if (!this.waiting.has(id)) this.waiting.set(id, { sessionId, key, takeover: true });
+    }
+    await chrome.storage.session.set({ [TAKEOVER_KEYS]: stillKept });
+    await this.badge();
+  }
+
+  private async badge(): Promise<void> {
+    await chrome.action
+      .setBadgeText({ text: this.waiting.size > 0 ? String(this.waiting.size) : '' })
+      .catch(() => undefined);
   }
 
   /**

@@ -3,13 +3,56 @@
  * the page can reach. Each shows the origin, the action in words (the element, its name, the form it
  * submits), the classes that made it need approval and a crop of the element; Approve and Deny answer
  * only a trusted click, and the worker accepts the decision only from this page (tab-approvals.ts).
+ * A takeover shows the agent's reason — its words, so plain text, never markup — and Done / Decline:
+ * the person does the step on the tab, then says so.
  */
 import type { ApprovalsView, ApprovalView } from '../messages.js';
 import { $ } from './view.js';
 
 let shown = '';
 
+function takeoverItem(approval: ApprovalView, decide: (id: string, approve: boolean) => void): HTMLLIElement {
+  const li = document.createElement('li');
+  li.className = 'approval takeover';
+  li.dataset.approvalId = approval.approval_id;
+  const title = document.createElement('strong');
+  title.textContent = 'Your agent asks you to do this yourself:';
+  const reason = document.createElement('p');
+  reason.className = 'approval-summary';
+  // The agent's words: shown as text, never interpreted.
+  reason.textContent = approval.summary;
+  const where = document.createElement('p');
+  where.className = 'muted';
+  where.textContent = `${approval.frame_origin ? `On ${approval.frame_origin}. ` : ''}The agent waits and does nothing on this tab until you press Done or Decline; it learns only which you pressed and where the page is, never what you typed.`;
+  li.append(title, reason, where);
+  if (!approval.decidable) {
+    const note = document.createElement('p');
+    note.className = 'muted';
+    note.textContent = 'Another browser holds this one; decide it there or in the dashboard.';
+    li.append(note);
+    return li;
+  }
+  for (const [done, label] of [
+    [true, 'Done'],
+    [false, 'Decline'],
+  ] as const) {
+    const button = document.createElement('button');
+    button.type = 'button';
+    button.className = done ? '' : 'secondary';
+    button.dataset.approval = approval.approval_id;
+    button.dataset.decision = done ? 'done' : 'decline';
+    button.textContent = label;
+    button.addEventListener('click', (event) => {
+      // A person's click: a synthetic event from a script in this page is no decision.
+      if (event.isTrusted) decide(approval.approval_id, done);
+    });
+    li.append(button);
+  }
+  return li;
+}
+
 function item(approval: ApprovalView, decide: (id: string, approve: boolean) => void): HTMLLIElement {
+  if (approval.kind === 'takeover') return takeoverItem(approval, decide);
   const li = document.createElement('li');
   li.className = 'approval';
   li.dataset.approvalId = approval.approval_id;

@@ -9,6 +9,7 @@ import {
   TabgateError,
   type ApprovalAsk,
   type ApprovalChannel,
+  type ApprovalKind,
   type ApprovalRecord,
 } from '../../protocol/index.js';
 import { timersOf, type Clock, type Timer, type TimerClock } from '../clock.js';
@@ -54,11 +55,20 @@ export class ApprovalBook {
     return () => this.listeners.delete(listener);
   }
 
-  /** A new pending approval for this action. */
-  open(binding: ApprovalBinding, ask: ApprovalAsk): ApprovalRecord {
+  /**
+   * A new pending approval for this action; a takeover (the person does a step themselves) waits for
+   * its own time rather than the approval timeout.
+   */
+  open(
+    binding: ApprovalBinding,
+    ask: ApprovalAsk,
+    options: { kind?: ApprovalKind; ttlMs?: number } = {},
+  ): ApprovalRecord {
     const now = this.clock.now();
+    const ttlMs = options.ttlMs ?? this.ttlMs;
     const record: ApprovalRecord = {
       approval_id: `apr_${randomBytes(12).toString('base64url')}`,
+      kind: options.kind ?? 'action',
       session_id: binding.sessionId,
       tool: binding.tool,
       argument_hash: binding.argumentHash,
@@ -68,12 +78,12 @@ export class ApprovalBook {
       summary: ask.summary.slice(0, 500),
       status: 'pending',
       created_at: new Date(now).toISOString(),
-      expires_at: new Date(now + this.ttlMs).toISOString(),
+      expires_at: new Date(now + ttlMs).toISOString(),
       decided_at: null,
       decided_by: null,
       channel: null,
     };
-    const entry: Entry = { record, expiresAtMs: now + this.ttlMs, timer: undefined, waiters: [] };
+    const entry: Entry = { record, expiresAtMs: now + ttlMs, timer: undefined, waiters: [] };
     this.entries.set(record.approval_id, entry);
     this.arm(entry);
     this.prune();

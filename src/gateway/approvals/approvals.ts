@@ -22,6 +22,7 @@ import type { Logger } from '../../log/logger.js';
 import { operatorRequired } from '../operator/index.js';
 import type { CallSignal, Caller } from '../service.js';
 import { ApprovalBook, type ApprovalBinding } from './approval-book.js';
+import { Takeovers } from './takeovers.js';
 
 /** Which browser a session's calls run on, for the classes it is held to. */
 export type ApprovalBrowser = 'user_tab' | 'local' | 'remote';
@@ -72,12 +73,19 @@ const USER_TAB_INPUTS: ReadonlySet<string> = new Set(PAGE_INPUT_TOOLS);
 
 export class Approvals {
   readonly book: ApprovalBook;
+  /** Steps the person does themselves (browser_request_takeover), records of this same book. */
+  readonly takeovers: Takeovers;
   /** The origins each session has typed a vault secret on. */
   private readonly secretOrigins = new Map<string, Set<string>>();
   private readonly policies: Record<ApprovalBrowser, ApprovalPolicy>;
 
   constructor(private readonly o: ApprovalsOptions) {
     this.book = new ApprovalBook(o.clock, o.safety.approval_timeout_s * 1000);
+    this.takeovers = new Takeovers(this.book, {
+      timeoutS: o.safety.takeover_timeout_s,
+      log: o.log,
+      ...(o.progressEveryMs ? { progressEveryMs: o.progressEveryMs } : {}),
+    });
     const { approvals } = o.safety;
     const policy = (classes: readonly ActionClass[]): ApprovalPolicy => ({
       // Listing an origin as per-action is itself the owner's request: it holds on every browser.
@@ -280,10 +288,12 @@ export class Approvals {
     channel: ApprovalChannel,
   ): Promise<ApprovalRecord> {
     const record = this.book.get(id);
+    const takeover = record.kind === 'takeover';
     const decide = () => {
       const decided = this.book.decide(id, approve, caller.principalId, channel);
+      const verdict = takeover ? (approve ? 'marked done' : 'declined') : approve ? 'approved' : 'denied';
       this.o.log.info(
-        `approval ${approve ? 'approved' : 'denied'} by the ${channel === 'extension' ? 'person in the extension' : 'owner'}`,
+        `${takeover ? 'takeover' : 'approval'} ${verdict} by the ${channel === 'extension' ? 'person in the extension' : 'owner'}`,
         {
           approval_id: id,
           session_id: decided.session_id,
@@ -292,7 +302,8 @@ export class Approvals {
       );
       return Promise.resolve(decided);
     };
-    if (!this.o.audit) return decide();
+    // A takeover's one audit row is its call's, which names who decided and how it ended.
+    if (!this.o.audit || takeover) return decide();
     return this.o.audit.track(
       {
         caller,

@@ -102,6 +102,11 @@ export const safetySchema = z
     /** How long an action waits for the owner's decision before it is refused (`approval_timeout`). */
     approval_timeout_s: z.number().int().min(1).max(3600).default(60),
     approvals: approvalsSchema.default(approvalDefaults),
+    /**
+     * How long browser_request_takeover waits for the person to do the step (`takeover_timeout`), and
+     * the most a call's own `timeout_s` may ask for.
+     */
+    takeover_timeout_s: z.number().int().min(10).max(3600).default(300),
   })
   .strict()
   .default({
@@ -110,6 +115,7 @@ export const safetySchema = z
     blocked_categories: [...SITE_CATEGORY_NAMES],
     approval_timeout_s: 60,
     approvals: approvalDefaults(),
+    takeover_timeout_s: 300,
   });
 
 export type SafetyConfig = z.output<typeof safetySchema>;

@@ -1,11 +1,18 @@
 import { z } from 'zod';
-import { ACTION_CLASSES, APPROVAL_CHANNELS, APPROVAL_STATUSES, type ApprovalRecord } from '../approvals.js';
+import {
+  ACTION_CLASSES,
+  APPROVAL_CHANNELS,
+  APPROVAL_KINDS,
+  APPROVAL_STATUSES,
+  type ApprovalRecord,
+} from '../approvals.js';
 import { defineTool } from './define.js';
 import { result } from './results.js';
 
 /** An approval as its channels show it; checked against ApprovalRecord, which stays its definition. */
 export const approvalRecordSchema = result({
   approval_id: z.string(),
+  kind: z.enum(APPROVAL_KINDS),
   session_id: z.string(),
   tool: z.string(),
   argument_hash: z.string(),

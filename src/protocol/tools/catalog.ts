@@ -15,6 +15,7 @@ import { browserWaitFor } from './wait.js';
 import { browserDialog, browserDownloads } from './dialogs.js';
 import { browserRead } from './read.js';
 import { browserApprovalStatus } from './approvals.js';
+import { browserRequestTakeover } from './takeover.js';
 
 export const TOOLS = [
   browserNavigate,
@@ -43,6 +44,7 @@ export const TOOLS = [
   browserGetImages,
   browserRead,
   browserApprovalStatus,
+  browserRequestTakeover,
 ] as const;
 
 export type AnyTool = (typeof TOOLS)[number];

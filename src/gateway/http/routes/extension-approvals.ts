@@ -12,6 +12,10 @@
  * - the approval's decision key, which the gateway hands out once, in the answer to the worker that
  *   opened it, and lists nowhere: a pairing token used from outside the extension does not know it.
  *
+ * A takeover (browser_request_takeover) is opened by the gateway, not by the extension: the worker,
+ * which learns of it by reading this session's approvals, takes its decision key once (`…/take`), so
+ * the person's Done or Decline in the popup counts under the same three conditions.
+ *
  * Stop and Resume here are the dashboard's (`stopSession`, `resumeSession`): one fail-closed state per
  * session, whichever channel set it.
  */
@@ -142,6 +146,29 @@ export function extensionApprovalRoutes(d: ExtensionApprovalDeps): Route[] {
     },
   });
 
+  const takeKey: Route = {
+    method: 'POST',
+    path: `${EXTENSION_APPROVALS_PATH}/:approval/take`,
+    auth: 'controller',
+    handle: async (ctx) => {
+      pairedExtension(ctx);
+      fromExtension(ctx, d.originGuard);
+      const session = await servedSession(ctx);
+      const record = approvalOf(ctx, session.session_id);
+      if (record.kind !== 'takeover' || record.status !== 'pending')
+        throw new TabgateError('approval_not_found', 'No takeover of this session waits for the person.');
+      // Once: a pairing token used outside the extension, after the worker took it, gets nothing.
+      if (keys.has(record.approval_id))
+        throw new TabgateError(
+          'operator_required',
+          'The key of this takeover was handed to the extension already; decide it in its popup or the dashboard.',
+        );
+      const key = randomBytes(32).toString('base64url');
+      keep(keys, record.approval_id, key);
+      return { status: 200, body: { approval: record, decision_key: key } };
+    },
+  };
+
   const stopOrResume = (stop: boolean): Route => ({
     method: 'POST',
     path: `/v1/browser-control/sessions/:id/${stop ? 'stop' : 'resume'}`,
@@ -262,6 +289,7 @@ export function extensionApprovalRoutes(d: ExtensionApprovalDeps): Route[] {
     },
     decision(true),
     decision(false),
+    takeKey,
     stopOrResume(true),
     stopOrResume(false),
   ];
