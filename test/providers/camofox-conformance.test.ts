@@ -21,8 +21,6 @@ import { startFakeCamofox, type FakeCamofox } from './fixtures/fake-camofox.js';
  */
 const PLAIN_SNAPSHOT =
   "Camofox's snapshot has one `[role eN] name` line per element: no states, values, link targets, heading levels or tabgate's paging, so there is nothing of these to show (no value is shown either)";
-const NO_ERROR_CODES =
-  "Camofox's error replies carry no code: tabgate cannot tell a field of the wrong kind or a covered element from a ref that is gone, and answers stale_ref";
 const SINGLE_KEYS = 'Camofox presses single keys: a key combination is refused with unsupported_on_backend';
 const LEFT_CLICKS =
   'Camofox clicks once with the left button: another button, a double click or modifiers are refused with unsupported_on_backend';
@@ -56,8 +54,6 @@ const SKIPPED_CASES: Record<string, string> = {
   'type replaces the field content with trusted input': PLAIN_SNAPSHOT,
   'type into a select chooses the option with that label': PLAIN_SNAPSHOT,
   'clicks and types inside a cross-origin iframe': PLAIN_SNAPSHOT,
-  'type into a button fails with element_not_interactable': NO_ERROR_CODES,
-  'a covered element is not clicked: element_covered names the cover': NO_ERROR_CODES,
   'press sends trusted keys, with modifiers': SINGLE_KEYS,
   'Control+A selects all, so the next key replaces the text; the old modifiers array still works':
     SINGLE_KEYS,

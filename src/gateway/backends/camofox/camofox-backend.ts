@@ -12,6 +12,7 @@ import type { BrowserBackend, SessionBrowserInfo, ToolCall } from '../backend.js
 import { checkNavigation, NetworkPolicy, type Resolver } from '../network-policy.js';
 import type { BrowserSettings } from '../../config/browser-settings.js';
 import { CamofoxClient, type CamofoxReply } from './camofox-client.js';
+import { camofoxFailure } from './camofox-errors.js';
 import { camofoxRef, snapshotResult, type CamofoxSnapshot } from './camofox-snapshot.js';
 
 export interface CamofoxOptions {
@@ -222,32 +223,29 @@ export class CamofoxBackend implements BrowserBackend {
       undefined,
       this.timeoutMs,
     );
-    if (reply.status === 404) throw this.tabGone(session);
-    if (reply.status >= 300 || typeof reply.body.snapshot !== 'string')
-      throw new TabgateError(
-        'backend_unavailable',
-        `Camofox snapshot failed: ${this.client.describe(reply)}`,
-      );
+    if (reply.status === 404 && typeof reply.body.code !== 'string') throw this.tabGone(session);
+    if (reply.status >= 300) {
+      const failure = camofoxFailure(reply, 'snapshot', undefined, this.client.words(reply));
+      if (failure.tabGone) session.tabId = null;
+      throw failure.error;
+    }
+    if (typeof reply.body.snapshot !== 'string')
+      throw new TabgateError('backend_unavailable', 'Camofox answered the snapshot without one.');
     return reply.body as unknown as CamofoxSnapshot;
   }
 
   private async onRef(session: CamofoxSession, action: 'click' | 'type', ref: string, extra: object) {
     const id = camofoxRef(ref);
     if (!id) throw new TabgateError('stale_ref', `${ref} is not a ref from this page.`);
-    const reply = await this.tabCall(session, action, { ref: id, ...extra }, true);
-    if (reply.status >= 400)
-      throw new TabgateError(
-        'stale_ref',
-        `${ref} is not on the page any more (Camofox: ${this.client.describe(reply)}).`,
-      );
+    await this.tabCall(session, action, { ref: id, ...extra }, ref);
   }
 
-  /** One call on the session's tab; a failure is an error unless the caller reads the reply itself. */
+  /** One call on the session's tab; a refusal becomes the code other backends give for the same case. */
   private async tabCall(
     session: CamofoxSession,
     action: string,
     body: object,
-    callerReads = false,
+    ref?: string,
   ): Promise<CamofoxReply> {
     const tabId = this.requireTab(session);
     const reply = await this.client.request(
@@ -256,13 +254,12 @@ export class CamofoxBackend implements BrowserBackend {
       { userId: session.userId, ...body },
       this.timeoutMs,
     );
-    if (reply.status === 404 && !callerReads) throw this.tabGone(session);
-    if (reply.status >= 300 && !callerReads)
-      throw new TabgateError(
-        'backend_unavailable',
-        `Camofox ${action} failed: ${this.client.describe(reply)}`,
-      );
-    return reply;
+    if (reply.status < 300) return reply;
+    // Camofox's own "Tab not found" carries no code: the tab was collected while idle.
+    if (reply.status === 404 && typeof reply.body.code !== 'string') throw this.tabGone(session);
+    const failure = camofoxFailure(reply, action, ref, this.client.words(reply));
+    if (failure.tabGone) session.tabId = null;
+    throw failure.error;
   }
 
   private requireTab(session: CamofoxSession): string {
