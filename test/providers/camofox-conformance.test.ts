@@ -4,11 +4,13 @@
  * the tools its REST API has no call for are refused with `unsupported_on_backend`, and each other
  * difference is declared below with its reason.
  */
+import assert from 'node:assert/strict';
 import { after } from 'node:test';
 import { CAMOFOX_TOOLS, CamofoxBackend } from '../../src/gateway/backends/camofox/camofox-backend.js';
 import { DEFAULT_BROWSER_SETTINGS } from '../../src/gateway/config/browser-settings.js';
 import { silentLogger } from '../../src/log/logger.js';
-import { TOOLS } from '../../src/protocol/index.js';
+import { getTool, TOOLS } from '../../src/protocol/index.js';
+import type { ConformanceSession } from '../conformance/harness.js';
 import { backendSessions } from '../conformance/backend-sessions.js';
 import { runConformanceSuite } from '../conformance/suite.js';
 import { startTestSite } from '../testserver/server.js';
@@ -58,12 +60,32 @@ const SKIPPED_CASES: Record<string, string> = {
   'Control+A selects all, so the next key replaces the text; the old modifiers array still works':
     SINGLE_KEYS,
   'click can use the right or middle button, click twice, and hold modifiers': LEFT_CLICKS,
-  'scroll moves the page by a screen or by amount': 'Camofox does not report the scroll position',
+  'scroll moves the page by a screen or by amount':
+    'Camofox does not report the scroll position (scroll_x and scroll_y are null, as the result schema allows)',
   'a window.open popup is followed and reported as a notice':
     'Camofox keeps one tab per session and reports no tab a page opens',
   'a confirm-gated delete completes only after accept, and everything else waits for the answer': OWN_DIALOGS,
   'a beforeunload question holds the navigation until it is answered': OWN_DIALOGS,
 };
+
+/**
+ * Every result Camofox gives must be what the tool catalog says the tool returns: tabgate builds these
+ * results itself from Camofox's replies, so nothing else checks them.
+ */
+function resultsChecked(open: () => Promise<ConformanceSession>): () => Promise<ConformanceSession> {
+  return async () => {
+    const session = await open();
+    return {
+      close: () => session.close(),
+      async call(tool, args) {
+        const result = await session.call(tool, args);
+        const checked = getTool(tool)?.result.safeParse(result);
+        assert.ok(checked?.success, `${tool} answered outside its result schema: ${JSON.stringify(result)}`);
+        return result;
+      },
+    };
+  };
+}
 
 let chromium: LocalChromium | undefined;
 let camofox: FakeCamofox | undefined;
@@ -95,7 +117,7 @@ runConformanceSuite('Camofox (REST, a local Camofox server driving a real Chromi
       },
       skippedCases: SKIPPED_CASES,
     },
-    newSession: backendSessions(backend, 'camofox-conformance'),
+    newSession: resultsChecked(backendSessions(backend, 'camofox-conformance')),
     async close() {
       await backend.close();
       await site.close();

@@ -1,8 +1,9 @@
-/* eslint-disable @typescript-eslint/no-unsafe-member-access, @typescript-eslint/no-unsafe-argument, @typescript-eslint/no-unsafe-assignment -- tests read JSON bodies */
+/* eslint-disable @typescript-eslint/no-unsafe-member-access, @typescript-eslint/no-unsafe-argument, @typescript-eslint/no-unsafe-assignment, @typescript-eslint/no-unsafe-return -- tests read JSON bodies */
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
+import { getTool } from '../../src/protocol/index.js';
 import { startTestGateway, type TestGateway } from '../gateway/fixtures/gateway.js';
 import { startTestSite, type TestSite } from '../testserver/server.js';
 import { launchChromium, type LocalChromium } from './fixtures/chromium.js';
@@ -98,6 +99,33 @@ describe('Camofox as the browser behind sessions (a fake Camofox server driving 
     }
     assert.equal(s.camofox.requests.filter((r) => r.endsWith('/click')).length, clicksBefore);
     assert.equal((await call(sid, 'browser_snapshot')).body.result.title, 'Test form');
+  });
+
+  it("answers every tool it runs in the shape of the catalog's result schema", async () => {
+    const sid = await s.gw.createSession();
+    const results: [string, unknown][] = [];
+    const run = async (tool: string, body: Record<string, unknown> = {}) => {
+      const reply = await call(sid, tool, body);
+      assert.equal(reply.status, 200, `${tool}: ${JSON.stringify(reply.body)}`);
+      results.push([tool, reply.body.result]);
+      return reply.body.result;
+    };
+    const nav = await run('browser_navigate', { url: s.site.url('/form') });
+    const form: string = nav.snapshot.snapshot;
+    await run('browser_snapshot');
+    await run('browser_type', { ref: refAfter(form, 'textbox "Your name"'), text: 'Ada' });
+    await run('browser_press', { key: 'Tab' });
+    const scrolled = await run('browser_scroll', { direction: 'down' });
+    assert.deepEqual([scrolled.scroll_x, scrolled.scroll_y], [null, null], 'Camofox reports no position');
+    await run('browser_click', { ref: refAfter(form, 'link "Go to page 2"') });
+    await run('browser_back');
+    for (const [tool, result] of results) {
+      const checked = getTool(tool)?.result.safeParse(result);
+      assert.ok(
+        checked?.success,
+        `${tool}: ${JSON.stringify(result)} ${JSON.stringify(checked?.error?.issues)}`,
+      );
+    }
   });
 
   it('answers a ref from the previous page with stale_ref', async () => {

@@ -119,8 +119,8 @@ export class CamofoxBackend implements BrowserBackend {
           throw new TabgateError('unsupported_on_backend', 'Camofox scrolls up or down only.');
         const amount = typeof args.amount === 'number' ? args.amount : DEFAULT_SCROLL_PX;
         await this.tabCall(session, 'scroll', { direction, amount });
-        // Camofox does not report the scroll position.
-        return { scrolled: direction, scroll_x: 0, scroll_y: null };
+        // Camofox does not report the scroll position (the result schema allows null for this).
+        return { scrolled: direction, scroll_x: null, scroll_y: null };
       }
       default: {
         // No page yet is no previous page either: the same answer as every other backend's.
