@@ -15,13 +15,18 @@ const KEY = 'camofox-key-5566778899';
  * A real Chromium behind a local Camofox server, the test site, and a gateway whose new sessions go to
  * that Camofox (with `browser.camofox` settings when given), for the enclosing describe.
  */
-function useCamofoxStage(o: { apiKey?: string; camofox?: Record<string, unknown> }) {
+function useCamofoxStage(o: {
+  apiKey?: string;
+  camofox?: Record<string, unknown>;
+  fake?: Pick<Parameters<typeof startFakeCamofox>[0], 'vncPort' | 'vncStatus'>;
+}) {
   const stage = {} as { chromium: LocalChromium; camofox: FakeCamofox; site: TestSite; gw: TestGateway };
   before(async () => {
     stage.chromium = await launchChromium();
     stage.camofox = await startFakeCamofox({
       cdpUrl: stage.chromium.wsEndpoint,
       ...(o.apiKey ? { apiKey: o.apiKey } : {}),
+      ...o.fake,
     });
     stage.site = await startTestSite();
     stage.gw = await startTestGateway({
@@ -317,5 +322,52 @@ describe('Camofox with a user and a session key the owner keeps (browser.camofox
       [],
       'the owner-kept user is not deleted',
     );
+  });
+});
+
+/** The session's live view as GET /v1/sessions/{id} and the dashboard's session show it. */
+async function liveViewOf(gw: TestGateway, url: string): Promise<{ api: unknown; dashboard: unknown }> {
+  const sid = await gw.createSession();
+  const nav = await gw.request('POST', `/v1/sessions/${sid}/tools/browser_navigate`, { body: { url } });
+  assert.equal(nav.status, 200, JSON.stringify(nav.body));
+  const api = await gw.request('GET', `/v1/sessions/${sid}`);
+  const dashboard = await gw.request('GET', `/v1/dashboard/sessions/${sid}`, {
+    headers: { authorization: `Bearer ${gw.operatorKey}` },
+  });
+  assert.equal(dashboard.status, 200, JSON.stringify(dashboard.body));
+  return { api: api.body.browser.live_url, dashboard: dashboard.body.session.backend.live_url };
+}
+
+describe("Camofox's live view: the VNC port it reports in GET /health becomes the session's live_url", () => {
+  // A configured address that is no web address is never shown: Camofox's own report is used.
+  const s = useCamofoxStage({ fake: { vncPort: 6080 }, camofox: { vnc_url: 'javascript:alert(1)' } });
+
+  it('leads to the noVNC page on the Camofox host, in the API and on the dashboard', async () => {
+    const { api, dashboard } = await liveViewOf(s.gw, s.site.url('/form'));
+    const expected = `http://127.0.0.1:6080/`;
+    assert.deepEqual({ api, dashboard }, { api: expected, dashboard: expected });
+    assert.ok(s.camofox.requests.includes('GET /health'));
+  });
+});
+
+describe("Camofox's live view from GET /vnc/status (Camofox 1.13 and later)", () => {
+  const s = useCamofoxStage({ fake: { vncStatus: { novncPort: 6081, path: '/vnc.html?autoconnect=1' } } });
+
+  it('uses its noVNC port and path', async () => {
+    const { api } = await liveViewOf(s.gw, s.site.url('/form'));
+    assert.equal(api, 'http://127.0.0.1:6081/vnc.html?autoconnect=1');
+  });
+});
+
+describe('Camofox with browser.camofox.vnc_url set', () => {
+  const s = useCamofoxStage({
+    fake: { vncPort: 6080 },
+    camofox: { vnc_url: 'https://watch.example.test/vnc' },
+  });
+
+  it("shows the owner's address rather than the one Camofox reports", async () => {
+    const { api } = await liveViewOf(s.gw, s.site.url('/form'));
+    assert.equal(api, 'https://watch.example.test/vnc');
+    assert.ok(!s.camofox.requests.includes('GET /vnc/status'));
   });
 });

@@ -13,6 +13,7 @@ import { checkNavigation, NetworkPolicy, type Resolver } from '../network-policy
 import type { BrowserSettings } from '../../config/browser-settings.js';
 import { CamofoxClient, type CamofoxReply } from './camofox-client.js';
 import { camofoxFailure } from './camofox-errors.js';
+import { discoverLiveView, webAddress } from './camofox-live-view.js';
 import { camofoxRef, snapshotResult, type CamofoxSnapshot } from './camofox-snapshot.js';
 
 export interface CamofoxOptions {
@@ -20,7 +21,10 @@ export interface CamofoxOptions {
   url: string;
   /** `CAMOFOX_API_KEY`: sent as a Bearer token. */
   apiKey?: string;
-  /** `browser.camofox.vnc_url` / `CAMOFOX_VNC_URL`: where a person can watch, shown as the session's live_url. */
+  /**
+   * `browser.camofox.vnc_url` / `CAMOFOX_VNC_URL`: where a person can watch, shown as the session's
+   * live_url; without it, the noVNC page Camofox reports (camofox-live-view.ts).
+   */
   vncUrl?: string;
   /**
    * `browser.camofox.user_id` / `CAMOFOX_USER_ID`: a Camofox user kept outside tabgate (a profile with
@@ -61,6 +65,9 @@ export class CamofoxBackend implements BrowserBackend {
   private readonly client: CamofoxClient;
   private readonly sessions = new Map<string, CamofoxSession>();
   private readonly policy: NetworkPolicy;
+  /** Where a person can watch, looked up once, on the first page a session opens. */
+  private liveView: Promise<string | undefined> | undefined;
+  private liveUrl: string | undefined;
 
   constructor(
     private readonly o: CamofoxOptions,
@@ -68,6 +75,8 @@ export class CamofoxBackend implements BrowserBackend {
     private readonly log: Logger,
   ) {
     this.client = new CamofoxClient(o.url, o.apiKey);
+    // The owner's address wins over what Camofox reports.
+    this.liveUrl = webAddress(o.vncUrl);
     this.policy = new NetworkPolicy({
       remote: true,
       allowPrivateUrls: settings.allowPrivateUrls,
@@ -135,7 +144,7 @@ export class CamofoxBackend implements BrowserBackend {
 
   describeSession(sessionId: string): SessionBrowserInfo | undefined {
     if (!this.sessions.has(sessionId)) return undefined;
-    return { backend: this.name, ...(this.o.vncUrl ? { live_url: this.o.vncUrl } : {}) };
+    return { backend: this.name, ...(this.liveUrl ? { live_url: this.liveUrl } : {}) };
   }
 
   async closeSession(sessionId: string): Promise<void> {
@@ -201,6 +210,7 @@ export class CamofoxBackend implements BrowserBackend {
       const tabId = reply.body.tabId;
       if (reply.status < 300 && typeof tabId === 'string') session.tabId = tabId;
     }
+    await this.learnLiveView();
     if (!reply || reply.status >= 300)
       throw new TabgateError(
         'navigation_failed',
@@ -213,6 +223,12 @@ export class CamofoxBackend implements BrowserBackend {
       status: null,
       snapshot: snapshotResult(page, this.settings.snapshotMaxChars),
     };
+  }
+
+  private async learnLiveView(): Promise<void> {
+    if (this.liveUrl) return;
+    this.liveView ??= discoverLiveView(this.client, this.o.url);
+    this.liveUrl = await this.liveView;
   }
 
   private async snapshot(session: CamofoxSession): Promise<CamofoxSnapshot> {
