@@ -1,7 +1,8 @@
 /**
  * The actions table of `bench:engine` (issue "A toolset that finishes everyday tasks"): each action
  * added to the toolset timed against @playwright/mcp's equivalent on the same page of the test site in
- * the same run (target ≤ 0.8×), `browser_wait_for` timed from the click that starts a 700 ms job, and
+ * the same run (target ≤ 0.8×: hover, select, fill_form, drag, keys, upload, an element screenshot in
+ * each kind of iframe, dialog, tabs), `browser_wait_for` timed from the click that starts a 700 ms job, and
  * an annotated screenshot against a plain one (target ≤ 1.5×). Each action is timed alone: the page is
  * loaded and read before the clock starts.
  */
@@ -12,7 +13,11 @@ export interface ActionDriver {
   raw(name: string, args: Record<string, unknown>): Promise<unknown>;
   /** The ref of a control in the last snapshot, by its line (`button "Account"`) or a pattern. */
   ref(label: string | RegExp): string;
+  /** A small file both tools may upload (inside tabgate's `browser.upload_roots`). */
+  uploadFile: string;
 }
+
+const uploadFile = (d: ActionDriver) => d.uploadFile;
 
 interface Action {
   name: string;
@@ -82,6 +87,49 @@ const ACTIONS: Action[] = [
     page: '/tasks/keys',
     ours: (d) => d.raw('browser_press', { key: 'Control+A' }),
     theirs: (d) => d.raw('browser_press_key', { key: 'Control+A' }),
+  },
+  {
+    name: 'press F2',
+    page: '/tasks/keys',
+    ours: (d) => d.raw('browser_press', { key: 'F2' }),
+    theirs: (d) => d.raw('browser_press_key', { key: 'F2' }),
+  },
+  {
+    name: 'upload a file',
+    page: '/tasks/upload',
+    // Playwright MCP answers a file chooser the page opened; tabgate sets the files on the input.
+    before: (d, ours) =>
+      ours
+        ? Promise.resolve()
+        : d.raw('browser_click', {
+            element: 'Attachment',
+            target: d.ref(/button "Attachment" \[ref=(\w+)\]/),
+          }),
+    ours: (d) => d.raw('browser_upload', { ref: d.ref('button "Attachment"'), paths: [uploadFile(d)] }),
+    theirs: (d) => d.raw('browser_file_upload', { paths: [uploadFile(d)] }),
+  },
+  {
+    name: 'screenshot of an element in a same-origin iframe',
+    page: '/frame-shot',
+    ours: (d) => d.raw('browser_screenshot', { ref: d.ref('button "Green block"') }),
+    theirs: (d) =>
+      d.raw('browser_take_screenshot', {
+        element: 'Green block',
+        target: d.ref(/button "Green block" \[ref=(\w+)\]/),
+      }),
+  },
+  {
+    name: 'screenshot of an element in a cross-origin iframe',
+    page: '/frame-shot',
+    ours: (d) =>
+      d.raw('browser_screenshot', {
+        ref: d.ref(/button "Green block" @e\d+[\s\S]*?button "Green block" (@e\d+)/),
+      }),
+    theirs: (d) =>
+      d.raw('browser_take_screenshot', {
+        element: 'Green block',
+        target: d.ref(/button "Green block" \[ref=\w+\][\s\S]*?button "Green block" \[ref=(\w+)\]/),
+      }),
   },
   {
     name: 'accept a confirm',

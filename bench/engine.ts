@@ -43,11 +43,11 @@ interface Driver extends ActionDriver {
   close(): Promise<void>;
 }
 
-async function tabgateDriver(): Promise<
-  Driver & { call: (tool: ToolName, args: ToolCall['args']) => Promise<unknown> }
-> {
+async function tabgateDriver(
+  uploadFile: string,
+): Promise<Driver & { call: (tool: ToolName, args: ToolCall['args']) => Promise<unknown> }> {
   const backend = createLocalChromiumBackend(
-    { ...DEFAULT_BROWSER_SETTINGS, snapshotMaxChars: 15_000 },
+    { ...DEFAULT_BROWSER_SETTINGS, snapshotMaxChars: 15_000, uploadRoots: [path.dirname(uploadFile)] },
     silentLogger,
   );
   const call = (tool: ToolName, args: ToolCall['args']) =>
@@ -56,6 +56,7 @@ async function tabgateDriver(): Promise<
   const refFor = (label: string) => new RegExp(`${label} (@e\\d+)`).exec(last)?.[1] ?? '';
   return {
     call,
+    uploadFile,
     raw: (name, args) => call(name as ToolName, args),
     ref: (label) => (typeof label === 'string' ? refFor(label) : (label.exec(last)?.[1] ?? '')),
     async navigate(url) {
@@ -83,7 +84,7 @@ async function tabgateDriver(): Promise<
   };
 }
 
-async function playwrightDriver(outputDir: string): Promise<Driver> {
+async function playwrightDriver(outputDir: string, uploadFile: string): Promise<Driver> {
   const transport = new StdioClientTransport({
     command: process.execPath,
     stderr: 'ignore',
@@ -103,12 +104,17 @@ async function playwrightDriver(outputDir: string): Promise<Driver> {
   const tool = async (name: string, args: Record<string, unknown>) => {
     const result = (await client.callTool({ name, arguments: args })) as {
       content: { type: string; text?: string }[];
+      isError?: boolean;
     };
-    return result.content.map((part) => part.text ?? '').join('\n');
+    const text = result.content.map((part) => part.text ?? '').join('\n');
+    // A failed call is not timed as if it had done the work.
+    if (result.isError) throw new Error(`playwright-mcp ${name}: ${text.slice(0, 300)}`);
+    return text;
   };
   let last = '';
   const refFor = (label: string) => new RegExp(`${label} \\[ref=(\\w+)\\]`).exec(last)?.[1] ?? '';
   return {
+    uploadFile,
     raw: tool,
     ref: (label) => (typeof label === 'string' ? refFor(label) : (label.exec(last)?.[1] ?? '')),
     async navigate(url) {
@@ -169,8 +175,11 @@ async function measure(driver: Driver, url: (p: string) => string) {
 
 const site = await startTestSite();
 const outputDir = fs.mkdtempSync(path.join(os.tmpdir(), 'tabgate-bench-'));
-const ours = await tabgateDriver();
-const theirs = await playwrightDriver(outputDir);
+// One small file both may upload: it sits in tabgate's upload root and in Playwright MCP's output folder.
+const uploadFile = path.join(outputDir, 'upload.txt');
+fs.writeFileSync(uploadFile, 'tabgate bench upload\n');
+const ours = await tabgateDriver(uploadFile);
+const theirs = await playwrightDriver(outputDir, uploadFile);
 try {
   await ours.navigate('about:blank');
   await theirs.navigate('about:blank');

@@ -89,3 +89,40 @@ export function pageElementBox(
   const rect = el.getBoundingClientRect();
   return { x: rect.left + scrollX, y: rect.top + scrollY, width: rect.width, height: rect.height };
 }
+
+/** The element's box in its own frame's viewport, after scrolling it into view there. */
+export function pageViewportBox(
+  agent: PageAgent,
+  id: number,
+): { x: number; y: number; width: number; height: number } | null {
+  const el = agent.lookup(id);
+  if (!el) return null;
+  el.scrollIntoView({ block: 'nearest', inline: 'nearest', behavior: 'instant' });
+  const rect = el.getBoundingClientRect();
+  return { x: rect.left, y: rect.top, width: rect.width, height: rect.height };
+}
+
+/**
+ * Where an iframe element draws its document: its content box in its own frame's viewport (inside the
+ * border and padding), and that frame's scroll, which page coordinates of the top frame add.
+ */
+export function pageFrameContent(
+  agent: PageAgent,
+  id: number,
+): { x: number; y: number; width: number; height: number; scrollX: number; scrollY: number } | null {
+  const el = agent.lookup(id);
+  if (!el) return null;
+  el.scrollIntoView({ block: 'nearest', inline: 'nearest', behavior: 'instant' });
+  const rect = el.getBoundingClientRect();
+  const style = getComputedStyle(el);
+  const padLeft = parseFloat(style.paddingLeft);
+  const padTop = parseFloat(style.paddingTop);
+  return {
+    x: rect.left + el.clientLeft + padLeft,
+    y: rect.top + el.clientTop + padTop,
+    width: el.clientWidth - padLeft - parseFloat(style.paddingRight),
+    height: el.clientHeight - padTop - parseFloat(style.paddingBottom),
+    scrollX,
+    scrollY,
+  };
+}

@@ -1,13 +1,21 @@
 /**
  * Screenshots: PNG or JPEG of the viewport, of the whole page scaled down to a pixel budget, or of one
- * element; refused when even that would be too large for a response. Secret fields (vault-filled,
+ * element (inside same- and cross-origin iframes too); refused when even that would be too large for a response. Secret fields (vault-filled,
  * password, card, one-time code) are painted over in every frame of every one, and `annotate` labels the interactive elements with their refs
  * (screenshot-overlays.ts).
  */
 import { TabgateError, type ScreenshotResult } from '../protocol/index.js';
 import { bindingOf } from './actions.js';
 import { staleError } from './frame-worlds.js';
-import { LABEL_COLOUR, pageAddOverlays, pageElementBox, pageRemoveOverlays } from './screenshot-overlays.js';
+import {
+  LABEL_COLOUR,
+  pageAddOverlays,
+  pageElementBox,
+  pageFrameContent,
+  pageRemoveOverlays,
+  pageViewportBox,
+} from './screenshot-overlays.js';
+import type { RefBinding } from './refs.js';
 import { snapshotTab } from './snapshot.js';
 import type { Tab } from './tab.js';
 
@@ -29,13 +37,10 @@ type Clip = { x: number; y: number; width: number; height: number; scale: number
 async function clipOf(tab: Tab, options: ScreenshotOptions): Promise<Clip | null> {
   if (options.ref) {
     const binding = bindingOf(tab, options.ref);
-    if (binding.ancestors.length > 0) {
-      throw new TabgateError(
-        'element_not_interactable',
-        `${options.ref} is inside a frame; take a screenshot of the frame's element or of the viewport.`,
-      );
-    }
-    const box = await binding.worlds.call(binding.contextId, pageElementBox, binding.localId);
+    const box =
+      binding.ancestors.length > 0
+        ? await boxThroughFrames(binding)
+        : await binding.worlds.call(binding.contextId, pageElementBox, binding.localId);
     if (!box) throw staleError();
     if (box.width < 1 || box.height < 1)
       throw new TabgateError('element_not_interactable', `${options.ref} has no visible box.`);
@@ -50,6 +55,39 @@ async function clipOf(tab: Tab, options: ScreenshotOptions): Promise<Clip | null
   const height = Math.max(1, Math.ceil(metrics.cssContentSize.height));
   const scale = Math.min(1, Math.sqrt(MAX_PIXELS / (width * height)), MAX_SIDE / width, MAX_SIDE / height);
   return { x: 0, y: 0, width, height, scale };
+}
+
+type Box = { x: number; y: number; width: number; height: number };
+
+/**
+ * The box of an element inside iframes, in the top page's coordinates: its box in its own frame's
+ * viewport, cut to what each iframe shows of its document and moved by where each iframe draws it,
+ * innermost first; the top page's scroll last. Every frame is scrolled so the element is in view,
+ * outermost first, as a click does. A cut that leaves nothing is a box of zero size.
+ */
+async function boxThroughFrames(binding: RefBinding): Promise<Box | null> {
+  for (const frame of binding.ancestors) {
+    if (!(await frame.worlds.call(frame.contextId, pageFrameContent, frame.localId))) return null;
+  }
+  let box = await binding.worlds.call(binding.contextId, pageViewportBox, binding.localId);
+  let scroll = { x: 0, y: 0 };
+  // Read again, innermost first, now that every frame inside has scrolled too.
+  for (const frame of [...binding.ancestors].reverse()) {
+    const content = await frame.worlds.call(frame.contextId, pageFrameContent, frame.localId);
+    if (!box || !content) return null;
+    const left = Math.max(box.x, 0);
+    const top = Math.max(box.y, 0);
+    const right = Math.min(box.x + box.width, content.width);
+    const bottom = Math.min(box.y + box.height, content.height);
+    box = {
+      x: content.x + left,
+      y: content.y + top,
+      width: Math.max(0, right - left),
+      height: Math.max(0, bottom - top),
+    };
+    scroll = { x: content.scrollX, y: content.scrollY };
+  }
+  return box && { ...box, x: box.x + scroll.x, y: box.y + scroll.y };
 }
 
 /** The refs of the main frame's interactive elements, freshly minted. */

@@ -80,7 +80,7 @@ export function actionCases(get: HarnessRef): void {
       withSession(get, async (s) => {
         await s.call('browser_navigate', { url: get().url('/long') });
         const down = (await s.call('browser_scroll', { direction: 'down' })) as ScrollResult;
-        assert.ok(down.scroll_y > 300, `scrolled to ${down.scroll_y}`);
+        assert.ok(down.scroll_y !== null && down.scroll_y > 300, `scrolled to ${down.scroll_y}`);
         const up = (await s.call('browser_scroll', { direction: 'up', amount: 100 })) as ScrollResult;
         assert.equal(up.scroll_y, down.scroll_y - 100);
       }),

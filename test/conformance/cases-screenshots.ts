@@ -55,6 +55,33 @@ export function screenshotCases(get: HarnessRef): void {
     );
 
     it(
+      'ref captures an element inside a same-origin and a cross-origin iframe',
+      withSession(get, async (s) => {
+        await s.call('browser_navigate', { url: get().url('/frame-shot') });
+        const outline = (await s.call('browser_snapshot')) as { snapshot: string };
+        const refs = [...outline.snapshot.matchAll(/button "Green block" (@e\d+)/g)].map((m) => m[1] ?? '');
+        assert.equal(refs.length, 2, outline.snapshot);
+        for (const ref of refs) {
+          const shot = (await s.call('browser_screenshot', { ref })) as ScreenshotResult;
+          assert.deepEqual([shot.width, shot.height], [120, 40], ref);
+          for (const [x, y] of [
+            [1, 1],
+            [118, 1],
+            [1, 38],
+            [118, 38],
+            [60, 20],
+          ] as const) {
+            const [r, g, b] = pixel(shot, x, y);
+            assert.ok(
+              r < 40 && g > 140 && b < 40,
+              `${ref} at ${x},${y} is ${r},${g},${b}, not the green block`,
+            );
+          }
+        }
+      }),
+    );
+
+    it(
       'ref captures one element, and format jpeg takes a quality',
       withSession(get, async (s) => {
         await s.call('browser_navigate', { url: get().url('/tasks/annotate') });

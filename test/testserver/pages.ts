@@ -67,6 +67,20 @@ export function pages(other: string): Record<string, string> {
       <iframe title="Same origin" src="/inner?label=same" width="400" height="150"></iframe>
       <iframe title="Cross origin" src="${other}/inner?label=cross" width="400" height="150"></iframe>`,
     ),
+    // A green block inside each kind of iframe, away from the frame's corner and inside a border, so
+    // an element screenshot that misplaces it by any of these shows white or blue instead.
+    '/frame-shot': page(
+      'Frame shot',
+      `<style>body { margin: 0; } iframe { display: block; margin: 30px 0 0 70px; border: 3px solid #00f; }</style>
+      <div style="height: 40px"></div>
+      <iframe title="Same origin" src="/frame-shot-inner" width="300" height="120"></iframe>
+      <iframe title="Cross origin" src="${other}/frame-shot-inner" width="300" height="120"></iframe>`,
+    ),
+    '/frame-shot-inner': page(
+      'Frame shot inner',
+      `<style>body { margin: 0; background: #fff; }</style>
+      <button aria-label="Green block" style="margin: 20px 0 0 30px; width: 120px; height: 40px; border: 0; background: #0a0; font-size: 0">.</button>`,
+    ),
     '/inner': page(
       'Inner',
       `<p>Inside a frame</p><button onclick="document.getElementById('r').textContent = 'inner clicked trusted=' + event.isTrusted">Inner button</button>

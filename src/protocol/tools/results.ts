@@ -93,8 +93,12 @@ export type PressResult = z.infer<typeof pressResultSchema>;
 
 export const scrollResultSchema = result({
   scrolled: z.enum(['up', 'down', 'left', 'right']),
-  scroll_x: z.number(),
-  scroll_y: z.number(),
+  /**
+   * The page's scroll position after the call, in CSS pixels; null on a backend that cannot read it
+   * (Camofox's scroll call reports no position, and tabgate runs no script there to ask).
+   */
+  scroll_x: z.number().nullable(),
+  scroll_y: z.number().nullable(),
 });
 export type ScrollResult = z.infer<typeof scrollResultSchema>;
 

@@ -12,6 +12,8 @@ import type { BrowserBackend, SessionBrowserInfo, ToolCall } from '../backend.js
 import { checkNavigation, NetworkPolicy, type Resolver } from '../network-policy.js';
 import type { BrowserSettings } from '../../config/browser-settings.js';
 import { CamofoxClient, type CamofoxReply } from './camofox-client.js';
+import { camofoxFailure } from './camofox-errors.js';
+import { discoverLiveView, webAddress } from './camofox-live-view.js';
 import { camofoxRef, snapshotResult, type CamofoxSnapshot } from './camofox-snapshot.js';
 
 export interface CamofoxOptions {
@@ -19,7 +21,10 @@ export interface CamofoxOptions {
   url: string;
   /** `CAMOFOX_API_KEY`: sent as a Bearer token. */
   apiKey?: string;
-  /** `browser.camofox.vnc_url` / `CAMOFOX_VNC_URL`: where a person can watch, shown as the session's live_url. */
+  /**
+   * `browser.camofox.vnc_url` / `CAMOFOX_VNC_URL`: where a person can watch, shown as the session's
+   * live_url; without it, the noVNC page Camofox reports (camofox-live-view.ts).
+   */
   vncUrl?: string;
   /**
    * `browser.camofox.user_id` / `CAMOFOX_USER_ID`: a Camofox user kept outside tabgate (a profile with
@@ -60,6 +65,9 @@ export class CamofoxBackend implements BrowserBackend {
   private readonly client: CamofoxClient;
   private readonly sessions = new Map<string, CamofoxSession>();
   private readonly policy: NetworkPolicy;
+  /** Where a person can watch, looked up once, on the first page a session opens. */
+  private liveView: Promise<string | undefined> | undefined;
+  private liveUrl: string | undefined;
 
   constructor(
     private readonly o: CamofoxOptions,
@@ -67,6 +75,8 @@ export class CamofoxBackend implements BrowserBackend {
     private readonly log: Logger,
   ) {
     this.client = new CamofoxClient(o.url, o.apiKey);
+    // The owner's address wins over what Camofox reports.
+    this.liveUrl = webAddress(o.vncUrl);
     this.policy = new NetworkPolicy({
       remote: true,
       allowPrivateUrls: settings.allowPrivateUrls,
@@ -118,8 +128,8 @@ export class CamofoxBackend implements BrowserBackend {
           throw new TabgateError('unsupported_on_backend', 'Camofox scrolls up or down only.');
         const amount = typeof args.amount === 'number' ? args.amount : DEFAULT_SCROLL_PX;
         await this.tabCall(session, 'scroll', { direction, amount });
-        // Camofox does not report the scroll position.
-        return { scrolled: direction, scroll_x: 0, scroll_y: null };
+        // Camofox does not report the scroll position (the result schema allows null for this).
+        return { scrolled: direction, scroll_x: null, scroll_y: null };
       }
       default: {
         // No page yet is no previous page either: the same answer as every other backend's.
@@ -134,7 +144,7 @@ export class CamofoxBackend implements BrowserBackend {
 
   describeSession(sessionId: string): SessionBrowserInfo | undefined {
     if (!this.sessions.has(sessionId)) return undefined;
-    return { backend: this.name, ...(this.o.vncUrl ? { live_url: this.o.vncUrl } : {}) };
+    return { backend: this.name, ...(this.liveUrl ? { live_url: this.liveUrl } : {}) };
   }
 
   async closeSession(sessionId: string): Promise<void> {
@@ -200,6 +210,7 @@ export class CamofoxBackend implements BrowserBackend {
       const tabId = reply.body.tabId;
       if (reply.status < 300 && typeof tabId === 'string') session.tabId = tabId;
     }
+    await this.learnLiveView();
     if (!reply || reply.status >= 300)
       throw new TabgateError(
         'navigation_failed',
@@ -214,6 +225,12 @@ export class CamofoxBackend implements BrowserBackend {
     };
   }
 
+  private async learnLiveView(): Promise<void> {
+    if (this.liveUrl) return;
+    this.liveView ??= discoverLiveView(this.client, this.o.url);
+    this.liveUrl = await this.liveView;
+  }
+
   private async snapshot(session: CamofoxSession): Promise<CamofoxSnapshot> {
     const tabId = this.requireTab(session);
     const reply = await this.client.request(
@@ -222,32 +239,29 @@ export class CamofoxBackend implements BrowserBackend {
       undefined,
       this.timeoutMs,
     );
-    if (reply.status === 404) throw this.tabGone(session);
-    if (reply.status >= 300 || typeof reply.body.snapshot !== 'string')
-      throw new TabgateError(
-        'backend_unavailable',
-        `Camofox snapshot failed: ${this.client.describe(reply)}`,
-      );
+    if (reply.status === 404 && typeof reply.body.code !== 'string') throw this.tabGone(session);
+    if (reply.status >= 300) {
+      const failure = camofoxFailure(reply, 'snapshot', undefined, this.client.words(reply));
+      if (failure.tabGone) session.tabId = null;
+      throw failure.error;
+    }
+    if (typeof reply.body.snapshot !== 'string')
+      throw new TabgateError('backend_unavailable', 'Camofox answered the snapshot without one.');
     return reply.body as unknown as CamofoxSnapshot;
   }
 
   private async onRef(session: CamofoxSession, action: 'click' | 'type', ref: string, extra: object) {
     const id = camofoxRef(ref);
     if (!id) throw new TabgateError('stale_ref', `${ref} is not a ref from this page.`);
-    const reply = await this.tabCall(session, action, { ref: id, ...extra }, true);
-    if (reply.status >= 400)
-      throw new TabgateError(
-        'stale_ref',
-        `${ref} is not on the page any more (Camofox: ${this.client.describe(reply)}).`,
-      );
+    await this.tabCall(session, action, { ref: id, ...extra }, ref);
   }
 
-  /** One call on the session's tab; a failure is an error unless the caller reads the reply itself. */
+  /** One call on the session's tab; a refusal becomes the code other backends give for the same case. */
   private async tabCall(
     session: CamofoxSession,
     action: string,
     body: object,
-    callerReads = false,
+    ref?: string,
   ): Promise<CamofoxReply> {
     const tabId = this.requireTab(session);
     const reply = await this.client.request(
@@ -256,13 +270,12 @@ export class CamofoxBackend implements BrowserBackend {
       { userId: session.userId, ...body },
       this.timeoutMs,
     );
-    if (reply.status === 404 && !callerReads) throw this.tabGone(session);
-    if (reply.status >= 300 && !callerReads)
-      throw new TabgateError(
-        'backend_unavailable',
-        `Camofox ${action} failed: ${this.client.describe(reply)}`,
-      );
-    return reply;
+    if (reply.status < 300) return reply;
+    // Camofox's own "Tab not found" carries no code: the tab was collected while idle.
+    if (reply.status === 404 && typeof reply.body.code !== 'string') throw this.tabGone(session);
+    const failure = camofoxFailure(reply, action, ref, this.client.words(reply));
+    if (failure.tabGone) session.tabId = null;
+    throw failure.error;
   }
 
   private requireTab(session: CamofoxSession): string {

@@ -56,10 +56,15 @@ export class CamofoxClient {
     return { status: response.status, body: record };
   }
 
-  /** The server's own words about a failure, with anything secret taken out. */
-  describe(reply: CamofoxReply): string {
+  /** The server's own words about a failure, whole, with anything secret taken out. */
+  words(reply: CamofoxReply): string {
     const raw = reply.body.error ?? reply.body.message ?? '';
     const text = typeof raw === 'string' ? raw : JSON.stringify(raw);
-    return redactSecrets(text, [this.apiKey]).slice(0, 300);
+    return redactSecrets(text, [this.apiKey]);
+  }
+
+  /** The same, short enough for a message. */
+  describe(reply: CamofoxReply): string {
+    return this.words(reply).slice(0, 300);
   }
 }
