@@ -11,7 +11,7 @@ import { createCdpUrlBackend } from '../../src/gateway/backends/cdp/index.js';
 import { DEFAULT_BROWSER_SETTINGS } from '../../src/gateway/config/browser-settings.js';
 import { silentLogger } from '../../src/log/logger.js';
 import type { NavigateResult } from '../../src/protocol/index.js';
-import { launchChromium, type LocalChromium } from '../providers/fixtures/chromium.js';
+import { launchChromium, type LocalChromium } from '../helpers/chromium.js';
 import { startTestSite, type TestSite } from '../testserver/server.js';
 
 describe('CDP URL backend', () => {

@@ -12,7 +12,7 @@ import { TOOLS } from '../../src/protocol/index.js';
 import { backendSessions } from '../conformance/backend-sessions.js';
 import { runConformanceSuite } from '../conformance/suite.js';
 import { startTestSite } from '../testserver/server.js';
-import { launchChromium, type LocalChromium } from './fixtures/chromium.js';
+import { launchChromium, type LocalChromium } from '../helpers/chromium.js';
 import { startFakeCamofox, type FakeCamofox } from './fixtures/fake-camofox.js';
 
 /**
@@ -78,7 +78,7 @@ after(async () => {
 
 runConformanceSuite('Camofox (REST, a local Camofox server driving a real Chromium)', async () => {
   const site = await startTestSite({ hosts: ['site-a.tabgate.test', 'site-b.tabgate.test'] });
-  chromium = await launchChromium(['--host-resolver-rules=MAP *.tabgate.test 127.0.0.1']);
+  chromium = await launchChromium({ extraArgs: ['--host-resolver-rules=MAP *.tabgate.test 127.0.0.1'] });
   camofox = await startFakeCamofox({ cdpUrl: chromium.wsEndpoint });
   const settings = { ...DEFAULT_BROWSER_SETTINGS, snapshotMaxChars: 4000, allowPrivateUrls: true };
   const backend = new CamofoxBackend(

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { startTestGateway, type TestGateway } from '../gateway/fixtures/gateway.js';
 import { startTestSite, type TestSite } from '../testserver/server.js';
-import { launchChromium, type LocalChromium } from './fixtures/chromium.js';
+import { launchChromium, type LocalChromium } from '../helpers/chromium.js';
 import { startFakeCamofox, type FakeCamofox } from './fixtures/fake-camofox.js';
 
 const KEY = 'camofox-key-5566778899';

@@ -9,7 +9,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { startTestGateway, type HttpResult, type TestGateway } from '../gateway/fixtures/gateway.js';
-import { launchChromium, type LocalChromium } from '../providers/fixtures/chromium.js';
+import { launchChromium, type LocalChromium } from '../helpers/chromium.js';
 import { PUBLIC_HOST, startNetworkSites, type NetworkSites } from './fixtures/network-sites.js';
 import { errorCode, toolSession } from './fixtures/tool-session.js';
 
@@ -33,7 +33,7 @@ describe('a remote browser never reaches a private address', () => {
 
   before(async () => {
     sites = await startNetworkSites();
-    chromium = await launchChromium([sites.metadataResolverRule]);
+    chromium = await launchChromium({ extraArgs: [sites.metadataResolverRule] });
     gw = await startTestGateway({
       config: {
         browser: {
