@@ -122,8 +122,10 @@ describe('a remote browser never reaches a private address', () => {
   it('keeps page scripts, workers, frames and images off the private server', async () => {
     sid = await gw.createSession();
     await ok('browser_navigate', { url: sites.publicUrl('/scripts') });
+    await sites.settled('scripts');
     await ok('browser_navigate', { url: sites.publicUrl('/embeds') });
-    await assertNothingReachedPrivate();
+    await sites.settled('embeds');
+    assert.deepEqual(sites.privateRequests, []);
   });
 
   it('keeps a meta refresh and a script redirect off the private server', async () => {
