@@ -6,6 +6,7 @@
  */
 import { after } from 'node:test';
 import { CAMOFOX_TOOLS, CamofoxBackend } from '../../src/gateway/backends/camofox/camofox-backend.js';
+import { CheckedResults } from '../../src/gateway/backends/checked-results.js';
 import { DEFAULT_BROWSER_SETTINGS } from '../../src/gateway/config/browser-settings.js';
 import { silentLogger } from '../../src/log/logger.js';
 import { TOOLS } from '../../src/protocol/index.js';
@@ -99,7 +100,7 @@ runConformanceSuite('Camofox (REST, a local Camofox server driving a real Chromi
       },
       skippedCases: SKIPPED_CASES,
     },
-    newSession: backendSessions(backend, 'camofox-conformance'),
+    newSession: backendSessions(new CheckedResults(backend, silentLogger), 'camofox-conformance'),
     async close() {
       await backend.close();
       await site.close();

@@ -20,6 +20,7 @@ import type { SiteRulesSource } from './site-rules-source.js';
 import { createCdpUrlBackend, createLocalChromiumBackend } from './cdp/index.js';
 import { createProviderBackend, providerDiscoveryOptions } from './providers/index.js';
 import { CamofoxBackend } from './camofox/camofox-backend.js';
+import { CheckedResults } from './checked-results.js';
 import { UnavailableBackend } from './unavailable.js';
 
 const stringIn = (section: Readonly<Record<string, unknown>>, key: string): string | undefined =>
@@ -88,7 +89,10 @@ export async function chooseBackend(options: {
       const userId = env.CAMOFOX_USER_ID ?? stringIn(camofox, 'user_id');
       const sessionKey = env.CAMOFOX_SESSION_KEY ?? stringIn(camofox, 'session_key');
       const backend = selection.url
-        ? new CamofoxBackend({ url: selection.url, apiKey, vncUrl, userId, sessionKey }, settings, log)
+        ? new CheckedResults(
+            new CamofoxBackend({ url: selection.url, apiKey, vncUrl, userId, sessionKey }, settings, log),
+            log,
+          )
         : new UnavailableBackend(
             'Camofox is selected (browser.cloud_provider: camofox) but CAMOFOX_URL is not set; run `tabgate tools`.',
             'provider_not_configured',

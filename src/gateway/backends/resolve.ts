@@ -11,6 +11,7 @@ import type { BrowserSelection, PluginDiagnostic } from '../../providers/index.j
 import type { Logger } from '../../log/logger.js';
 import { envFilePath } from '../../providers/index.js';
 import { configPath, loadConfig, type GatewayConfig } from '../config/index.js';
+import type { ToolName, ToolResults } from '../../protocol/index.js';
 import type { BrowserBackend, SessionBrowserInfo, ToolCall } from './backend.js';
 import { chooseBackend, type BackendChoice } from './backend-choice.js';
 import type { SiteRulesSource } from './site-rules-source.js';
@@ -70,7 +71,7 @@ export class LiveBackend implements BrowserBackend {
     return backend.describeSession?.(sessionId) ?? { backend: backend.name };
   }
 
-  async call(call: ToolCall): Promise<unknown> {
+  async call<N extends ToolName>(call: ToolCall<N>): Promise<ToolResults[N]> {
     let choice = this.bySession.get(call.sessionId);
     if (!choice) {
       const chosen = await this.choiceForNewSession();
