@@ -9,6 +9,7 @@
 import { readFileSync } from 'node:fs';
 import type { BrowserSelection, PluginDiagnostic } from '../../providers/index.js';
 import type { Logger } from '../../log/logger.js';
+import type { TimerClock } from '../clock.js';
 import { envFilePath } from '../../providers/index.js';
 import { configPath, loadConfig, type GatewayConfig } from '../config/index.js';
 import type { ToolName, ToolResults } from '../../protocol/index.js';
@@ -32,6 +33,8 @@ interface ResolveOptions {
   log: Logger;
   /** Site grants for the CDP backends (docs/safety.md). */
   sites?: SiteRulesSource;
+  /** The gateway's clock, for every backend chosen now or later. */
+  clock?: TimerClock;
 }
 
 /** The file's content: both files are small, and a content compare cannot miss two writes in one mtime tick. */
@@ -131,7 +134,13 @@ export class LiveBackend implements BrowserBackend {
       return this.current;
     }
     this.sources = now;
-    const next = await chooseBackend({ config, env: this.o.env, log, sites: this.o.sites });
+    const next = await chooseBackend({
+      config,
+      env: this.o.env,
+      log,
+      sites: this.o.sites,
+      clock: this.o.clock,
+    });
     if (next.key === this.current.key) {
       await this.shut(next);
       return this.current;
