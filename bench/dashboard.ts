@@ -15,15 +15,14 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
-import { chromium } from 'playwright-core';
 import { stringify } from 'yaml';
 import { startGateway } from '../src/gateway/server.js';
 import { silentLogger } from '../src/log/logger.js';
+import { CHROMIUM, launchPlaywrightChromium } from '../test/helpers/chromium.js';
 import { quantile } from './stats.js';
 
 const SESSIONS = Number(process.env.BENCH_SESSIONS ?? 10);
 const ACTIONS = Number(process.env.BENCH_ACTIONS ?? 20);
-const CHROMIUM = process.env.CHROME_PATH ?? '/usr/bin/chromium';
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
 const PAGE = `<!doctype html><title>Bench</title><button id="b" onclick="this.textContent='clicked '+Date.now()">Press</button>`;
@@ -142,7 +141,7 @@ async function main(): Promise<void> {
     streaming.abort();
     await stream;
 
-    const browser = await chromium.launch({ executablePath: CHROMIUM });
+    const browser = await launchPlaywrightChromium();
     try {
       const tab = await browser.newPage();
       await tab.goto(gateway.signInLink('/'));

@@ -7,10 +7,10 @@
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { chromium as playwrightChromium } from 'playwright-core';
 import { escapeBoundaries, newBoundary } from '../src/engine/page-text-boundary.js';
 import { INSTALL_EXPRESSION } from '../src/engine/page/install.js';
 import type { SnapshotResult, ToolName } from '../src/protocol/index.js';
+import { launchPlaywrightChromium } from '../test/helpers/chromium.js';
 import { GOAL_PAGES } from './engine-goals-pages.js';
 
 interface SnapshotDriver {
@@ -22,7 +22,6 @@ export interface GoalsInput {
   ours: SnapshotDriver & { call: (tool: ToolName, args: Record<string, unknown>) => Promise<unknown> };
   theirs: SnapshotDriver;
   site: { url(path: string): string };
-  chromium: string;
   runs: number;
 }
 
@@ -89,8 +88,8 @@ function firstAnswerReach(first: SnapshotResult): number {
  * is the median of their differences over the median plain walk: a load that comes and goes shifts both
  * walks of a pair alike. The boundary and the escaping run in Node and are timed there.
  */
-async function markingCost(url: string, chromium: string, runs: number) {
-  const browser = await playwrightChromium.launch({ executablePath: chromium, args: ['--no-sandbox'] });
+async function markingCost(url: string, runs: number) {
+  const browser = await launchPlaywrightChromium();
   try {
     const page = await browser.newPage();
     await page.goto(url);
@@ -131,7 +130,7 @@ async function markingCost(url: string, chromium: string, runs: number) {
   }
 }
 
-export async function measureGoals({ ours, theirs, site, chromium, runs }: GoalsInput): Promise<void> {
+export async function measureGoals({ ours, theirs, site, runs }: GoalsInput): Promise<void> {
   const goals = await serveGoalPages();
   try {
     const urls = [
@@ -184,7 +183,7 @@ export async function measureGoals({ ours, theirs, site, chromium, runs }: Goals
       refs.push(`${first.ref_count}/${page.controls}`);
     }
 
-    const cost = await markingCost(site.url('/table'), chromium, runs);
+    const cost = await markingCost(site.url('/table'), runs);
 
     console.log(
       '\n| goal page | compact chars, tabgate / playwright-mcp | snapshot ms (every answer paged through) |',

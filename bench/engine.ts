@@ -14,6 +14,7 @@ import type { ToolCall } from '../src/gateway/backends/backend.js';
 import { DEFAULT_BROWSER_SETTINGS } from '../src/gateway/config/browser-settings.js';
 import { silentLogger } from '../src/log/logger.js';
 import type { NavigateResult, SnapshotResult, ToolName } from '../src/protocol/index.js';
+import { CHROMIUM } from '../test/helpers/chromium.js';
 import { startTestSite } from '../test/testserver/server.js';
 import { measureActions, type ActionDriver } from './engine-actions.js';
 import { measureGoals } from './engine-goals.js';
@@ -26,7 +27,6 @@ const PAGES = {
   iframes: '/frames',
   'link-heavy page': '/snap/links',
 };
-const CHROMIUM = process.env.CHROME_PATH ?? '/usr/bin/chromium';
 
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? NaN;
 async function timed<T>(work: () => Promise<T>): Promise<[T, number]> {
@@ -231,7 +231,7 @@ try {
     );
   }
   await measureActions({ ours, theirs, url: (p) => site.url(p), runs: RUNS });
-  await measureGoals({ ours, theirs, site, chromium: CHROMIUM, runs: RUNS });
+  await measureGoals({ ours, theirs, site, runs: RUNS });
 } finally {
   await ours.close();
   await theirs.close();

@@ -8,6 +8,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { MCP_TOOLS } from '../src/gateway/mcp/mcp-server.js';
+import { CHROMIUM } from '../test/helpers/chromium.js';
 
 const tokens = (value: unknown) => Math.round(JSON.stringify(value).length / 4);
 
@@ -19,7 +20,7 @@ async function playwrightMcpTools(): Promise<unknown[]> {
       'node_modules/@playwright/mcp/cli.js',
       '--headless',
       '--executable-path',
-      process.env.CHROME_PATH ?? '/usr/bin/chromium',
+      CHROMIUM,
       '--isolated',
       '--no-sandbox',
       '--output-dir',

@@ -13,10 +13,10 @@ import path from 'node:path';
 import { stringify } from 'yaml';
 import { startGateway } from '../src/gateway/server.js';
 import { createLogger, silentLogger } from '../src/log/logger.js';
+import { CHROMIUM } from '../test/helpers/chromium.js';
 import { quantile } from './stats.js';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 100);
-const CHROMIUM = process.env.CHROME_PATH ?? '/usr/bin/chromium';
 
 async function main(): Promise<void> {
   let arrived: (() => void) | null = null;

@@ -270,14 +270,12 @@ export class DefaultGatewayService implements GatewayService {
       return this.controllerResults.accept('browser_screenshot', {}, answer);
     }
     if (!opened) return null;
-    // The backend seam is untyped; behind it the engine answers in the catalog's result types.
-    const shot = await this.d.backend.call({
+    return this.d.backend.call({
       sessionId,
       tool: 'browser_screenshot',
       args: {},
       toolCallId: null,
     });
-    return shot as ScreenshotResult;
   }
 
   /** An owner-only act on one session, in the audit log like the agent's calls (when there is one). */
@@ -440,8 +438,7 @@ export class DefaultGatewayService implements GatewayService {
       },
       this.d.backendBrowser ?? 'local',
     );
-    // The backend seam is untyped; behind it the engine answers in the catalog's result types.
-    return (await this.d.backend.call({
+    return this.d.backend.call({
       sessionId: call.sessionId,
       tool,
       args,
@@ -449,7 +446,7 @@ export class DefaultGatewayService implements GatewayService {
       signal: call.signal,
       ...(secret ? { secret } : {}),
       ...(approvals ? { approvals } : {}),
-    })) as ToolResult<ToolName>;
+    });
   }
 
   private async dispatchToController(

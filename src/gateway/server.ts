@@ -16,7 +16,7 @@ import { resolveBackend } from './backends/resolve.js';
 import { createInMemoryBroker } from './broker/index.js';
 import type { ControllerBroker } from './broker/controller-broker.js';
 import { startClusterBroker } from './cluster/index.js';
-import { systemClock, type Clock } from './clock.js';
+import { systemClock, timersOf, type Clock } from './clock.js';
 import {
   configPath,
   LiveExtensionControlFlag,
@@ -189,7 +189,13 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
   const authenticator = new Authenticator([apiKeyCredential(verifier), pairing.credential]);
   const resolved = options.backend
     ? { backend: options.backend, dispose() {} }
-    : await resolveBackend({ config, env: options.env ?? {}, log, sites: sitePolicies });
+    : await resolveBackend({
+        config,
+        env: options.env ?? {},
+        log,
+        sites: sitePolicies,
+        clock: timersOf(clock),
+      });
   const backend = resolved.backend;
   // Which browser a session's site mode is picked for: the user's tab once bound, else the backend's.
   const defaultSiteBrowser =

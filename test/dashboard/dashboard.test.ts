@@ -1,6 +1,6 @@
 /* eslint-disable @typescript-eslint/no-unsafe-member-access -- tests read JSON bodies */
 /**
- * The dashboard as its owner meets it: a real headless Chromium (playwright-core, /usr/bin/chromium)
+ * The dashboard as its owner meets it: a real headless Chromium (playwright-core, test/helpers/chromium.ts)
  * signs in through the one-time link, and watches an agent drive the gateway's real local Chromium over
  * HTTP: the session appears, its navigate and click reach the timeline and the screenshot changes, and
  * Stop ends a running call. The agent's API key alone cannot stop, approve or revoke, and a hostile page
@@ -12,13 +12,13 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { startTestGateway, type TestGateway } from '../gateway/fixtures/gateway.js';
 import { startTestSite, type TestSite } from '../testserver/server.js';
+import { CHROMIUM, launchPlaywrightChromium } from '../helpers/chromium.js';
 import { waitFor } from '../helpers/wait-for.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-const CHROMIUM = process.env.CHROME_PATH ?? '/usr/bin/chromium';
 const shot = (page: Page, name: string) =>
   page.screenshot({ path: path.join(root, 'docs', 'dashboard', `${name}.png`) });
 
@@ -35,7 +35,7 @@ describe('the dashboard in a real browser', () => {
     gw = await startTestGateway({
       config: { browser: { executable_path: CHROMIUM }, audit: { all_backends: true } },
     });
-    browser = await chromium.launch({ executablePath: CHROMIUM });
+    browser = await launchPlaywrightChromium();
     page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
     // A page the agent is sent to, which tries the owner's actions against the gateway it cannot see.
     hostile = http.createServer((req, res) => {

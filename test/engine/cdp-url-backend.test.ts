@@ -10,8 +10,7 @@ import { WebSocketServer } from 'ws';
 import { createCdpUrlBackend } from '../../src/gateway/backends/cdp/index.js';
 import { DEFAULT_BROWSER_SETTINGS } from '../../src/gateway/config/browser-settings.js';
 import { silentLogger } from '../../src/log/logger.js';
-import type { NavigateResult } from '../../src/protocol/index.js';
-import { launchChromium, type LocalChromium } from '../providers/fixtures/chromium.js';
+import { launchChromium, type LocalChromium } from '../helpers/chromium.js';
 import { startTestSite, type TestSite } from '../testserver/server.js';
 
 describe('CDP URL backend', () => {
@@ -53,12 +52,12 @@ describe('CDP URL backend', () => {
       silentLogger,
     );
     try {
-      const result = (await backend.call({
+      const result = await backend.call({
         sessionId: 's',
         tool: 'browser_navigate',
         args: { url: site.url('/page2') },
         toolCallId: null,
-      })) as NavigateResult;
+      });
       assert.equal(result.title, 'Page two');
     } finally {
       await backend.close();

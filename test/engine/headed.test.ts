@@ -10,7 +10,6 @@ import { after, before, describe, it } from 'node:test';
 import { createLocalChromiumBackend } from '../../src/gateway/backends/cdp/index.js';
 import { DEFAULT_BROWSER_SETTINGS } from '../../src/gateway/config/browser-settings.js';
 import { silentLogger } from '../../src/log/logger.js';
-import type { ScreenshotResult } from '../../src/protocol/index.js';
 import { startTestSite, type TestSite } from '../testserver/server.js';
 import { waitFor } from '../helpers/wait-for.js';
 import { chromiumPidsWith } from './chromium-processes.js';
@@ -62,12 +61,12 @@ describe(
           .find((args) => !args.some((arg) => arg.startsWith('--type=')));
         assert.ok(main, 'the browser process runs');
         assert.equal(main.includes('--headless'), false);
-        const shot = (await backend.call({
+        const shot = await backend.call({
           sessionId: 'headed',
           tool: 'browser_screenshot',
           args: {},
           toolCallId: null,
-        })) as ScreenshotResult;
+        });
         assert.ok(shot.width > 0 && shot.height > 0);
       } finally {
         await backend.close();

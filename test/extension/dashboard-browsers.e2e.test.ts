@@ -6,7 +6,8 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
+import { launchPlaywrightChromium } from '../helpers/chromium.js';
 import {
   callTool,
   requestPairing,
@@ -17,15 +18,13 @@ import {
   type Stage,
 } from './fixtures/paired-setup.js';
 
-const CHROMIUM = process.env.CHROME_PATH ?? '/usr/bin/chromium';
-
 describe("the dashboard's Browsers view with the real extension", () => {
   let stage: Stage;
   let owner: Browser;
   let page: Page;
   before(async () => {
     stage = await startStage({ pair: false });
-    owner = await chromium.launch({ executablePath: CHROMIUM });
+    owner = await launchPlaywrightChromium();
     page = await owner.newPage();
     await page.goto(stage.gw.gateway.signInLink('/'));
     await page.getByRole('navigation', { name: 'Views' }).waitFor();

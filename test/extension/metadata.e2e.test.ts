@@ -67,8 +67,9 @@ describe('a shared tab never reaches cloud metadata', () => {
 
   it('refuses page scripts, workers, frames and images that reach for metadata', async () => {
     await ok('browser_navigate', { url: sites.publicUrl('/scripts') });
+    await sites.settled('scripts');
     await ok('browser_navigate', { url: sites.publicUrl('/embeds') });
-    await new Promise((resolve) => setTimeout(resolve, 400));
+    await sites.settled('embeds');
     assert.deepEqual(metadataRequests(), []);
   });
 

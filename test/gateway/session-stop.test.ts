@@ -8,6 +8,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { BrowserBackend, ToolCall } from '../../src/gateway/backends/index.js';
+import type { ToolName, ToolResults } from '../../src/protocol/index.js';
 import { TestController } from './fixtures/controller.js';
 import { startTestGateway, type TestGateway } from './fixtures/gateway.js';
 import { runTabgate as tabgate } from '../helpers/tabgate-cli.js';
@@ -19,9 +20,10 @@ class HangingBackend implements BrowserBackend {
   readonly aborted: string[] = [];
   private started: (() => void)[] = [];
 
-  async call(call: ToolCall): Promise<unknown> {
+  async call<N extends ToolName>(call: ToolCall<N>): Promise<ToolResults[N]> {
     this.calls.push(call);
-    if (call.tool !== 'browser_navigate') return { tool: call.tool };
+    // Not a catalog shape: the tests only see that the call was answered.
+    if (call.tool !== 'browser_navigate') return { tool: call.tool } as unknown as ToolResults[N];
     for (const wake of this.started.splice(0)) wake();
     return new Promise((_resolve, reject) => {
       call.signal?.addEventListener('abort', () => {

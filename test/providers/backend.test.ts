@@ -7,7 +7,7 @@ import { DEFAULT_BROWSER_SETTINGS, type BrowserSettings } from '../../src/gatewa
 import type { ToolCall } from '../../src/gateway/backends/backend.js';
 import { BrowserUseProvider } from '../../src/providers/bundled/index.js';
 import { startTestSite, type TestSite } from '../testserver/server.js';
-import { launchChromium, type LocalChromium } from './fixtures/chromium.js';
+import { launchChromium, type LocalChromium } from '../helpers/chromium.js';
 import { providerContext } from './fixtures/context.js';
 import { startFakeVendor, type FakeVendor, type RecordedRequest } from './fixtures/fake-vendor.js';
 import { browserUseRoutes } from './fixtures/vendors.js';

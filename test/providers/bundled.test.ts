@@ -8,7 +8,7 @@ import {
 } from '../../src/providers/bundled/index.js';
 import { ProviderApiError, ProviderNotConfiguredError } from '../../src/providers/index.js';
 import { browserVersion } from './fixtures/cdp-probe.js';
-import { launchChromium, type LocalChromium } from './fixtures/chromium.js';
+import { launchChromium, type LocalChromium } from '../helpers/chromium.js';
 import { providerContext } from './fixtures/context.js';
 import { startFakeVendor, type FakeVendor } from './fixtures/fake-vendor.js';
 import { browserUseRoutes, browserbaseRoutes, firecrawlRoutes } from './fixtures/vendors.js';

@@ -7,6 +7,7 @@
 import assert from 'node:assert/strict';
 import { after } from 'node:test';
 import { CAMOFOX_TOOLS, CamofoxBackend } from '../../src/gateway/backends/camofox/camofox-backend.js';
+import { CheckedResults } from '../../src/gateway/backends/checked-results.js';
 import { DEFAULT_BROWSER_SETTINGS } from '../../src/gateway/config/browser-settings.js';
 import { silentLogger } from '../../src/log/logger.js';
 import { getTool, TOOLS } from '../../src/protocol/index.js';
@@ -14,7 +15,7 @@ import type { ConformanceSession } from '../conformance/harness.js';
 import { backendSessions } from '../conformance/backend-sessions.js';
 import { runConformanceSuite } from '../conformance/suite.js';
 import { startTestSite } from '../testserver/server.js';
-import { launchChromium, type LocalChromium } from './fixtures/chromium.js';
+import { launchChromium, type LocalChromium } from '../helpers/chromium.js';
 import { startFakeCamofox, type FakeCamofox } from './fixtures/fake-camofox.js';
 
 /**
@@ -96,7 +97,7 @@ after(async () => {
 
 runConformanceSuite('Camofox (REST, a local Camofox server driving a real Chromium)', async () => {
   const site = await startTestSite({ hosts: ['site-a.tabgate.test', 'site-b.tabgate.test'] });
-  chromium = await launchChromium(['--host-resolver-rules=MAP *.tabgate.test 127.0.0.1']);
+  chromium = await launchChromium({ extraArgs: ['--host-resolver-rules=MAP *.tabgate.test 127.0.0.1'] });
   camofox = await startFakeCamofox({ cdpUrl: chromium.wsEndpoint });
   const settings = { ...DEFAULT_BROWSER_SETTINGS, snapshotMaxChars: 4000, allowPrivateUrls: true };
   const backend = new CamofoxBackend(
@@ -117,7 +118,9 @@ runConformanceSuite('Camofox (REST, a local Camofox server driving a real Chromi
       },
       skippedCases: SKIPPED_CASES,
     },
-    newSession: resultsChecked(backendSessions(backend, 'camofox-conformance')),
+    newSession: resultsChecked(
+      backendSessions(new CheckedResults(backend, silentLogger), 'camofox-conformance'),
+    ),
     async close() {
       await backend.close();
       await site.close();

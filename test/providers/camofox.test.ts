@@ -6,7 +6,7 @@ import { after, before, describe, it } from 'node:test';
 import { getTool } from '../../src/protocol/index.js';
 import { startTestGateway, type TestGateway } from '../gateway/fixtures/gateway.js';
 import { startTestSite, type TestSite } from '../testserver/server.js';
-import { launchChromium, type LocalChromium } from './fixtures/chromium.js';
+import { launchChromium, type LocalChromium } from '../helpers/chromium.js';
 import { startFakeCamofox, type FakeCamofox } from './fixtures/fake-camofox.js';
 
 const KEY = 'camofox-key-5566778899';

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { resolveCdpEndpoint } from '../../src/gateway/backends/cdp/cdp-url-backend.js';
 import { startTestGateway } from '../gateway/fixtures/gateway.js';
-import { launchChromium, type LocalChromium } from './fixtures/chromium.js';
+import { launchChromium, type LocalChromium } from '../helpers/chromium.js';
 import { startInspectProxy, type InspectProxy } from './fixtures/inspect-proxy.js';
 
 describe('a CDP URL whose /json/version answers 404 (a browser shared from chrome://inspect)', () => {

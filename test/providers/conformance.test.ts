@@ -16,14 +16,14 @@ import { RemoteCdpProvider } from '../../src/providers/bundled/index.js';
 import { backendSessions } from '../conformance/backend-sessions.js';
 import { runConformanceSuite } from '../conformance/suite.js';
 import { startTestSite } from '../testserver/server.js';
-import { launchChromium, type LocalChromium } from './fixtures/chromium.js';
+import { launchChromium, type LocalChromium } from '../helpers/chromium.js';
 
 let chromium: LocalChromium | undefined;
 after(() => chromium?.kill());
 
 runConformanceSuite('provider session (remote-cdp)', async () => {
   const site = await startTestSite({ hosts: ['site-a.tabgate.test', 'site-b.tabgate.test'] });
-  chromium = await launchChromium(['--host-resolver-rules=MAP *.tabgate.test 127.0.0.1']);
+  chromium = await launchChromium({ extraArgs: ['--host-resolver-rules=MAP *.tabgate.test 127.0.0.1'] });
   const settings = { ...DEFAULT_BROWSER_SETTINGS, snapshotMaxChars: 4000, allowPrivateUrls: true };
   const provider = new RemoteCdpProvider({
     env: { REMOTE_CDP_URL: chromium.httpEndpoint },

@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { makeHome, startTestGateway } from '../gateway/fixtures/gateway.js';
-import { launchChromium, type LocalChromium } from './fixtures/chromium.js';
+import { launchChromium, type LocalChromium } from '../helpers/chromium.js';
 import { startFakeVendor } from './fixtures/fake-vendor.js';
 import { browserUseRoutes } from './fixtures/vendors.js';
 

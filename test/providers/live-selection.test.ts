@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { startTestGateway, type TestGateway } from '../gateway/fixtures/gateway.js';
-import { launchChromium, type LocalChromium } from './fixtures/chromium.js';
+import { launchChromium, type LocalChromium } from '../helpers/chromium.js';
 import { startFakeVendor, type FakeVendor } from './fixtures/fake-vendor.js';
 import { runCli } from './fixtures/terminal.js';
 import { browserbaseRoutes } from './fixtures/vendors.js';

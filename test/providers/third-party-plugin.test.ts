@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import { makeHome, startTestGateway, type TestGateway } from '../gateway/fixtures/gateway.js';
-import { launchChromium, type LocalChromium } from './fixtures/chromium.js';
+import { launchChromium, type LocalChromium } from '../helpers/chromium.js';
 import { startFakeVendor, type FakeVendor } from './fixtures/fake-vendor.js';
 import { installThirdPartyPlugin, PROVIDER_NAME } from './fixtures/third-party-plugin.js';
 

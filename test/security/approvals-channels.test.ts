@@ -10,6 +10,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { BrowserBackend, ToolCall } from '../../src/gateway/backends/index.js';
+import type { ToolName, ToolResults } from '../../src/protocol/index.js';
 import { startTestGateway, type TestGateway } from '../gateway/fixtures/gateway.js';
 import { runTabgate as tabgate } from '../helpers/tabgate-cli.js';
 import { waitFor } from '../helpers/wait-for.js';
@@ -18,7 +19,7 @@ import { waitFor } from '../helpers/wait-for.js';
 class GatingBackend implements BrowserBackend {
   readonly name = 'gating';
   performed = 0;
-  async call(call: ToolCall): Promise<unknown> {
+  async call<N extends ToolName>(call: ToolCall<N>): Promise<ToolResults[N]> {
     if (call.tool === 'browser_click') {
       await call.approvals?.ask({
         ref: '@e1',
@@ -28,7 +29,8 @@ class GatingBackend implements BrowserBackend {
       });
       this.performed++;
     }
-    return { clicked: '@e1' };
+    // What a click answers; the tests send no other tool.
+    return { clicked: '@e1' } as ToolResults[N];
   }
   async closeSession(): Promise<void> {}
   async close(): Promise<void> {}

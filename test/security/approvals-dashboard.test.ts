@@ -9,13 +9,12 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { startTestGateway, type TestGateway } from '../gateway/fixtures/gateway.js';
+import { CHROMIUM, launchPlaywrightChromium } from '../helpers/chromium.js';
 import { waitFor } from '../helpers/wait-for.js';
 import { startApprovalSites, type ApprovalSites } from './fixtures/approval-site.js';
 import { errorCode, toolSession } from './fixtures/tool-session.js';
-
-const CHROMIUM = process.env.CHROME_PATH ?? '/usr/bin/chromium';
 
 describe('approvals in the dashboard', () => {
   let gw: TestGateway;
@@ -49,7 +48,7 @@ describe('approvals in the dashboard', () => {
       },
     });
     sid = await gw.createSession('shop');
-    browser = await chromium.launch({ executablePath: CHROMIUM });
+    browser = await launchPlaywrightChromium();
     page = await browser.newPage();
     await page.goto(gw.gateway.signInLink('/#/approvals'));
     await page.getByRole('heading', { name: 'Approvals' }).waitFor();

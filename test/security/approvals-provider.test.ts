@@ -4,11 +4,11 @@
  * Private addresses are allowed only because the test sites are on loopback.
  */
 import { startTestGateway } from '../gateway/fixtures/gateway.js';
-import { launchChromium } from '../providers/fixtures/chromium.js';
+import { launchChromium } from '../helpers/chromium.js';
 import { approvalCases, approvalConfig } from './approvals-cases.js';
 
 approvalCases('approvals on a provider session', 'remote', async (sites, uploadRoot) => {
-  const chromium = await launchChromium([sites.resolverRule]);
+  const chromium = await launchChromium({ extraArgs: [sites.resolverRule] });
   const config = approvalConfig(sites, uploadRoot);
   const gw = await startTestGateway({
     config: {

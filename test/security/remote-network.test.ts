@@ -9,7 +9,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { startTestGateway, type HttpResult, type TestGateway } from '../gateway/fixtures/gateway.js';
-import { launchChromium, type LocalChromium } from '../providers/fixtures/chromium.js';
+import { launchChromium, type LocalChromium } from '../helpers/chromium.js';
 import { PUBLIC_HOST, startNetworkSites, type NetworkSites } from './fixtures/network-sites.js';
 import { errorCode, toolSession } from './fixtures/tool-session.js';
 
@@ -33,7 +33,7 @@ describe('a remote browser never reaches a private address', () => {
 
   before(async () => {
     sites = await startNetworkSites();
-    chromium = await launchChromium([sites.metadataResolverRule]);
+    chromium = await launchChromium({ extraArgs: [sites.metadataResolverRule] });
     gw = await startTestGateway({
       config: {
         browser: {
@@ -122,8 +122,10 @@ describe('a remote browser never reaches a private address', () => {
   it('keeps page scripts, workers, frames and images off the private server', async () => {
     sid = await gw.createSession();
     await ok('browser_navigate', { url: sites.publicUrl('/scripts') });
+    await sites.settled('scripts');
     await ok('browser_navigate', { url: sites.publicUrl('/embeds') });
-    await assertNothingReachedPrivate();
+    await sites.settled('embeds');
+    assert.deepEqual(sites.privateRequests, []);
   });
 
   it('keeps a meta refresh and a script redirect off the private server', async () => {

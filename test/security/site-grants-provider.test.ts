@@ -5,11 +5,11 @@
  * is on loopback; the site layer alone must keep the other site's server at 0 requests.
  */
 import { startTestGateway } from '../gateway/fixtures/gateway.js';
-import { launchChromium } from '../providers/fixtures/chromium.js';
+import { launchChromium } from '../helpers/chromium.js';
 import { SAFETY_CONFIG, siteGrantCases } from './site-grants-cases.js';
 
 siteGrantCases('site grants on a provider session', 'remote', async (servers) => {
-  const chromium = await launchChromium([servers.resolverRule]);
+  const chromium = await launchChromium({ extraArgs: [servers.resolverRule] });
   const gw = await startTestGateway({
     config: {
       browser: {

@@ -14,12 +14,14 @@ import {
   type PluginDiagnostic,
 } from '../../providers/index.js';
 import type { Logger } from '../../log/logger.js';
+import type { TimerClock } from '../clock.js';
 import { browserSettingsOf, pluginSection, sectionKey, type GatewayConfig } from '../config/index.js';
 import type { BrowserBackend } from './backend.js';
 import type { SiteRulesSource } from './site-rules-source.js';
 import { createCdpUrlBackend, createLocalChromiumBackend } from './cdp/index.js';
 import { createProviderBackend, providerDiscoveryOptions } from './providers/index.js';
 import { CamofoxBackend } from './camofox/camofox-backend.js';
+import { CheckedResults } from './checked-results.js';
 import { UnavailableBackend } from './unavailable.js';
 
 const stringIn = (section: Readonly<Record<string, unknown>>, key: string): string | undefined =>
@@ -53,8 +55,10 @@ export async function chooseBackend(options: {
   log: Logger;
   /** Site grants for the CDP backends (docs/safety.md). */
   sites?: SiteRulesSource;
+  /** The gateway's clock: deadlines, admission waits and idle sweeps run on it (default: the system's). */
+  clock?: TimerClock;
 }): Promise<BackendChoice> {
-  const { config, log, sites } = options;
+  const { config, log, sites, clock } = options;
   const env: Record<string, string | undefined> = { ...options.env };
   const loaded = loadHomeEnv(config.home, env);
   if (loaded.length > 0) log.info('loaded provider settings from the home .env', { keys: loaded.join(',') });
@@ -78,7 +82,7 @@ export async function chooseBackend(options: {
       return {
         ...common,
         key: JSON.stringify(['cdp-url', selection.cdpUrl, settings]),
-        backend: createCdpUrlBackend({ cdpUrl: selection.cdpUrl, sites }, settings, log),
+        backend: createCdpUrlBackend({ cdpUrl: selection.cdpUrl, sites, clock }, settings, log),
         dispose() {},
       };
     case 'camofox': {
@@ -88,7 +92,10 @@ export async function chooseBackend(options: {
       const userId = env.CAMOFOX_USER_ID ?? stringIn(camofox, 'user_id');
       const sessionKey = env.CAMOFOX_SESSION_KEY ?? stringIn(camofox, 'session_key');
       const backend = selection.url
-        ? new CamofoxBackend({ url: selection.url, apiKey, vncUrl, userId, sessionKey }, settings, log)
+        ? new CheckedResults(
+            new CamofoxBackend({ url: selection.url, apiKey, vncUrl, userId, sessionKey }, settings, log),
+            log,
+          )
         : new UnavailableBackend(
             'Camofox is selected (browser.cloud_provider: camofox) but CAMOFOX_URL is not set; run `tabgate tools`.',
             'provider_not_configured',
@@ -107,7 +114,8 @@ export async function chooseBackend(options: {
         provider,
         settings,
         log,
-        openCdpUrl: (target) => createCdpUrlBackend({ ...target, sites }, settings, log),
+        openCdpUrl: (target) => createCdpUrlBackend({ ...target, sites, clock }, settings, log),
+        clock,
       });
       return {
         ...common,
@@ -121,7 +129,7 @@ export async function chooseBackend(options: {
       return {
         ...common,
         key: JSON.stringify(['local', settings]),
-        backend: createLocalChromiumBackend(settings, log, { environment: options.env, sites }),
+        backend: createLocalChromiumBackend(settings, log, { environment: options.env, sites, clock }),
         dispose() {},
       };
   }

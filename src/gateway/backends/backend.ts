@@ -3,15 +3,21 @@
  * controller: the local Chromium (default), a cloud provider session, or a CDP URL. Backends never import
  * transports; they receive validated calls and return the tool's result or throw a TabgateError.
  */
-import type { SecretFill, ToolInput, ToolName } from '../../protocol/index.js';
+import type { SecretFill, ToolInput, ToolName, ToolResults } from '../../protocol/index.js';
 import type { ActionGate } from '../../engine/index.js';
 import type { CallSignal } from '../call-signal.js';
+
+/**
+ * Each tool's input, by name. Read through this map (`ToolInputs[N]`) a `ToolCall<'browser_click'>` is
+ * also a `ToolCall`, which `ToolInput<N>`, a conditional type, would not let the compiler see.
+ */
+export type ToolInputs = { [N in ToolName]: ToolInput<N> };
 
 export interface ToolCall<N extends ToolName = ToolName> {
   sessionId: string;
   tool: N;
   /** Already validated against the catalog schema. */
-  args: ToolInput<N>;
+  args: ToolInputs[N];
   /** The agent's tool-call id when it sent one; used for audit and cancel. */
   toolCallId: string | null;
   /** Aborted when the caller goes away (HTTP client disconnect, MCP cancel). */
@@ -41,12 +47,24 @@ export interface BrowserBackend {
   readonly name: string;
   /** Whether this backend can run the tool at all (absent: every tool of the catalog). */
   supports?(tool: ToolName): boolean;
-  /** Runs one tool call in the session's browser, opening it lazily on first use. */
-  call(call: ToolCall): Promise<unknown>;
+  /**
+   * Runs one tool call in the session's browser, opening it lazily on first use. Its result has the
+   * catalog's shape for that tool (`src/protocol/tools/results.ts`), checked by the compiler.
+   */
+  call<N extends ToolName>(call: ToolCall<N>): Promise<ToolResults[N]>;
   /** Closes the session's browser (context or provider session) if open. Never throws. */
   closeSession(sessionId: string): Promise<void>;
   /** Closes everything this backend opened (shutdown). Never throws; leaves no browser process behind. */
   close(): Promise<void>;
   /** The browser serving a session that has made a call; backends without details need not say. */
   describeSession?(sessionId: string): SessionBrowserInfo | undefined;
+}
+
+/**
+ * A backend that builds its results from another API's loose JSON (Camofox's REST answers), so the
+ * compiler cannot tie them to the catalog; `checkedResults` (checked-results.ts) makes it a
+ * BrowserBackend.
+ */
+export interface UntypedBackend extends Omit<BrowserBackend, 'call'> {
+  call(call: ToolCall): Promise<unknown>;
 }

@@ -29,7 +29,7 @@ export class ResetNotices {
   }
 
   /** The call's result, with the notice when the session was reset since it last heard. */
-  deliver(sessionId: string, run: Promise<unknown>): Promise<unknown> {
+  deliver<R>(sessionId: string, run: Promise<R>): Promise<R> {
     if (!this.pending.has(sessionId)) return run;
     return run.then((result) => {
       this.pending.delete(sessionId);
@@ -37,7 +37,7 @@ export class ResetNotices {
     });
   }
 
-  private withNotice(result: unknown): unknown {
+  private withNotice<R>(result: R): R {
     const notice =
       `session_reset: this session was idle for more than ${this.settings.inactivityTimeoutSeconds} s ` +
       '(browser.inactivity_timeout), so its browser was closed; pages, cookies and refs are gone and it ' +

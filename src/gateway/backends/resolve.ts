@@ -9,8 +9,10 @@
 import { readFileSync } from 'node:fs';
 import type { BrowserSelection, PluginDiagnostic } from '../../providers/index.js';
 import type { Logger } from '../../log/logger.js';
+import type { TimerClock } from '../clock.js';
 import { envFilePath } from '../../providers/index.js';
 import { configPath, loadConfig, type GatewayConfig } from '../config/index.js';
+import type { ToolName, ToolResults } from '../../protocol/index.js';
 import type { BrowserBackend, SessionBrowserInfo, ToolCall } from './backend.js';
 import { chooseBackend, type BackendChoice } from './backend-choice.js';
 import type { SiteRulesSource } from './site-rules-source.js';
@@ -31,6 +33,8 @@ interface ResolveOptions {
   log: Logger;
   /** Site grants for the CDP backends (docs/safety.md). */
   sites?: SiteRulesSource;
+  /** The gateway's clock, for every backend chosen now or later. */
+  clock?: TimerClock;
 }
 
 /** The file's content: both files are small, and a content compare cannot miss two writes in one mtime tick. */
@@ -70,7 +74,7 @@ export class LiveBackend implements BrowserBackend {
     return backend.describeSession?.(sessionId) ?? { backend: backend.name };
   }
 
-  async call(call: ToolCall): Promise<unknown> {
+  async call<N extends ToolName>(call: ToolCall<N>): Promise<ToolResults[N]> {
     let choice = this.bySession.get(call.sessionId);
     if (!choice) {
       const chosen = await this.choiceForNewSession();
@@ -130,7 +134,13 @@ export class LiveBackend implements BrowserBackend {
       return this.current;
     }
     this.sources = now;
-    const next = await chooseBackend({ config, env: this.o.env, log, sites: this.o.sites });
+    const next = await chooseBackend({
+      config,
+      env: this.o.env,
+      log,
+      sites: this.o.sites,
+      clock: this.o.clock,
+    });
     if (next.key === this.current.key) {
       await this.shut(next);
       return this.current;

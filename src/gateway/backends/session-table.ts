@@ -131,7 +131,7 @@ export class SessionTable<S> {
   }
 
   /** The call's result, with the `session_reset` notice when the session idled out since its last one. */
-  deliver(sessionId: string, run: Promise<unknown>): Promise<unknown> {
+  deliver<R>(sessionId: string, run: Promise<R>): Promise<R> {
     return this.notices.deliver(sessionId, run);
   }
 

@@ -1,4 +1,4 @@
-import { TabgateError, type ErrorCode } from '../../protocol/index.js';
+import { TabgateError, type ErrorCode, type ToolName } from '../../protocol/index.js';
 import type { BrowserBackend, ToolCall } from './backend.js';
 
 /** The backend of last resort: every call fails with `backend_unavailable` and a reason a person can act on. */
@@ -10,7 +10,7 @@ export class UnavailableBackend implements BrowserBackend {
     private readonly code: ErrorCode = 'backend_unavailable',
   ) {}
 
-  async call(call: ToolCall): Promise<never> {
+  async call<N extends ToolName>(call: ToolCall<N>): Promise<never> {
     throw new TabgateError(this.code, `${call.tool} cannot run: ${this.reason}`);
   }
 

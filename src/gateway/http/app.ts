@@ -36,12 +36,6 @@ function pathOf(url: string | undefined): string {
   return q === -1 ? raw : raw.slice(0, q);
 }
 
-/**
- * Read every 2 s by each `tabgate mcp --gateway` (its client's tool list): a successful read is logged at
- * debug, so the log keeps what agents and people did rather than the poll.
- */
-const POLLED_PATHS: ReadonlySet<string> = new Set(['/v1/tools']);
-
 export function createHttpApp(deps: HttpAppDeps) {
   const { log } = deps;
 
@@ -71,11 +65,18 @@ export function createHttpApp(deps: HttpAppDeps) {
     return caller;
   }
 
-  async function run(req: IncomingMessage, res: ServerResponse, path: string, signal: ClientGone) {
+  async function run(
+    req: IncomingMessage,
+    res: ServerResponse,
+    path: string,
+    signal: ClientGone,
+    served: { route?: Route },
+  ) {
     if (!deps.hostGuard().allows(req.headers.host)) {
       throw new TabgateError('forbidden_host', 'The Host header does not name this gateway.');
     }
     const match = deps.routes.match(req.method ?? 'GET', path);
+    if (match.kind === 'found') served.route = match.route;
     const origin = req.headers.origin;
     const ownPage =
       match.kind === 'found' &&
@@ -113,17 +114,19 @@ export function createHttpApp(deps: HttpAppDeps) {
     const started = performance.now();
     const path = pathOf(req.url);
     const signal = new ClientGone();
+    // The route that served it, once matched: what it declares decides how the request is logged.
+    const served: { route?: Route } = {};
     res.on('close', () => {
       if (!res.writableFinished) signal.abort();
-      const polled = req.method === 'GET' && res.statusCode < 400 && POLLED_PATHS.has(path);
-      log[polled ? 'debug' : 'info']('request', {
+      const quiet = served.route?.quietLog === true && res.statusCode < 400;
+      log[quiet ? 'debug' : 'info']('request', {
         method: req.method,
         path: path.slice(0, 300),
         status: res.statusCode,
         ms: Math.round((performance.now() - started) * 10) / 10,
       });
     });
-    run(req, res, path, signal).catch((error: unknown) => {
+    run(req, res, path, signal, served).catch((error: unknown) => {
       if (error instanceof TabgateError && error.code === 'body_too_large') {
         // Stop reading the rest of an oversized body; the client learns why, then the socket closes.
         res.setHeader('connection', 'close');

@@ -47,6 +47,12 @@ export interface Route {
    * route, so renaming its path cannot silently drop its limit.
    */
   limit?: RateLimitKind;
+  /**
+   * Polled by clients (the tool list each `tabgate mcp --gateway` reads every 2 s): a successful request
+   * is logged at debug, so the log keeps what agents and people did rather than the poll. Declared here,
+   * like the limit, so renaming the path keeps it.
+   */
+  quietLog?: boolean;
   handle(ctx: RouteContext): Promise<Reply | void> | Reply | void;
 }
 

@@ -8,7 +8,7 @@
 import { randomBytes } from 'node:crypto';
 import { TabgateError, type ToolName } from '../../../protocol/index.js';
 import type { Logger } from '../../../log/logger.js';
-import type { BrowserBackend, SessionBrowserInfo, ToolCall } from '../backend.js';
+import type { SessionBrowserInfo, ToolCall, UntypedBackend } from '../backend.js';
 import { checkNavigation, NetworkPolicy, type Resolver } from '../network-policy.js';
 import type { BrowserSettings } from '../../config/browser-settings.js';
 import { CamofoxClient, type CamofoxReply } from './camofox-client.js';
@@ -60,7 +60,7 @@ interface CamofoxSession {
   tabId: string | null;
 }
 
-export class CamofoxBackend implements BrowserBackend {
+export class CamofoxBackend implements UntypedBackend {
   readonly name = 'camofox';
   private readonly client: CamofoxClient;
   private readonly sessions = new Map<string, CamofoxSession>();

@@ -6,7 +6,7 @@
  * once per affected session as `browser_crashed`, and admission: at most `max_sessions` contexts and
  * `max_concurrent_actions` calls at once, the rest queued briefly, then refused with `browser_busy`.
  */
-import { TabgateError, type ToolInput, type ToolName } from '../../../protocol/index.js';
+import { TabgateError, type ToolInput, type ToolName, type ToolResults } from '../../../protocol/index.js';
 import {
   BrowserEngine,
   CdpError,
@@ -114,7 +114,7 @@ export class EngineBackend implements BrowserBackend {
     return true;
   }
 
-  async call(call: ToolCall): Promise<unknown> {
+  async call<N extends ToolName>(call: ToolCall<N>): Promise<ToolResults[N]> {
     if (this.closing) throw new TabgateError('backend_unavailable', 'The browser backend is shutting down.');
     if (this.crashed.delete(call.sessionId)) {
       throw new TabgateError(
@@ -206,7 +206,7 @@ export class EngineBackend implements BrowserBackend {
     }
   }
 
-  private async runNow(call: ToolCall, session: Session): Promise<unknown> {
+  private async runNow<N extends ToolName>(call: ToolCall<N>, session: Session): Promise<ToolResults[N]> {
     const state = session.data;
     // Measured from the call's start: a new session's wait for admission counts against its action window.
     const slotBy = this.admission.actionBy();
@@ -290,7 +290,7 @@ export class EngineBackend implements BrowserBackend {
   }
 
   /** Upload paths are judged here, on the gateway's machine, before the browser sees one. */
-  private async checkedArgs(call: ToolCall): Promise<ToolCall['args']> {
+  private async checkedArgs<N extends ToolName>(call: ToolCall<N>): Promise<ToolInput<N>> {
     if (call.tool !== 'browser_upload') return call.args;
     if (this.source.remote) {
       throw new TabgateError(
@@ -300,7 +300,7 @@ export class EngineBackend implements BrowserBackend {
     }
     const args = call.args as ToolInput<'browser_upload'>;
     const paths = await checkUploadPaths(args.paths, this.settings.uploadRoots, this.settings.uploadMaxBytes);
-    return { ...args, paths };
+    return { ...args, paths } as ToolInput<N>;
   }
 
   /**

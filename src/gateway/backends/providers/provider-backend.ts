@@ -8,7 +8,7 @@
  * Provider failures reach the agent as `provider_not_configured` or
  * `provider_error`: there is never a silent switch to another browser.
  */
-import { TabgateError, type ToolName } from '../../../protocol/index.js';
+import { TabgateError, type ToolName, type ToolResults } from '../../../protocol/index.js';
 import type { BrowserProvider, ProviderSessionMetadata } from '../../../providers/api.js';
 import type { Logger } from '../../../log/logger.js';
 import { systemTimers, type TimerClock } from '../../clock.js';
@@ -87,11 +87,11 @@ export class ProviderBackend implements BrowserBackend {
     return tool !== 'browser_upload' && tool !== 'browser_downloads';
   }
 
-  call(call: ToolCall): Promise<unknown> {
+  call<N extends ToolName>(call: ToolCall<N>): Promise<ToolResults[N]> {
     return this.sessions.deliver(call.sessionId, this.run(call));
   }
 
-  private async run(call: ToolCall): Promise<unknown> {
+  private async run<N extends ToolName>(call: ToolCall<N>): Promise<ToolResults[N]> {
     if (this.closing) throw new TabgateError('backend_unavailable', 'The browser backend is shutting down.');
     // Refused before a (billed) provider session is created; the session's own network guard judges
     // every request the browser then makes, redirects and page-initiated ones included.
@@ -252,8 +252,7 @@ export class ProviderBackend implements BrowserBackend {
 }
 
 /** The first navigation's result, with the flags the provider granted (the reference's first-navigate notice). */
-function withFeatures(result: unknown, metadata: ProviderSessionMetadata): unknown {
-  if (typeof result !== 'object' || result === null) return result;
+function withFeatures<R extends object>(result: R, metadata: ProviderSessionMetadata): R {
   return { ...result, features: metadata.features };
 }
 

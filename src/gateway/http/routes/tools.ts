@@ -11,6 +11,7 @@ export function toolRoutes(service: GatewayService): Route[] {
     {
       method: 'GET',
       path: '/v1/tools',
+      quietLog: true,
       // `?session=<id>`: only the tools that session can run where its calls go now.
       handle: async (ctx) => {
         const sessionId = new URL(ctx.req.url ?? '/', 'http://x').searchParams.get('session');
