@@ -509,13 +509,13 @@ export class DefaultGatewayService implements GatewayService {
                   signal: call.signal,
                 }),
               )
-            : ((await this.d.backend.call({
+            : await this.d.backend.call({
                 sessionId,
                 tool: 'browser_tabs',
                 args: {},
                 toolCallId: null,
                 signal: call.signal,
-              })) as ToolResult<'browser_tabs'>);
+              });
         const active = read.tabs.find((tab) => tab.active) ?? read.tabs[0];
         return active ? { url: active.url, title: active.title } : null;
       } catch {
