@@ -122,10 +122,10 @@ export const TASK_PAGES: Record<string, string> = {
   '/tasks/wait': page(
     'Wait',
     `<h1>Wait</h1>
-    <button onclick="setTimeout(() => { document.getElementById('result').textContent = 'Result ready'; document.getElementById('spinner').remove(); }, 700)">Start</button>
+    <button onclick="setTimeout(() => { document.getElementById('result').textContent = 'Result ready'; document.getElementById('at').textContent = 'ready at ' + Date.now(); document.getElementById('spinner').remove(); }, 700)">Start</button>
     <button onclick="setTimeout(() => { document.getElementById('result').textContent = 'Result ready'; document.getElementById('spinner').remove(); }, 0)">Start now</button>
     <div id="spinner" role="status">Loading…</div>
-    <div id="result"></div>`,
+    <div id="result"></div><p id="at"></p>`,
   ),
   '/tasks/dialogs': page(
     'Files',
