@@ -23,7 +23,7 @@ export interface ApprovalBinding {
   frameOrigin: string;
 }
 
-type Settled = 'approved' | 'denied' | 'expired';
+export type Settled = 'approved' | 'denied' | 'expired';
 
 interface Entry {
   record: ApprovalRecord;

@@ -22,6 +22,7 @@ import type { Logger } from '../../log/logger.js';
 import { operatorRequired } from '../operator/index.js';
 import type { CallSignal, Caller } from '../service.js';
 import { ApprovalBook, type ApprovalBinding } from './approval-book.js';
+import { awaitDecision } from './decision-wait.js';
 import { Takeovers } from './takeovers.js';
 
 /** Which browser a session's calls run on, for the classes it is held to. */
@@ -159,39 +160,25 @@ export class Approvals {
       tool: call.tool,
       classes: record.classes.join(','),
     });
-    const say = () =>
-      call.onProgress?.(`Waiting for the owner to approve: ${record.summary} (approval ${id}).`);
-    say();
-    const ticker = setInterval(say, this.o.progressEveryMs ?? 5_000);
-    ticker.unref();
-    let onAbort: (() => void) | undefined;
-    const aborted = new Promise<'aborted'>((resolve) => {
-      onAbort = () => resolve('aborted');
-      if (call.signal?.aborted) resolve('aborted');
-      else call.signal?.addEventListener('abort', onAbort, { once: true });
+    const outcome = await awaitDecision(this.book, id, {
+      ...(call.signal ? { signal: call.signal } : {}),
+      ...(call.onProgress ? { onProgress: call.onProgress } : {}),
+      waiting: `Waiting for the owner to approve: ${record.summary} (approval ${id}).`,
+      what: `approval ${id}`,
+      ...(this.o.progressEveryMs !== undefined ? { progressEveryMs: this.o.progressEveryMs } : {}),
     });
-    try {
-      const outcome = await Promise.race([this.book.wait(id), aborted]);
-      if (outcome === 'aborted') {
-        this.book.withdraw(id);
-        throw new TabgateError('call_cancelled', `The call ended while approval ${id} was pending.`);
-      }
-      if (outcome === 'denied')
-        throw new TabgateError('approval_denied', `The owner denied ${record.summary}; nothing was done.`, {
-          approval_id: id,
-        });
-      if (outcome === 'expired')
-        throw new TabgateError(
-          'approval_timeout',
-          `Nobody approved ${record.summary} within ${this.o.safety.approval_timeout_s} s; nothing was done.`,
-          { approval_id: id },
-        );
-      if (!this.book.use(id))
-        throw new TabgateError('approval_already_decided', `Approval ${id} was used by another call.`);
-    } finally {
-      clearInterval(ticker);
-      if (onAbort) call.signal?.removeEventListener('abort', onAbort);
-    }
+    if (outcome === 'denied')
+      throw new TabgateError('approval_denied', `The owner denied ${record.summary}; nothing was done.`, {
+        approval_id: id,
+      });
+    if (outcome === 'expired')
+      throw new TabgateError(
+        'approval_timeout',
+        `Nobody approved ${record.summary} within ${this.o.safety.approval_timeout_s} s; nothing was done.`,
+        { approval_id: id },
+      );
+    if (!this.book.use(id))
+      throw new TabgateError('approval_already_decided', `Approval ${id} was used by another call.`);
   }
 
   /**

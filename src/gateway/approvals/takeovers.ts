@@ -11,6 +11,7 @@ import { TAKEOVER_TOOL, TabgateError, type ApprovalRecord } from '../../protocol
 import type { Logger } from '../../log/logger.js';
 import type { CallSignal } from '../service.js';
 import type { ApprovalBook } from './approval-book.js';
+import { awaitDecision } from './decision-wait.js';
 
 export interface TakeoverAsk {
   sessionId: string;
@@ -91,22 +92,14 @@ export class Takeovers {
       takeover_id: id,
       timeout_s: windowS,
     });
-    const say = () => ask.onProgress?.(`Waiting for the person to do the step and mark it done (${id}).`);
-    say();
-    const ticker = setInterval(say, this.o.progressEveryMs ?? 5_000);
-    ticker.unref();
-    let onAbort: (() => void) | undefined;
-    const aborted = new Promise<'aborted'>((resolve) => {
-      onAbort = () => resolve('aborted');
-      if (ask.signal?.aborted) resolve('aborted');
-      else ask.signal?.addEventListener('abort', onAbort, { once: true });
-    });
     try {
-      const outcome = await Promise.race([this.book.wait(id), aborted]);
-      if (outcome === 'aborted') {
-        this.book.withdraw(id);
-        throw new TabgateError('call_cancelled', `The call ended while takeover ${id} was pending.`);
-      }
+      const outcome = await awaitDecision(this.book, id, {
+        ...(ask.signal ? { signal: ask.signal } : {}),
+        ...(ask.onProgress ? { onProgress: ask.onProgress } : {}),
+        waiting: `Waiting for the person to do the step and mark it done (${id}).`,
+        what: `takeover ${id}`,
+        ...(this.o.progressEveryMs !== undefined ? { progressEveryMs: this.o.progressEveryMs } : {}),
+      });
       if (outcome === 'denied')
         throw new TabgateError('takeover_declined', `The person declined the step (takeover ${id}).`, {
           approval_id: id,
@@ -121,8 +114,6 @@ export class Takeovers {
       this.book.use(id);
       return this.book.get(id);
     } finally {
-      clearInterval(ticker);
-      if (onAbort) ask.signal?.removeEventListener('abort', onAbort);
       if (this.pending.get(ask.sessionId) === id) this.pending.delete(ask.sessionId);
       seen(this.book.get(id));
     }
