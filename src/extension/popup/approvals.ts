@@ -25,29 +25,11 @@ function takeoverItem(approval: ApprovalView, decide: (id: string, approve: bool
   where.className = 'muted';
   where.textContent = `${approval.frame_origin ? `On ${approval.frame_origin}. ` : ''}The agent waits and does nothing on this tab until you press Done or Decline; it learns only which you pressed and where the page is, never what you typed.`;
   li.append(title, reason, where);
-  if (!approval.decidable) {
-    const note = document.createElement('p');
-    note.className = 'muted';
-    note.textContent = 'Another browser holds this one; decide it there or in the dashboard.';
-    li.append(note);
-    return li;
-  }
-  for (const [done, label] of [
-    [true, 'Done'],
-    [false, 'Decline'],
-  ] as const) {
-    const button = document.createElement('button');
-    button.type = 'button';
-    button.className = done ? '' : 'secondary';
-    button.dataset.approval = approval.approval_id;
-    button.dataset.decision = done ? 'done' : 'decline';
-    button.textContent = label;
-    button.addEventListener('click', (event) => {
-      // A person's click: a synthetic event from a script in this page is no decision.
-      if (event.isTrusted) decide(approval.approval_id, done);
-    });
-    li.append(button);
-  }
+  appendDecision(li, approval, decide, {
+    yes: ['Done', 'done'],
+    no: ['Decline', 'decline'],
+    elsewhere: 'Another browser holds this one; decide it there or in the dashboard.',
+  });
   return li;
 }
 
@@ -72,22 +54,40 @@ function item(approval: ApprovalView, decide: (id: string, approve: boolean) => 
     img.src = approval.crop;
     li.append(img);
   }
+  appendDecision(li, approval, decide, {
+    yes: ['Approve', 'approve'],
+    no: ['Deny', 'deny'],
+    elsewhere: 'Asked by another browser; decide it there or in the dashboard.',
+  });
+  return li;
+}
+
+/**
+ * The person's two answers as buttons (`data-decision` names each for the tests), or, when another
+ * browser holds the record, where to decide it instead.
+ */
+function appendDecision(
+  li: HTMLLIElement,
+  approval: ApprovalView,
+  decide: (id: string, approve: boolean) => void,
+  words: { yes: [string, string]; no: [string, string]; elsewhere: string },
+): void {
   if (!approval.decidable) {
     const note = document.createElement('p');
     note.className = 'muted';
-    note.textContent = 'Asked by another browser; decide it there or in the dashboard.';
+    note.textContent = words.elsewhere;
     li.append(note);
-    return li;
+    return;
   }
-  for (const [approve, label] of [
-    [true, 'Approve'],
-    [false, 'Deny'],
+  for (const [approve, [label, decision]] of [
+    [true, words.yes],
+    [false, words.no],
   ] as const) {
     const button = document.createElement('button');
     button.type = 'button';
     button.className = approve ? '' : 'secondary';
     button.dataset.approval = approval.approval_id;
-    button.dataset.decision = approve ? 'approve' : 'deny';
+    button.dataset.decision = decision;
     button.textContent = label;
     button.addEventListener('click', (event) => {
       // A person's click: a synthetic event from a script in this page is no decision.
@@ -95,7 +95,6 @@ function item(approval: ApprovalView, decide: (id: string, approve: boolean) => 
     });
     li.append(button);
   }
-  return li;
 }
 
 /** Draws the list and the Stop / Resume state; only on change, so a button never moves under the pointer. */
