@@ -57,6 +57,13 @@ describe('takeover through the extension channel (gateway routes)', () => {
       { what: 'the takeover in the session approvals' },
     );
     assert.equal(takeover.summary, 'Log in');
+    // The extension reads this every 1.5 s while it shares a tab: its reads are logged at debug only.
+    const reads = gw.logLines.filter((line) => line.includes(`path=${base()} `));
+    assert.ok(reads.length > 0);
+    assert.ok(
+      reads.every((line) => / debug +request /.test(line)),
+      reads.join('\n'),
+    );
     const take = (headers: Record<string, string>) =>
       gw.request('POST', `${base()}/${takeover.approval_id}/take`, { body: {}, headers });
     const byAgent = await gw.request('POST', `${base()}/${takeover.approval_id}/take`, { body: {} });

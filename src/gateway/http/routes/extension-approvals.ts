@@ -195,6 +195,8 @@ export function extensionApprovalRoutes(d: ExtensionApprovalDeps): Route[] {
       method: 'GET',
       path: EXTENSION_APPROVALS_PATH,
       auth: 'controller',
+      // The extension reads it every 1.5 s while a tab is shared (a takeover may start any moment).
+      quietLog: true,
       handle: async (ctx) => {
         const session = await d.sessions.require(pairedExtension(ctx), ctx.params.id ?? '');
         const policy = d.approvals.policyFor('user_tab');
