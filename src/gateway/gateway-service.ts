@@ -188,8 +188,9 @@ export class DefaultGatewayService implements GatewayService {
       name: tool.name,
       kind: this.decide(caller, sessionId, session.binding, tool.name).kind,
     }));
-    // Served by the user's browser: exactly what it was granted. (It asks for no approval yet: a call
-    // that needs one is refused there, so browser_approval_status has nothing to follow.)
+    // Served by the user's browser: exactly what it was granted. (Its approvals are asked in the
+    // extension's popup while the call waits, never left pending with wait:false, so
+    // browser_approval_status has nothing to follow there.)
     // The takeover is the gateway's pause, not a command: it goes with whichever browser serves the page.
     if (decisions.some((decision) => decision.kind === 'controller'))
       return decisions
