@@ -10,10 +10,10 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { register, tabsAnswer, TestController } from '../gateway/fixtures/controller.js';
+import { register, TestController } from '../gateway/fixtures/controller.js';
 import type { TestGateway } from '../gateway/fixtures/gateway.js';
 import { waitFor } from '../helpers/wait-for.js';
-import { callTool, firstCall } from './broker-suite.js';
+import { answerFirstCommand, callTool, firstCall } from './broker-suite.js';
 import { autoAnswer } from './fixtures/call-load.js';
 import { useCluster, type ClusterNode } from './fixtures/cluster-nodes.js';
 
@@ -37,10 +37,7 @@ describe('cluster chaos', () => {
         await register(nodes[s % 3]!, { sessionId: id }),
       );
       const seen: string[] = [];
-      await firstCall(nodes[(s + 1) % 3]!, id, async () => {
-        const command = await controller.next('browser.controller.command', 2000).catch(() => undefined);
-        if (command) controller.result(command.params.command_id, true, tabsAnswer(''));
-      });
+      await firstCall(nodes[(s + 1) % 3]!, id, answerFirstCommand(controller));
       autoAnswer(controller.ws, seen);
       sessions.push({ id, controller, seen });
     }
@@ -100,10 +97,7 @@ describe('cluster chaos', () => {
     const sessionId = await a.gw.createSession();
     const controller = await TestController.open(b.gw, await register(a.gw, { sessionId }));
     const seen: string[] = [];
-    await firstCall(c.gw, sessionId, async () => {
-      const command = await controller.next('browser.controller.command', 2000).catch(() => undefined);
-      if (command) controller.result(command.params.command_id, true, tabsAnswer(''));
-    });
+    await firstCall(c.gw, sessionId, answerFirstCommand(controller));
     autoAnswer(controller.ws, seen);
     b.child.kill('SIGTERM');
     await b.exited;

@@ -9,10 +9,10 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { EXTENSION_ORIGIN, REGISTER_PATH } from '../../src/protocol/index.js';
 import { asOperator, pairedToken } from '../extension/pairing-helpers.js';
-import { registrationBody, tabsAnswer, TestController } from '../gateway/fixtures/controller.js';
+import { registrationBody, TestController } from '../gateway/fixtures/controller.js';
 import type { TestGateway } from '../gateway/fixtures/gateway.js';
 import { waitFor } from '../helpers/wait-for.js';
-import { firstCall } from './broker-suite.js';
+import { answerFirstCommand, firstCall } from './broker-suite.js';
 import { autoAnswer, startCallLoad, tally, type CallOutcome } from './fixtures/call-load.js';
 import { usePostgresCluster } from './fixtures/cluster-nodes.js';
 
@@ -50,10 +50,7 @@ describe('a cluster whose PostgreSQL restarts', () => {
     const controller = await TestController.open(b, registered.body.ticket as string, {
       origin: EXTENSION_ORIGIN,
     });
-    const served = await firstCall(a, sessionId, async () => {
-      const command = await controller.next('browser.controller.command', 2000).catch(() => undefined);
-      if (command) controller.result(command.params.command_id, true, tabsAnswer(''));
-    });
+    const served = await firstCall(a, sessionId, answerFirstCommand(controller));
     assert.equal(served.status, 200, JSON.stringify(served.body));
     const seen: string[] = [];
     autoAnswer(controller.ws, seen);

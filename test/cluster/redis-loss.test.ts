@@ -7,10 +7,10 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { REGISTER_PATH } from '../../src/protocol/index.js';
 import { runTabgate } from '../helpers/tabgate-cli.js';
-import { registrationBody, tabsAnswer, TestController } from '../gateway/fixtures/controller.js';
+import { registrationBody, TestController } from '../gateway/fixtures/controller.js';
 import { waitFor } from '../helpers/wait-for.js';
 import { makeHome } from '../gateway/fixtures/gateway.js';
-import { callTool, firstCall } from './broker-suite.js';
+import { answerFirstCommand, callTool, firstCall } from './broker-suite.js';
 import { freePort } from '../helpers/free-port.js';
 import { useNodeOnItsOwnRedis } from './fixtures/cluster-nodes.js';
 
@@ -57,10 +57,7 @@ describe('a cluster node without its Redis', () => {
       const { redis, gw } = node;
       const sessionId = await gw.createSession();
       const controller = await TestController.connect(gw, { sessionId });
-      const served = await firstCall(gw, sessionId, async () => {
-        const command = await controller.next('browser.controller.command', 2000).catch(() => undefined);
-        if (command) controller.result(command.params.command_id, true, tabsAnswer(''));
-      });
+      const served = await firstCall(gw, sessionId, answerFirstCommand(controller));
       assert.equal(served.status, 200);
       let closed: { code: number } | null = null;
       void controller.closed.then((c) => (closed = c));

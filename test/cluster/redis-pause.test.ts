@@ -6,10 +6,10 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { register, tabsAnswer, TestController } from '../gateway/fixtures/controller.js';
+import { register, TestController } from '../gateway/fixtures/controller.js';
 import type { TestGateway } from '../gateway/fixtures/gateway.js';
 import { waitFor } from '../helpers/wait-for.js';
-import { callTool, firstCall } from './broker-suite.js';
+import { answerFirstCommand, callTool, firstCall } from './broker-suite.js';
 import { autoAnswer, startCallLoad, tally } from './fixtures/call-load.js';
 import { useCluster } from './fixtures/cluster-nodes.js';
 
@@ -28,10 +28,7 @@ describe('a cluster whose Redis pauses writes', () => {
       const [a, b] = nodes;
       const sessionId = await a.createSession();
       const controller = await TestController.open(b, await register(a, { sessionId }));
-      const served = await firstCall(a, sessionId, async () => {
-        const command = await controller.next('browser.controller.command', 2000).catch(() => undefined);
-        if (command) controller.result(command.params.command_id, true, tabsAnswer(''));
-      });
+      const served = await firstCall(a, sessionId, answerFirstCommand(controller));
       assert.equal(served.status, 200, JSON.stringify(served.body));
       const seen: string[] = [];
       autoAnswer(controller.ws, seen);
