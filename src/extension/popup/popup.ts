@@ -78,13 +78,20 @@ async function act(where: 'action' | 'field', action: () => Promise<StatusView>)
 
 let shownSessions = '';
 
-async function renderSessions(): Promise<void> {
-  let sessions: SessionSummary[];
+/** The sessions that wait for a browser, or the reason they could not be read (shown, and kept). */
+async function readSessions(): Promise<SessionSummary[] | null> {
   try {
-    sessions = await ask<SessionSummary[]>({ type: 'sessions' });
+    const sessions = await ask<SessionSummary[]>({ type: 'sessions' });
     errors.sessions = null;
+    return sessions;
   } catch (error) {
     errors.sessions = (error as Error).message;
+    return null;
+  }
+}
+
+function renderSessions(sessions: SessionSummary[] | null): void {
+  if (sessions === null) {
     paintErrors();
     return;
   }
@@ -180,9 +187,12 @@ async function refresh(): Promise<void> {
   const before = actions;
   try {
     const view = await ask<StatusView>({ type: 'status', probe: true });
+    // Read before anything is drawn: the list and the status paint together, so the buttons below the
+    // list (Unpair) are not moved under a pointer by a list that arrives a moment later.
+    const sessions = view.phase === 'paired' ? await readSessions() : null;
     if (before !== actions) return;
     show(view);
-    if (view.phase === 'paired') await renderSessions();
+    if (view.phase === 'paired') renderSessions(sessions);
     if (view.phase === 'sharing') await Promise.all([refreshSites(), refreshApprovals()]);
   } catch (error) {
     errors.state = (error as Error).message;
