@@ -42,6 +42,13 @@ describe("the extension's site grant routes", () => {
     assert.deepEqual(read.body.policy.deny, ['denied.example']);
     assert.ok(read.body.policy.blockedCategories.includes('banking'));
     assert.deepEqual(read.body.sites.requested, ['https://mail.example.com', '*.docs.example']);
+    // The extension reads this every 3 s while it shares a tab: its reads are logged at debug only.
+    const reads = gw.logLines.filter((line) => line.includes(`path=${sitesPath(sessionId)} `));
+    assert.ok(reads.length > 0);
+    assert.ok(
+      reads.every((line) => / debug +request /.test(line)),
+      reads.join('\n'),
+    );
   });
 
   it("refuses the agent's API key, to read or to grant", async () => {

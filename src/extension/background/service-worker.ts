@@ -17,6 +17,8 @@ import { loadSessionSites, SiteGuard } from './site-guard.js';
 import { TabApprovals } from './tab-approvals.js';
 
 const WAKE_ALARM = 'tabgate-wake';
+/** How often the shared session's sites are read again while a tab is shared. */
+const SITES_EVERY_MS = 3000;
 
 const tabs = new SharedTabs();
 // The link delivers commands to the executor, and the executor answers through the link.
@@ -33,12 +35,19 @@ const executor = new CommandExecutor(tabs, (frame) => link.send(frame), sites, a
 const parts: Parts = { link, executor, tabs, sites, approvals };
 // A takeover is the gateway's pause, not a protocol v1 command: the worker looks for one while sharing.
 approvals.watch(async () => (await readLocal('share'))?.session_id ?? null);
+// Grants made or revoked elsewhere (`tabgate grants`, the dashboard) reach the network rules within
+// seconds while a tab is shared; the wake alarm does the same for a worker Chrome stopped and restarted.
+setInterval(() => {
+  void readLocal('share')
+    .then((share) => (share ? loadSessionSites(share.session_id) : undefined))
+    .catch(() => undefined);
+}, SITES_EVERY_MS);
 
 async function wake(reason: string): Promise<void> {
   if (await readLocal('pending_pairing')) void resumePairing();
   // A browser restart drops session rules but not the share: the rules are back before any command.
   if (await guardLiveShare()) {
-    // Grants made or revoked elsewhere (`tabgate grants`) reach the network rules within one alarm.
+    // Grants made or revoked while the worker was stopped reach the network rules before any command.
     const share = await readLocal('share');
     if (share) await loadSessionSites(share.session_id).catch(() => undefined);
     await link.ensure(reason);

@@ -55,6 +55,8 @@ export function extensionSiteRoutes(sessions: Sessions, sites: SitePolicies): Ro
       method: 'GET',
       path: EXTENSION_SITES_PATH,
       auth: 'controller',
+      // The extension reads it every few seconds while a tab is shared (grants change elsewhere too).
+      quietLog: true,
       handle: async (ctx) => answer((await session(ctx)).session_id),
     },
     {
