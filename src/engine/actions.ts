@@ -159,15 +159,18 @@ export async function typeInto(tab: Tab, ref: string, text: string): Promise<voi
 
 export async function pressKey(tab: Tab, key: string, modifiers: readonly Modifier[]): Promise<void> {
   const definition = keyDefinition(key, modifiers);
+  // Sent back to back and awaited together: the browser queues input events of one page in the order
+  // they came, so a combination costs one round trip instead of one per event.
+  const sent: Promise<unknown>[] = [];
+  const send = (params: object) => sent.push(tab.page.send('Input.dispatchKeyEvent', params));
   let mask = 0;
-  const send = (params: object) => tab.page.send('Input.dispatchKeyEvent', params);
   const modifierEvent = (name: Modifier, type: 'rawKeyDown' | 'keyUp') => {
     const [code, keyCode] = KEY_TABLE[name] ?? ['', 0];
-    return send({ type, key: name, code, windowsVirtualKeyCode: keyCode, modifiers: mask });
+    send({ type, key: name, code, windowsVirtualKeyCode: keyCode, modifiers: mask });
   };
   for (const name of modifiers) {
     mask |= MODIFIER_BITS[name];
-    await modifierEvent(name, 'rawKeyDown');
+    modifierEvent(name, 'rawKeyDown');
   }
   const common = {
     key: definition.key,
@@ -176,16 +179,17 @@ export async function pressKey(tab: Tab, key: string, modifiers: readonly Modifi
     nativeVirtualKeyCode: definition.keyCode,
     modifiers: mask,
   };
-  await send({
+  send({
     ...common,
     type: definition.text ? 'keyDown' : 'rawKeyDown',
     ...(definition.text ? { text: definition.text, unmodifiedText: definition.text } : {}),
   });
-  await send({ ...common, type: 'keyUp' });
+  send({ ...common, type: 'keyUp' });
   for (const name of [...modifiers].reverse()) {
     mask &= ~MODIFIER_BITS[name];
-    await modifierEvent(name, 'keyUp');
+    modifierEvent(name, 'keyUp');
   }
+  await Promise.all(sent);
 }
 
 /** After an input that may navigate (a click, Enter), wait for a navigation it started to finish loading. */
