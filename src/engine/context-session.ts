@@ -9,6 +9,7 @@ import type { TargetInfo } from './cdp-types.js';
 import { DEFAULT_DIALOG_SETTINGS, type DialogSettings } from './dialogs.js';
 import type { NetworkGuard, Refusal } from './network-guard.js';
 import type { RefCounter } from './refs.js';
+import { pageInfo } from './navigation.js';
 import { refusedPageInfo } from './refused-page.js';
 import type { DownloadLedger, TabHost } from './tab-host.js';
 import { Tab } from './tab.js';
@@ -234,23 +235,31 @@ export class ContextSession implements TabHost {
   }
 
   async listTabs(): Promise<TabInfo[]> {
-    return [...this.entries.values()].map((entry) => {
-      // A tab is never listed at an address it was kept from: a popup refused at its first
-      // navigation is on its initial empty page; the extension's refusals show an error page.
-      const neverOpened = this.documentRefusals.get(entry.targetId)?.url === entry.info.url;
-      const refusedPage = entry.ready?.refusedPage;
-      const shown = refusedPage
-        ? refusedPageInfo(refusedPage)
-        : neverOpened
-          ? { url: 'about:blank', title: '' }
+    return Promise.all([...this.entries.values()].map((entry) => this.listed(entry)));
+  }
+
+  /**
+   * What a tab shows now. Chromium's target info trails a navigation (its title is the bare address for
+   * a while), so an attached tab is asked for its current history entry, as a navigation's answer is.
+   */
+  private async listed(entry: TabEntry): Promise<TabInfo> {
+    // A tab is never listed at an address it was kept from: a popup refused at its first
+    // navigation is on its initial empty page; the extension's refusals show an error page.
+    const neverOpened = this.documentRefusals.get(entry.targetId)?.url === entry.info.url;
+    const refusedPage = entry.ready?.refusedPage;
+    const shown = refusedPage
+      ? refusedPageInfo(refusedPage)
+      : neverOpened
+        ? { url: 'about:blank', title: '' }
+        : entry.ready
+          ? await pageInfo(entry.ready).catch(() => entry.info)
           : entry.info;
-      return {
-        id: entry.id,
-        title: shown.title.slice(0, 500),
-        url: shown.url.slice(0, 2000),
-        active: entry.targetId === this.activeTargetId,
-      };
-    });
+    return {
+      id: entry.id,
+      title: shown.title.slice(0, 500),
+      url: shown.url.slice(0, 2000),
+      active: entry.targetId === this.activeTargetId,
+    };
   }
 
   async activateTab(id: number): Promise<Tab> {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { TabActivateResult, TabsResult } from '../../src/protocol/index.js';
+import type { NavigateResult, TabActivateResult, TabsResult } from '../../src/protocol/index.js';
 import { refOf, rejectsWith, snapshot } from './helpers.js';
 import { withSession } from './session-fixture.js';
 import type { HarnessRef } from './harness.js';
@@ -43,6 +43,21 @@ export function tabCases(get: HarnessRef): void {
         assert.equal(tabs.length, 2);
         await s.call('browser_tab_activate', { tab_id: 2 });
         assert.match((await snapshot(s, { full: true })).snapshot, /Hello popup/);
+      }),
+    );
+
+    it(
+      'lists the title and address a navigation just reached, not the page before it',
+      withSession(get, async (s) => {
+        for (const path of ['/page2', '/form', '/page2']) {
+          const reached = (await s.call('browser_navigate', { url: get().url(path) })) as NavigateResult;
+          const { tabs } = (await s.call('browser_tabs')) as TabsResult;
+          assert.deepEqual(
+            tabs.map((t) => [t.title, t.url]),
+            [[reached.title, reached.url]],
+          );
+          assert.ok(reached.title && !reached.title.includes('/'), `a real title: ${reached.title}`);
+        }
       }),
     );
 
