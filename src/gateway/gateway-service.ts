@@ -186,18 +186,22 @@ export class DefaultGatewayService implements GatewayService {
     const session = await this.d.sessions.require(caller, sessionId);
     const decisions = TOOLS.map((tool) => ({
       name: tool.name,
-      kind: this.decide(caller, sessionId, session.binding, tool.name).kind,
+      decision: this.decide(caller, sessionId, session.binding, tool.name),
     }));
-    // Served by the user's browser: exactly what it was granted. (Its approvals are asked in the
-    // extension's popup while the call waits, never left pending with wait:false, so
-    // browser_approval_status has nothing to follow there.)
-    // The takeover is the gateway's pause, not a command: it goes with whichever browser serves the page.
-    if (decisions.some((decision) => decision.kind === 'controller'))
+    // Served by the user's browser: exactly what it was granted, and what the gateway answers itself
+    // wherever the page is: the takeover (the gateway's pause) and, for the owner's extension, which asks
+    // the person in its popup, browser_approval_status (what a call with wait:false left pending).
+    const served = decisions.find(({ decision }) => decision.kind === 'controller')?.decision;
+    if (served?.kind === 'controller') {
+      const gatewayTools = this.d.approvals
+        ? [TAKEOVER_TOOL, ...(mayReceiveSecrets(served.scope) ? ['browser_approval_status'] : [])]
+        : [];
       return decisions
-        .filter(({ name, kind }) => kind === 'controller' || (name === TAKEOVER_TOOL && this.d.approvals))
+        .filter(({ name, decision }) => decision.kind === 'controller' || gatewayTools.includes(name))
         .map(({ name }) => name);
+    }
     return decisions
-      .filter(({ name, kind }) =>
+      .filter(({ name, decision: { kind } }) =>
         // Its browser is away: what such a browser runs, so the list holds still while it reconnects.
         kind === 'unavailable' ? isControllerCapability(name) : (this.d.backend.supports?.(name) ?? true),
       )
@@ -458,7 +462,7 @@ export class DefaultGatewayService implements GatewayService {
     const unsafe = unsafeControllerArguments(tool, call.arguments);
     if (unsafe) throw new TabgateError('controller_unavailable', unsafe);
     this.refuseBlockedSite(call.sessionId, tool, call.arguments);
-    const { wait: _wait, ...args } = parseToolArguments(tool, call.arguments) as Record<string, unknown>;
+    const { wait, ...args } = parseToolArguments(tool, call.arguments) as Record<string, unknown>;
     const secret = this.secretFor(args);
     if (secret && !mayReceiveSecrets(scope)) {
       throw new TabgateError(
@@ -474,7 +478,9 @@ export class DefaultGatewayService implements GatewayService {
     const answer = await this.d.broker.dispatch({
       scope,
       action: tool,
-      arguments: args,
+      // Only the owner's extension hears `wait: false` (it then leaves the approval pending and answers
+      // approval_required); a protocol v1 controller gets the arguments of v1, byte for byte.
+      arguments: asksInBrowser && wait === false ? { ...args, wait: false } : args,
       toolCallId: call.toolCallId ?? null,
       signal: call.signal,
       ...(secret ? { secret } : {}),

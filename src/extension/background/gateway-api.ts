@@ -239,9 +239,9 @@ export async function openApproval(
   token: string,
   sessionId: string,
   ask: OpenApproval,
-): Promise<{ approval: { approval_id: string; expires_at: string }; decision_key: string }> {
+): Promise<{ approval: { approval_id: string; expires_at: string; status: string }; decision_key: string }> {
   return (await call(base + approvalsPath(sessionId), json(ask, token))).body as {
-    approval: { approval_id: string; expires_at: string };
+    approval: { approval_id: string; expires_at: string; status: string };
     decision_key: string;
   };
 }

@@ -45,6 +45,8 @@ interface Waiting {
   key: string;
   /** A takeover the gateway opened, not an action this worker holds. */
   takeover?: boolean;
+  /** Left pending for an agent that did not wait (wait:false): the person may still decide it here. */
+  left?: boolean;
 }
 
 /** How often the worker looks for a takeover while a tab is shared. */
@@ -195,8 +197,9 @@ export class TabApprovals {
     const pending = state.approvals.filter((a) => a.kind === 'takeover');
     if (pending[0]) this.paused.set(sessionId, pending[0].approval_id);
     else this.paused.delete(sessionId);
+    const stillPending = (id: string) => state.approvals.some((a) => a.approval_id === id);
     for (const [id, entry] of this.waiting)
-      if (entry.takeover && entry.sessionId === sessionId && !pending.some((a) => a.approval_id === id)) {
+      if ((entry.takeover || entry.left) && entry.sessionId === sessionId && !stillPending(id)) {
         this.waiting.delete(id);
         await chrome.notifications?.clear(`tabgate-approval:${id}`).catch(() => undefined);
       }
@@ -236,10 +239,13 @@ export class TabApprovals {
   async gateFor(
     sessionId: string,
     tool: string,
-    args: Record<string, unknown>,
+    withWait: Record<string, unknown>,
     signal: AbortSignal,
     currentTab: () => Tab | null,
   ): Promise<ActionGate | undefined> {
+    // An approval is bound to the action, not to how the agent waits for it: the same call again, with
+    // or without wait:false, uses the approval the first one left pending.
+    const { wait, ...args } = withWait;
     let state: SessionApprovals;
     try {
       state = await this.read(sessionId);
@@ -284,7 +290,7 @@ export class TabApprovals {
             classes = classes.filter((c) => c !== 'secret_first_use');
         }
         if (classes.length === 0) return;
-        await this.ask(sessionId, tool, args, { ...ask, classes }, signal, currentTab());
+        await this.ask(sessionId, tool, args, { ...ask, classes }, signal, currentTab(), wait !== false);
         approvedInCall = true;
       },
     };
@@ -297,6 +303,7 @@ export class TabApprovals {
     ask: ApprovalAsk,
     signal: AbortSignal,
     tab: Tab | null,
+    waitForIt: boolean,
   ): Promise<void> {
     const { base, token } = await pairing();
     const crop = await cropOf(tab, ask.ref);
@@ -310,6 +317,17 @@ export class TabApprovals {
       ...(crop ? { crop } : {}),
     });
     const id = opened.approval.approval_id;
+    if (!waitForIt && opened.approval.status === 'pending') {
+      // Nothing was done: the person decides in the popup meanwhile, and the agent's same call again
+      // uses the approval (the gateway hands back the approved one instead of opening another).
+      this.waiting.set(id, { sessionId, key: opened.decision_key, left: true });
+      await tell(id, ask.summary, this.waiting.size);
+      await this.badge();
+      throw new TabgateError(
+        'approval_required',
+        `${ask.summary} waits for the person's approval in the tabgate extension; nothing was done.`,
+      );
+    }
     this.waiting.set(id, { sessionId, key: opened.decision_key });
     const claim = new AbortController();
     const onAbort = () => claim.abort();

@@ -220,6 +220,10 @@ export class Approvals {
       ref: ask.ref,
       frameOrigin: ask.frameOrigin,
     };
+    // The same call again after an approval the agent did not wait for (wait:false): the extension's
+    // claim uses the approved one at once.
+    const approved = this.book.find(binding, 'approved');
+    if (approved) return approved;
     const record = this.book.find(binding, 'pending') ?? this.book.open(binding, ask);
     this.o.log.info('action on the user tab waits for approval', {
       session_id: sessionId,

@@ -11,8 +11,9 @@ import { describeRejection, rejectionCode } from './rejection.js';
  * for one outcome, whichever browser held the action. The controller's frame is protocol v1's
  * rejection; only what the agent reads changes.
  */
-const isApprovalOutcome = (code: string | undefined): code is 'approval_denied' | 'approval_timeout' =>
-  code === 'approval_denied' || code === 'approval_timeout';
+const APPROVAL_OUTCOMES = ['approval_denied', 'approval_timeout', 'approval_required'] as const;
+const isApprovalOutcome = (code: string | undefined): code is (typeof APPROVAL_OUTCOMES)[number] =>
+  (APPROVAL_OUTCOMES as readonly (string | undefined)[]).includes(code);
 
 /** The controller's own words without its code, which the error's code now says. */
 function messageOf(error: unknown): string {
