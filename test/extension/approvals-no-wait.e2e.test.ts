@@ -1,4 +1,4 @@
-/* eslint-disable @typescript-eslint/no-unsafe-member-access, @typescript-eslint/no-unsafe-assignment -- tests read JSON bodies */
+/* eslint-disable @typescript-eslint/no-unsafe-member-access -- tests read JSON bodies */
 /**
  * `wait: false` on the user's own tab (docs/safety.md "How the agent waits"), with the real extension in
  * a real Chromium: an action that needs approval answers at once with `approval_required` and its
