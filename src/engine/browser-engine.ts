@@ -47,6 +47,11 @@ export interface BrowserEngineOptions {
 const MAX_TRACED_FRAMES = 2_048;
 
 const LOCAL_NETWORK_PERMISSIONS = ['loopback-network', 'local-network', 'local-network-access'];
+/**
+ * What a page may ask a person for (the issue's permission prompts). No person sees this browser's
+ * prompts, and a provider's browser may be set to grant them: each session's context refuses them.
+ */
+const PAGE_PERMISSIONS = ['geolocation', 'notifications', 'camera', 'microphone'];
 
 export class BrowserEngine implements FrameJudge, RequestHolder, UrlSecretJudge {
   readonly root: CdpSession;
@@ -109,7 +114,7 @@ export class BrowserEngine implements FrameJudge, RequestHolder, UrlSecretJudge 
           disposeOnDetach: true,
         },
       );
-      await this.denyLocalNetwork(browserContextId);
+      await this.denyPermissions(browserContextId);
       const session = new ContextSession(
         this.root,
         browserContextId,
@@ -123,7 +128,7 @@ export class BrowserEngine implements FrameJudge, RequestHolder, UrlSecretJudge 
     }
     const { targetInfos } = await this.root.send<{ targetInfos: TargetInfo[] }>('Target.getTargets');
     const pages = targetInfos.filter((info) => info.type === 'page');
-    await this.denyLocalNetwork(pages[0]?.browserContextId);
+    await this.denyPermissions(pages[0]?.browserContextId);
     const session = new ContextSession(
       this.root,
       pages[0]?.browserContextId,
@@ -137,13 +142,13 @@ export class BrowserEngine implements FrameJudge, RequestHolder, UrlSecretJudge 
     return session;
   }
 
-  private async denyLocalNetwork(browserContextId: string | undefined): Promise<void> {
-    if (!this.options.denyLocalNetwork) return;
+  private async denyPermissions(browserContextId: string | undefined): Promise<void> {
     // Chromium 156 gates loopback targets by `loopback-network` and private ones by `local-network`;
     // older ones know `local-network-access`. Defence in depth only: a browser that knows none of them
     // is still guarded by Fetch, so an unknown name is no failure.
+    const names = [...PAGE_PERMISSIONS, ...(this.options.denyLocalNetwork ? LOCAL_NETWORK_PERMISSIONS : [])];
     await Promise.all(
-      LOCAL_NETWORK_PERMISSIONS.map((name) =>
+      names.map((name) =>
         this.root
           .send('Browser.setPermission', {
             permission: { name },

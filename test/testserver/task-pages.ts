@@ -22,6 +22,20 @@ const lists = (items: string) => `<style>
 </script>`;
 
 export const TASK_PAGES: Record<string, string> = {
+  // What the page may use without a person's say: each permission's state, then a location request's end.
+  '/tasks/permissions': page(
+    'Permissions',
+    `<h1>Permissions</h1><p id="states">checking</p><p id="location">location: asked</p>
+    <script>
+      Promise.all(['geolocation', 'notifications', 'camera', 'microphone'].map((name) =>
+        navigator.permissions.query({ name }).then((s) => name + '=' + s.state, () => name + '=unknown'),
+      )).then((states) => { document.getElementById('states').textContent = 'states: ' + states.join(' '); });
+      navigator.geolocation.getCurrentPosition(
+        () => { document.getElementById('location').textContent = 'location: given'; },
+        (error) => { document.getElementById('location').textContent = 'location: refused code ' + error.code; },
+      );
+    </script>`,
+  ),
   '/tasks/keys': page(
     'Keys',
     `<h1>Keys</h1>
