@@ -9,6 +9,7 @@ import type { HttpResult, TestGateway } from '../gateway/fixtures/gateway.js';
 import {
   CATEGORY_HOST,
   DENIED_HOST,
+  ESCAPE_PATHS,
   ESCAPING_CONTROLS,
   FRAMES_TRIED,
   startSiteServers,
@@ -67,18 +68,20 @@ export function siteGrantCases(
       await ok('browser_navigate', { url: servers.grantedUrl('/links') });
     };
     /**
-     * Waits until the session was told that a navigation was refused as not granted: the attempt is
-     * over, and its request never left the browser. `seen`: notices already drained by earlier calls.
+     * Waits until the session was told that the navigation to `path` of the other site was refused as
+     * not granted: the attempt is over, and its request never left the browser. `seen`: notices that
+     * earlier calls of the case already drained.
      */
-    const toldNotGranted = async (what: string, seen: string[] = []) => {
-      const told = () => seen.some((notice) => /not granted/.test(notice));
+    const toldNotGranted = async (path: string, seen: string[] = []) => {
+      const url = servers.otherUrl(path);
+      const told = () => seen.some((notice) => notice.includes(url) && /not granted/.test(notice));
       await waitFor(
         async () => {
           if (told()) return true;
           seen.push(...((await ok('browser_snapshot')).notices ?? []));
           return told();
         },
-        { what: `a "not granted" notice after ${what}` },
+        { what: `a "not granted" notice for ${url}` },
       );
     };
     /** The tab is still on `title`, and no tab went to the other site; the notices met on the way. */
@@ -168,20 +171,20 @@ export function siteGrantCases(
         const clicked = await ok('browser_click', { ref: await refOf(label) });
         // The refusal reaches the agent as a notice on this result or, when the refused request left after
         // the click's answer (a form POST can), on a later one.
-        await toldNotGranted(`clicking ${label}`, [...(clicked.notices ?? [])]);
+        await toldNotGranted(ESCAPE_PATHS[label], [...(clicked.notices ?? [])]);
         await stillOn('Links');
       });
     }
 
     it('refuses a meta refresh of a granted page to another site', async () => {
       const opened = await ok('browser_navigate', { url: servers.grantedUrl('/meta-refresh') });
-      await toldNotGranted('a meta refresh', [...(opened.notices ?? [])]);
+      await toldNotGranted('/meta', [...(opened.notices ?? [])]);
       await stillOn('Meta refresh');
     });
 
     it("refuses a granted page's script redirect to another site", async () => {
       const opened = await ok('browser_navigate', { url: servers.grantedUrl('/script-redirect') });
-      await toldNotGranted('a script redirect', [...(opened.notices ?? [])]);
+      await toldNotGranted('/location', [...(opened.notices ?? [])]);
       await stillOn('Script redirect');
     });
 
