@@ -17,8 +17,6 @@ import { toolSession } from '../security/fixtures/tool-session.js';
 import { startStage, status, waitFor, type Stage } from './fixtures/paired-setup.js';
 import { openPopup, type PopupPage } from './fixtures/popup-page.js';
 
-/** Long enough for an event an unheld click would cause to have happened. */
-const SETTLE_MS = 300;
 const PASSWORD = `pw-${randomBytes(6).toString('hex')}`;
 
 describe("approval classes on the user's tab: download, upload, secret_first_use", () => {
@@ -33,7 +31,6 @@ describe("approval classes on the user's tab: download, upload, secret_first_use
   const { ok, refOf } = toolSession(call);
   const asOwner = (method: string, pathname: string) =>
     stage.gw.request(method, pathname, { headers: { authorization: `Bearer ${stage.gw.operatorKey}` } });
-  const settle = () => new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
   const codeOf = (result: HttpResult): string | undefined =>
     result.body.error?.controller_code ?? result.body.error?.code;
   const pendingApprovals = async () =>
@@ -51,8 +48,11 @@ describe("approval classes on the user's tab: download, upload, secret_first_use
     await waitFor(`the popup to offer ${decision}`, () => popup.visible(selector));
     await popup.click(selector);
   };
+  /**
+   * The page notes a click as it is dispatched, so a read after the call has answered (or while it
+   * waits: the extension answers a snapshot meanwhile) sees every click that reached it.
+   */
   const events = async (what: string) => {
-    await settle();
     const { snapshot } = await ok('browser_snapshot', { full: true });
     return (snapshot ?? '').split(`(event: ${what})`).length - 1;
   };
@@ -136,8 +136,8 @@ describe("approval classes on the user's tab: download, upload, secret_first_use
   }
 
   it('holds the first vault secret typed on an origin until approved, then asks no more there', async () => {
+    // Typed text is in the field once the typing call has answered (or, while it waits, if typed early).
     const filled = async () => {
-      await settle();
       const { snapshot } = await ok('browser_snapshot');
       return /textbox "Password" @e\d+ \[password, filled/.test(snapshot ?? '') ? 1 : 0;
     };

@@ -12,7 +12,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { EXTENSION_ID } from '../../src/protocol/index.js';
 import { ENABLED_CONFIG, type HttpResult } from '../gateway/fixtures/gateway.js';
-import { variants } from '../security/approvals-cases.js';
+import { timesDone, variants } from '../security/approvals-cases.js';
 import {
   DOCS_HOST,
   PAY_HOST,
@@ -24,8 +24,6 @@ import { toolSession } from '../security/fixtures/tool-session.js';
 import { startStage, status, waitFor, type Stage } from './fixtures/paired-setup.js';
 import { openPopup, type PopupPage } from './fixtures/popup-page.js';
 
-/** Long enough for a request an unheld action would send to have reached its server. */
-const SETTLE_MS = 300;
 /**
  * The person's window in these tests. Every decision and Stop made in the popup must land inside it, on
  * a loaded machine too (at 3 s a Stop once arrived after the approval had already expired); only the one
@@ -55,7 +53,6 @@ describe("approvals on the user's tab (the extension)", () => {
   const { ok, refOf } = toolSession(call);
   const asOwner = (method: string, pathname: string) =>
     stage.gw.request(method, pathname, { headers: { authorization: `Bearer ${stage.gw.operatorKey}` } });
-  const settle = () => new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
   /**
    * The approval outcomes reach the agent as their own codes; the extension's other refusals as
    * `controller_rejected` with the extension's code.
@@ -76,12 +73,9 @@ describe("approvals on the user's tab (the extension)", () => {
   const approvalPath = (id: string, what: string) =>
     `/v1/browser-control/sessions/${sid}/approvals/${id}/${what}`;
   const statusOf = async (id: string) => (await asOwner('GET', `/v1/approvals/${id}`)).body.approval;
-  const logOf = async () => (await ok('browser_snapshot', { full: true })).snapshot ?? '';
-  const count = async (effect: { path: string } | { log: string }) => {
-    await settle();
-    if ('path' in effect) return sites.hits(effect.path);
-    return (await logOf()).split(`(event: ${effect.log})`).length - 1;
-  };
+  /** The form on `/form-post` was never submitted, read once the page can tell. */
+  const neverSaved = async () =>
+    assert.equal(await timesDone(ok, sites, { path: '/save', noted: 'submit' }, { title: 'Profile' }), 0);
   /** As a person: waits for the popup to show the approval, then clicks its button. */
   const decideInPopup = async (id: string, decision: 'approve' | 'deny') => {
     const selector = `button[data-approval="${id}"][data-decision="${decision}"]`;
@@ -143,13 +137,14 @@ describe("approvals on the user's tab (the extension)", () => {
     decision: 'approve' | 'deny' | 'timeout',
   ) => {
     sites.requests.length = 0;
-    await ok('browser_navigate', { url: variant.page(sites) });
+    const { title = '' } = await ok('browser_navigate', { url: variant.page(sites) });
     await variant.prepare?.(ok, refOf);
     const [tool, args] = await variant.act(refOf);
     const running = call(tool, args);
     const asked = await pending();
-    // Nothing reached the server, and the page saw nothing, while the person had not decided.
-    const whilePending = 'path' in variant.effect ? await count(variant.effect) : 0;
+    // Read as the approval is listed; a request let out before the decision would also be counted
+    // after a denial, where the page shows the attempt is over.
+    const whilePending = 'path' in variant.effect ? sites.hits(variant.effect.path) : 0;
     if (decision !== 'timeout') await decideInPopup(asked.approval_id, decision);
     const result = await running;
     if (decision === 'approve') assert.equal(result.status, 200, JSON.stringify(result.body));
@@ -159,7 +154,8 @@ describe("approvals on the user's tab (the extension)", () => {
     }
     const record = await statusOf(asked.approval_id);
     if (decision !== 'timeout') assert.equal(record.channel, 'extension');
-    return { whilePending, after: await count(variant.effect), id: asked.approval_id };
+    const after = await timesDone(ok, sites, variant.effect, decision === 'approve' ? null : { title });
+    return { whilePending, after, id: asked.approval_id };
   };
 
   for (const variant of variants('/unused')) {
@@ -190,6 +186,7 @@ describe("approvals on the user's tab (the extension)", () => {
   });
 
   it('shows the origin, the action in words and a crop of the element in the popup', async () => {
+    sites.requests.length = 0;
     await ok('browser_navigate', { url: sites.shopUrl('/form-post') });
     const running = call('browser_click', { ref: await refOf('button "Save"') });
     const asked = await pending();
@@ -202,7 +199,7 @@ describe("approvals on the user's tab (the extension)", () => {
     );
     await decideInPopup(asked.approval_id, 'deny');
     assert.equal(codeOf(await running), 'approval_denied');
-    assert.equal(sites.hits('/save'), 0);
+    await neverSaved();
   });
 
   it("refuses a decision by the agent's key, or by the pairing token from outside the extension", async () => {
@@ -248,10 +245,9 @@ describe("approvals on the user's tab (the extension)", () => {
     assert.equal(listed.status, 200);
     assert.doesNotMatch(JSON.stringify(listed.body), /decision_key/);
     assert.equal((await statusOf(id)).status, 'pending');
-    await settle();
-    assert.equal(sites.hits('/save'), 0);
     await decideInPopup(id, 'deny');
     assert.equal(codeOf(await running), 'approval_denied');
+    await neverSaved();
   });
 
   it('refuses a decision from a page script, a page-opened popup and a forged runtime message', async () => {
@@ -283,7 +279,11 @@ describe("approvals on the user's tab (the extension)", () => {
               : 'no runtime';
           } catch (e) { out.runtime = 'refused'; }
           const w = window.open(${JSON.stringify(`${EXTENSION_ORIGIN}/popup.html`)});
-          await new Promise((r) => setTimeout(r, 500));
+          // Polled until the window has left its first about:blank (or cannot be read): it has tried.
+          for (let i = 0; i < 500; i++) {
+            try { if (!w || w.closed || w.location.href !== 'about:blank') break; } catch (e) { break; }
+            await new Promise((r) => setTimeout(r, 10));
+          }
           try { out.opened = w ? String(w.location.href) : 'blocked'; } catch (e) { out.opened = 'opaque'; }
           try { w?.close(); } catch {}
           return out;
@@ -310,11 +310,9 @@ describe("approvals on the user's tab (the extension)", () => {
     assert.equal(forged.ok, false);
     assert.equal(forged.error?.code, 'forbidden_sender');
     assert.equal((await statusOf(id)).status, 'pending');
-    await settle();
-    assert.equal(sites.hits('/save'), 0);
     await decideInPopup(id, 'deny');
     assert.equal(codeOf(await running), 'approval_denied');
-    assert.equal(sites.hits('/save'), 0);
+    await neverSaved();
   });
 
   it('audits the decision made in the popup: who, through the extension, when', async () => {
@@ -358,13 +356,13 @@ describe("approvals on the user's tab (the extension)", () => {
     const click = await call('browser_navigate', { url: sites.shopUrl('/second') });
     assert.equal(codeOf(click), 'session_stopped_by_owner');
     await popup.waitForText('You stopped the agent');
-    await settle();
-    assert.equal(sites.hits('/save'), 0);
-    assert.equal(sites.hits('/second'), 0);
     assert.equal(await debuggerAttached(), false);
 
     await popup.click('#resume-agent');
     await waitFor('the session to run again', async () => (await call('browser_snapshot')).status === 200);
+    // The tab is still on the form, never submitted, and the refused navigation never left.
+    await neverSaved();
+    assert.equal(sites.hits('/second'), 0);
     await ok('browser_navigate', { url: sites.shopUrl('/second') });
     assert.equal(sites.hits('/second'), 1);
   });

@@ -13,6 +13,7 @@ import { ENABLED_CONFIG, type HttpResult } from '../gateway/fixtures/gateway.js'
 import {
   CATEGORY_HOST,
   DENIED_HOST,
+  ESCAPE_PATHS,
   ESCAPING_CONTROLS,
   startSiteServers,
   type SiteServers,
@@ -23,9 +24,6 @@ import { shareInPopup, type PopupPage } from './fixtures/popup-page.js';
 
 /** A second site the session asks for, which the person denies. */
 const ADS_ORIGIN = 'https://ads.example';
-
-/** Long enough for a refused frame's retries, timers and popups to have happened. */
-const SETTLE_MS = 500;
 
 describe("site grants on the user's tab (the extension)", () => {
   let servers: SiteServers;
@@ -38,16 +36,37 @@ describe("site grants on the user's tab (the extension)", () => {
   const call = (tool: string, args: Record<string, unknown> = {}): Promise<HttpResult> =>
     stage.gw.request('POST', `/v1/sessions/${sid}/tools/${tool}`, { body: args });
   const { ok, refOf } = toolSession(call);
-  const settle = () => new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
   /** Refused by the extension: the gateway passes its code on as `controller_code`. */
   const refusedByExtension = (result: HttpResult, code: string) => {
     assert.equal(result.body.error?.code, 'controller_rejected', JSON.stringify(result.body));
     assert.equal(result.body.error?.controller_code, code, JSON.stringify(result.body));
   };
   const onLinks = () => ok('browser_navigate', { url: servers.grantedUrl('/links') });
-  /** No tab of the share shows the other site's page. */
-  const neverOther = async () => {
-    await settle();
+  /**
+   * Waits until Chrome shows that `path` of the other site was refused in a frame of some tab (its error
+   * page for a blocked request, as the person's browser records it): the attempt is over, and it never
+   * left the browser. Read from an extension page of the test's own, not through the agent.
+   */
+  const refusedInBrowser = (path: string) => {
+    const url = servers.otherUrl(path);
+    return waitFor(`Chrome to refuse ${url}`, () =>
+      stage.browser.cdp.evaluate<boolean>(
+        stage.browser.popup,
+        `chrome.tabs.query({}).then(async (tabs) => {
+          for (const tab of tabs)
+            for (const frame of (await chrome.webNavigation.getAllFrames({ tabId: tab.id })) ?? [])
+              if (frame.url === ${JSON.stringify(url)} && frame.errorOccurred) return true;
+          return false;
+        })`,
+      ),
+    );
+  };
+  /**
+   * No tab of the share shows the other site's page, once the attempt to reach `path` is over (none:
+   * the call's own answer was the refusal).
+   */
+  const neverOther = async (path?: string) => {
+    if (path) await refusedInBrowser(path);
     const tabs = (await ok('browser_tabs')).tabs ?? [];
     for (const tab of tabs) assert.notEqual((tab as { title?: string }).title, 'Other', JSON.stringify(tabs));
   };
@@ -73,8 +92,8 @@ describe("site grants on the user's tab (the extension)", () => {
       sites: [servers.otherOrigin, ADS_ORIGIN],
     }));
   });
-  afterEach(async () => {
-    await settle();
+  // Each case ends once its attempt is over (refused in its answer, or by Chrome for the rules).
+  afterEach(() => {
     assert.equal(servers.otherRequests.length, expectedOther, servers.otherRequests.join('\n'));
   });
   after(async () => {
@@ -118,23 +137,23 @@ describe("site grants on the user's tab (the extension)", () => {
     );
   });
 
-  for (const label of [...ESCAPING_CONTROLS, 'button "Add other frame"']) {
+  for (const label of [...ESCAPING_CONTROLS, 'button "Add other frame"' as const]) {
     it(`sends nothing to the other site when the agent clicks ${label}`, async () => {
       await onLinks();
       await ok('browser_click', { ref: await refOf(label) });
-      await neverOther();
+      await neverOther(ESCAPE_PATHS[label]);
     });
   }
 
-  for (const [path, what] of [
-    ['/meta-refresh', 'a meta refresh'],
-    ['/script-redirect', "a page's script redirect"],
-    ['/embeds', 'an iframe loaded with the page'],
-    ['/nested', 'an iframe that moves itself'],
-  ]) {
+  for (const [path, what, refused] of [
+    ['/meta-refresh', 'a meta refresh', '/meta'],
+    ['/script-redirect', "a page's script redirect", '/location'],
+    ['/embeds', 'an iframe loaded with the page', '/frame'],
+    ['/nested', 'an iframe that moves itself', '/frame-moved'],
+  ] as const) {
     it(`sends nothing to the other site for ${what}`, async () => {
-      await ok('browser_navigate', { url: servers.grantedUrl(path ?? '/') });
-      await neverOther();
+      await ok('browser_navigate', { url: servers.grantedUrl(path) });
+      await neverOther(refused);
     });
   }
 
@@ -142,7 +161,7 @@ describe("site grants on the user's tab (the extension)", () => {
     const url = servers.grantedUrl(`/redirect?to=${encodeURIComponent(servers.otherUrl('/redirected'))}`);
     const result = await call('browser_navigate', { url });
     assert.notEqual(result.status, 200, JSON.stringify(result.body));
-    await neverOther();
+    await neverOther('/redirected');
   });
 
   it('blocks a high-risk category site and a denied site with site_blocked', async () => {
@@ -180,6 +199,6 @@ describe("site grants on the user's tab (the extension)", () => {
     );
     // History: going back to the revoked site requests it again, and the rules refuse that request.
     await call('browser_back');
-    await neverOther();
+    await neverOther('/moved');
   });
 });

@@ -17,8 +17,6 @@ import { waitFor } from '../helpers/wait-for.js';
 import { startApprovalSites, type ApprovalSites } from './fixtures/approval-site.js';
 import { errorCode, toolSession } from './fixtures/tool-session.js';
 
-/** Long enough for a request an unheld action would send to have reached its server. */
-const SETTLE_MS = 300;
 export const APPROVAL_TIMEOUT_S = 2;
 
 export interface Started {
@@ -44,7 +42,7 @@ interface Variant {
   /** The call that needs approval, given refs by label. */
   act: (refOf: (label: string) => Promise<string>) => Promise<[string, Record<string, unknown>]>;
   /** What the action does: a request its server receives, or an event its page notes in `#log`. */
-  effect: { path: string } | { log: string };
+  effect: PathEffect | { log: string };
   /** An input before the action that needs no approval. */
   prepare?: (ok: Ok, refOf: (label: string) => Promise<string>) => Promise<void>;
   /** The refused action left a dialog open: answered (dismissed) before the page is read. */
@@ -53,6 +51,58 @@ interface Variant {
 }
 
 type Ok = ReturnType<typeof toolSession>['ok'];
+
+/**
+ * A request the action sends, and how its page shows, once the call has answered, that a refused
+ * attempt is over: then no request at the server means none was sent, not one merely slow. `noted`: the
+ * event the page notes as the input reaches it, before it requests anything (still on the same page
+ * and without it, the page never got the input). `settled`: the events the page notes once the request
+ * it sent, held in the browser for the approval, was answered or refused.
+ */
+export type PathEffect = { path: string } & ({ noted: string } | { settled: string[] });
+
+/** The events the page noted in `#log`, read in a full snapshot, with the page's title. */
+async function pageLog(ok: Ok): Promise<{ title: string; log: string }> {
+  const read = await ok('browser_snapshot', { full: true });
+  return { title: read.title ?? '', log: read.snapshot ?? '' };
+}
+
+const noted = (log: string, event: string) => log.split(`(event: ${event})`).length - 1;
+
+/**
+ * How often the action happened, read once its call has answered. An event the page notes is there by
+ * then (it is noted as the input is dispatched); a request of a refused action is counted once the page
+ * shows the attempt is over, on `title`, the page the action was tried on; one of an approved action
+ * once it arrived.
+ */
+export async function timesDone(
+  ok: Ok,
+  sites: ApprovalSites,
+  effect: Variant['effect'],
+  refused: { title: string } | null,
+): Promise<number> {
+  if ('log' in effect) return noted((await pageLog(ok)).log, effect.log);
+  if (!refused) {
+    await waitFor(() => sites.hits(effect.path) > 0, {
+      what: `the approved action to request ${effect.path}`,
+    });
+    return sites.hits(effect.path);
+  }
+  if ('settled' in effect) {
+    await waitFor(
+      async () => {
+        const { log } = await pageLog(ok);
+        return effect.settled.some((event) => noted(log, event) > 0);
+      },
+      { what: `the page to note that its request to ${effect.path} was answered or refused` },
+    );
+    return sites.hits(effect.path);
+  }
+  const page = await pageLog(ok);
+  assert.equal(page.title, refused.title, 'the tab is still on the page the action was tried on');
+  assert.equal(noted(page.log, effect.noted), 0, `the page saw no ${effect.noted}`);
+  return sites.hits(effect.path);
+}
 
 const ref =
   (label: string, tool: string, extra: Record<string, unknown> = {}) =>
@@ -67,25 +117,25 @@ export function variants(uploadFile: string): Variant[] {
       name: 'click submits a POST form',
       page: (s) => s.shopUrl('/form-post'),
       act: ref('button "Save"', 'browser_click'),
-      effect: { path: '/save' },
+      effect: { path: '/save', noted: 'submit' },
     },
     {
       name: 'click submits a form to another origin',
       page: (s) => s.shopUrl('/form-other'),
       act: ref('button "Go"', 'browser_click'),
-      effect: { path: '/search' },
+      effect: { path: '/search', noted: 'submit' },
     },
     {
       name: 'click submits a form into another window',
       page: (s) => s.shopUrl('/form-blank'),
       act: ref('button "Open report"', 'browser_click'),
-      effect: { path: '/report' },
+      effect: { path: '/report', noted: 'submit' },
     },
     {
       name: 'Enter typed into a POST form field',
       page: (s) => s.shopUrl('/form-post'),
       act: ref('textbox "Nickname"', 'browser_type', { text: 'y', submit: true }),
-      effect: { path: '/save' },
+      effect: { path: '/save', noted: 'submit' },
     },
     {
       name: 'Enter pressed in a POST form field',
@@ -93,7 +143,7 @@ export function variants(uploadFile: string): Variant[] {
       prepare: async (ok, refOf) =>
         void (await ok('browser_click', { ref: await refOf('textbox "Nickname"') })),
       act: () => Promise.resolve(['browser_press', { key: 'Enter' }]),
-      effect: { path: '/save' },
+      effect: { path: '/save', noted: 'submit' },
     },
     {
       name: 'click on a button named "Delete account"',
@@ -105,7 +155,7 @@ export function variants(uploadFile: string): Variant[] {
       name: 'click on a link named "Buy now"',
       page: (s) => s.shopUrl('/lexicon'),
       act: ref('link "Buy now"', 'browser_click'),
-      effect: { path: '/bought' },
+      effect: { path: '/bought', noted: 'buy' },
     },
     {
       name: 'click on "Jetzt kaufen" (German lexicon, text in a span)',
@@ -117,19 +167,19 @@ export function variants(uploadFile: string): Variant[] {
       name: 'fetch POST after a neutral click',
       page: (s) => s.shopUrl('/fetch'),
       act: ref('button "Sync notes"', 'browser_click'),
-      effect: { path: '/api/sync' },
+      effect: { path: '/api/sync', settled: ['synced', 'failed'] },
     },
     {
       name: 'XHR PUT from a timer after a neutral click',
       page: (s) => s.shopUrl('/fetch'),
       act: ref('button "Store later"', 'browser_click'),
-      effect: { path: '/api/later' },
+      effect: { path: '/api/later', settled: ['stored', 'failed'] },
     },
     {
       name: 'click on a download link',
       page: (s) => s.shopUrl('/download'),
       act: ref('link "Get the file"', 'browser_click'),
-      effect: { path: '/file.txt' },
+      effect: { path: '/file.txt', noted: 'download' },
       localOnly: true,
     },
     {
@@ -145,7 +195,7 @@ export function variants(uploadFile: string): Variant[] {
       prepare: async (ok, refOf) =>
         void (await ok('browser_click', { ref: await refOf('button "Clear notes"') })),
       act: () => Promise.resolve(['browser_dialog', { action: 'accept' }]),
-      effect: { path: '/api/clear' },
+      effect: { path: '/api/clear', noted: 'confirmed' },
       dismissAfter: true,
     },
     {
@@ -158,7 +208,7 @@ export function variants(uploadFile: string): Variant[] {
       name: 'clicking a link on a per-action origin',
       page: (s) => s.payUrl('/card'),
       act: ref('link "Continue"', 'browser_click'),
-      effect: { path: '/done' },
+      effect: { path: '/done', noted: 'link' },
     },
   ];
 }
@@ -189,7 +239,6 @@ export function approvalCases(
     const { ok, refOf } = toolSession(call);
     const asOwner = (method: string, pathname: string, body?: unknown) =>
       gw.request(method, pathname, { body, headers: { authorization: `Bearer ${gw.operatorKey}` } });
-    const settle = () => new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
     const pendingOf = (session: string) =>
       waitFor(
         async () => {
@@ -200,15 +249,6 @@ export function approvalCases(
         },
         { what: 'the approval to be asked for', within: 15_000 },
       );
-    const logOf = async (): Promise<string> => {
-      const read = await ok('browser_snapshot', { full: true });
-      return read.snapshot ?? '';
-    };
-    const count = async (effect: Variant['effect']): Promise<number> => {
-      await settle();
-      if ('path' in effect) return sites.hits(effect.path);
-      return (await logOf()).split(`(event: ${effect.log})`).length - 1;
-    };
 
     before(async () => {
       sites = await startApprovalSites();
@@ -236,12 +276,14 @@ export function approvalCases(
     /** One run of a variant: the call waits, the owner decides (or nobody does), the effects counted. */
     const runOnce = async (variant: Variant, decision: 'approve' | 'deny' | 'timeout') => {
       sites.requests.length = 0;
-      await ok('browser_navigate', { url: variant.page(sites) });
+      const { title = '' } = await ok('browser_navigate', { url: variant.page(sites) });
       await variant.prepare?.(ok, refOf);
       const [tool, args] = await variant.act(refOf);
       const running = call(tool, args);
       const pending = await pendingOf(sid);
-      const whilePending = 'path' in variant.effect ? await count(variant.effect) : 0;
+      // Read as the approval is listed; a request let out before the decision would also be counted
+      // after a denial, where the page shows the attempt is over.
+      const whilePending = 'path' in variant.effect ? sites.hits(variant.effect.path) : 0;
       if (decision !== 'timeout') {
         const decided = await asOwner('POST', `/v1/approvals/${pending.approval_id}/${decision}`);
         assert.equal(decided.status, 200, JSON.stringify(decided.body));
@@ -252,7 +294,10 @@ export function approvalCases(
         assert.equal(errorCode(result), decision === 'deny' ? 'approval_denied' : 'approval_timeout');
         if (variant.dismissAfter) await ok('browser_dialog', { action: 'dismiss' });
       }
-      return { whilePending, after: await count(variant.effect) };
+      return {
+        whilePending,
+        after: await timesDone(ok, sites, variant.effect, decision === 'approve' ? null : { title }),
+      };
     };
 
     for (const variant of variants('/placeholder')) {
@@ -350,6 +395,7 @@ export function approvalCases(
     });
 
     it('with wait: false answers approval_required at once; the same call runs once approved, once only', async () => {
+      const saved: PathEffect = { path: '/save', noted: 'submit' };
       await ok('browser_navigate', { url: sites.shopUrl('/form-post') });
       const save = await refOf('button "Save"');
       sites.requests.length = 0;
@@ -365,11 +411,10 @@ export function approvalCases(
       const byGet = await gw.request('GET', `/v1/approvals/${id}`);
       assert.equal(byGet.status, 200);
       assert.equal(byGet.body.approval.status, 'pending');
-      await settle();
-      assert.equal(sites.hits('/save'), 0);
+      assert.equal(await timesDone(ok, sites, saved, { title: 'Profile' }), 0);
       assert.equal((await asOwner('POST', `/v1/approvals/${id}/approve`)).status, 200);
       await ok('browser_click', { ref: save, wait: false });
-      assert.equal(await count({ path: '/save' }), 1);
+      assert.equal(await timesDone(ok, sites, saved, null), 1);
       const used = await ok('browser_approval_status', { approval_id: id });
       assert.equal((used as unknown as { status: string }).status, 'used');
       // Used: approving again is refused, and the same call asks anew.
@@ -379,7 +424,7 @@ export function approvalCases(
       const next = await call('browser_click', { ref: await refOf('button "Save"'), wait: false });
       assert.equal(errorCode(next), 'approval_required');
       assert.notEqual(next.body.error.approval_id, id);
-      assert.equal(await count({ path: '/save' }), 1);
+      assert.equal(await timesDone(ok, sites, saved, { title: 'Profile' }), 1, 'still the one approved save');
     });
 
     it('does not let an approval of one action approve another (changed arguments, other ref)', async () => {
@@ -395,9 +440,11 @@ export function approvalCases(
       assert.notEqual(other.body.error.approval_id, id);
       const changed = await call('browser_click', { ref: del, double: true, wait: false });
       assert.equal(errorCode(changed), 'approval_required');
-      await settle();
-      assert.equal(sites.hits('/bought'), 0);
-      assert.equal(sites.hits('/api/delete'), 0);
+      assert.equal(await timesDone(ok, sites, { path: '/bought', noted: 'buy' }, { title: 'Account' }), 0);
+      assert.equal(
+        await timesDone(ok, sites, { path: '/api/delete', noted: 'delete' }, { title: 'Account' }),
+        0,
+      );
       assert.equal(
         ((await ok('browser_approval_status', { approval_id: id })) as unknown as { status: string }).status,
         'approved',
@@ -405,6 +452,7 @@ export function approvalCases(
     });
 
     it('refuses unknown, expired and other-session approval ids with typed errors', async () => {
+      sites.requests.length = 0;
       const unknown = await asOwner('POST', '/v1/approvals/apr_nope/approve');
       assert.equal(unknown.status, 404);
       assert.equal(errorCode(unknown), 'approval_not_found');
@@ -423,11 +471,11 @@ export function approvalCases(
       const late = await asOwner('POST', `/v1/approvals/${id}/approve`);
       assert.equal(late.status, 410);
       assert.equal(errorCode(late), 'approval_expired');
-      await settle();
-      assert.equal(sites.hits('/save'), 0);
+      assert.equal(await timesDone(ok, sites, { path: '/save', noted: 'submit' }, { title: 'Profile' }), 0);
     });
 
     it('refuses decisions by the agent key, a pairing token, and a page; audits the owner', async () => {
+      sites.requests.length = 0;
       await ok('browser_navigate', { url: sites.shopUrl('/form-post') });
       const asked = await call('browser_click', { ref: await refOf('button "Save"'), wait: false });
       const id = asked.body.error.approval_id as string;
@@ -475,8 +523,7 @@ export function approvalCases(
       );
       assert.equal(row.principal_id, 'owner');
       assert.equal(row.arguments.channel, 'cli');
-      await settle();
-      assert.equal(sites.hits('/save'), 0);
+      assert.equal(await timesDone(ok, sites, { path: '/save', noted: 'submit' }, { title: 'Profile' }), 0);
     });
   });
 }

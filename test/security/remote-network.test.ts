@@ -10,11 +10,9 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { startTestGateway, type HttpResult, type TestGateway } from '../gateway/fixtures/gateway.js';
 import { launchChromium, type LocalChromium } from '../helpers/chromium.js';
+import { waitFor } from '../helpers/wait-for.js';
 import { PUBLIC_HOST, startNetworkSites, type NetworkSites } from './fixtures/network-sites.js';
 import { errorCode, toolSession } from './fixtures/tool-session.js';
-
-/** Long enough for a refused request's retries, resource timers and popups to have happened. */
-const SETTLE_MS = 400;
 
 describe('a remote browser never reaches a private address', () => {
   let sites: NetworkSites;
@@ -25,10 +23,24 @@ describe('a remote browser never reaches a private address', () => {
   const call = (tool: string, args: Record<string, unknown> = {}): Promise<HttpResult> =>
     gw.request('POST', `/v1/sessions/${sid}/tools/${tool}`, { body: args });
   const { ok, refOf } = toolSession(call);
-  const settle = () => new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
-  const assertNothingReachedPrivate = async () => {
-    await settle();
-    assert.deepEqual(sites.privateRequests, []);
+  /**
+   * Asserted once every attempt of the test is over: refused in a call's answer, in the notice of a
+   * refused navigation, or reported by the page. A refused request never leaves the browser, so none is
+   * on its way then.
+   */
+  const assertNothingReachedPrivate = () => assert.deepEqual(sites.privateRequests, []);
+  /** Waits (calling `browser_tabs`) until the session was told that each of `paths` was kept from opening. */
+  const keptFromOpening = async (paths: string[], seen: string[] = []) => {
+    const told = (path: string) =>
+      seen.some((notice) => notice.includes(`kept from opening ${sites.privateUrl(path)}`));
+    await waitFor(
+      async () => {
+        if (paths.every(told)) return true;
+        seen.push(...((await ok('browser_tabs')).notices ?? []));
+        return paths.every(told);
+      },
+      { what: `notices that ${paths.join(' and ')} were kept from opening` },
+    );
   };
 
   before(async () => {
@@ -60,7 +72,7 @@ describe('a remote browser never reaches a private address', () => {
     });
     assert.equal(errorCode(metadata), 'metadata_url_blocked');
     assert.equal((await ok('browser_navigate', { url: sites.publicUrl('/') })).title, 'Public home');
-    await assertNothingReachedPrivate();
+    assertNothingReachedPrivate();
   });
 
   it('refuses an HTTP redirect to a private address before its request is made, and the tab stays usable', async () => {
@@ -80,7 +92,7 @@ describe('a remote browser never reaches a private address', () => {
       [sites.publicUrl('/links')],
     );
     assert.equal((await ok('browser_back')).title, 'Public home');
-    await assertNothingReachedPrivate();
+    assertNothingReachedPrivate();
   });
 
   it('keeps a clicked link off the private server, and the tab answers the next calls at once', async () => {
@@ -99,15 +111,17 @@ describe('a remote browser never reaches a private address', () => {
     );
     assert.equal((await ok('browser_snapshot')).title, 'Links');
     assert.equal((await ok('browser_back')).title, 'Public home');
-    await assertNothingReachedPrivate();
+    assertNothingReachedPrivate();
   });
 
   it('keeps popups off the private server from their first navigation', async () => {
     sid = await gw.createSession();
     await ok('browser_navigate', { url: sites.publicUrl('/links') });
-    await ok('browser_click', { ref: await refOf('link "Private new tab"') });
-    await ok('browser_click', { ref: await refOf('button "Private popup"') });
-    await settle();
+    const notices = (await ok('browser_click', { ref: await refOf('link "Private new tab"') })).notices ?? [];
+    notices.push(
+      ...((await ok('browser_click', { ref: await refOf('button "Private popup"') })).notices ?? []),
+    );
+    await keptFromOpening(['/blank', '/popup'], notices);
     const { tabs = [] } = await ok('browser_tabs');
     assert.equal(tabs.length, 3, JSON.stringify(tabs));
     for (const tab of tabs) assert.doesNotMatch(tab.url, /127\.0\.0\.3/);
@@ -116,7 +130,7 @@ describe('a remote browser never reaches a private address', () => {
       assert.doesNotMatch(String(activated.url), /127\.0\.0\.3/);
       assert.doesNotMatch(String((await ok('browser_snapshot')).url), /127\.0\.0\.3/);
     }
-    await assertNothingReachedPrivate();
+    assertNothingReachedPrivate();
   });
 
   it('keeps page scripts, workers, frames and images off the private server', async () => {
@@ -133,7 +147,7 @@ describe('a remote browser never reaches a private address', () => {
     for (const path of ['/meta-refresh', '/script-redirect']) {
       // The page opened; where it then sent itself was refused, and the tab stayed on it.
       const opened = await ok('browser_navigate', { url: sites.publicUrl(path) });
-      await settle();
+      await keptFromOpening([path === '/meta-refresh' ? '/meta' : '/location'], [...(opened.notices ?? [])]);
       const { tabs = [] } = await ok('browser_tabs');
       assert.deepEqual(
         tabs.map((tab) => tab.url),
@@ -141,7 +155,7 @@ describe('a remote browser never reaches a private address', () => {
         `${path}: ${JSON.stringify(opened)}`,
       );
     }
-    await assertNothingReachedPrivate();
+    assertNothingReachedPrivate();
   });
 
   it('refuses cloud metadata by address and by name, linked or redirected to, from an allowed host', async () => {
@@ -159,6 +173,6 @@ describe('a remote browser never reaches a private address', () => {
       redirected.notices?.some((notice) => /cloud metadata endpoint/.test(notice)),
       JSON.stringify(redirected),
     );
-    await assertNothingReachedPrivate();
+    assertNothingReachedPrivate();
   });
 });

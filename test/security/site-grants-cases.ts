@@ -9,7 +9,9 @@ import type { HttpResult, TestGateway } from '../gateway/fixtures/gateway.js';
 import {
   CATEGORY_HOST,
   DENIED_HOST,
+  ESCAPE_PATHS,
   ESCAPING_CONTROLS,
+  FRAMES_TRIED,
   startSiteServers,
   type SiteServers,
 } from './fixtures/site-servers.js';
@@ -27,8 +29,12 @@ const sitesOf = (result: HttpResult): SitesView => (result.body as { sites: Site
 const messageOf = (result: HttpResult): string =>
   (result.body as { error: { message: string } }).error.message;
 
-/** Long enough for a refused frame's retries, timers and popups to have happened. */
-const SETTLE_MS = 400;
+/**
+ * Only for a frame a page moves or adds after it loaded: a refused sub-frame navigation is aborted, which
+ * fires no event the page or the agent can see (no load, no notice), so this is how long its request
+ * is given to arrive.
+ */
+const FRAME_SETTLE_MS = 400;
 
 /** The `safety:` block the suites run under: sites asked for must be granted; one site denied. */
 export const SAFETY_CONFIG = { mode: { local: 'ask', remote: 'ask' }, sites: { deny: [DENIED_HOST] } };
@@ -50,7 +56,6 @@ export function siteGrantCases(
     const call = (tool: string, args: Record<string, unknown> = {}): Promise<HttpResult> =>
       gw.request('POST', `/v1/sessions/${sid}/tools/${tool}`, { body: args });
     const { ok, refOf } = toolSession(call);
-    const settle = () => new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
     const asOwner = (method: string, path: string, body?: unknown) =>
       gw.request(method, path, { body, headers: { authorization: `Bearer ${gw.operatorKey}` } });
     const grant = (site: string) => asOwner('POST', `/v1/sessions/${sid}/site-grants`, { site });
@@ -62,9 +67,25 @@ export function siteGrantCases(
     const onLinks = async () => {
       await ok('browser_navigate', { url: servers.grantedUrl('/links') });
     };
+    /**
+     * Waits until the session was told that the navigation to `path` of the other site was refused as
+     * not granted: the attempt is over, and its request never left the browser. `seen`: notices that
+     * earlier calls of the case already drained.
+     */
+    const toldNotGranted = async (path: string, seen: string[] = []) => {
+      const url = servers.otherUrl(path);
+      const told = () => seen.some((notice) => notice.includes(url) && /not granted/.test(notice));
+      await waitFor(
+        async () => {
+          if (told()) return true;
+          seen.push(...((await ok('browser_snapshot')).notices ?? []));
+          return told();
+        },
+        { what: `a "not granted" notice for ${url}` },
+      );
+    };
     /** The tab is still on `title`, and no tab went to the other site; the notices met on the way. */
     const stillOn = async (title: string): Promise<string[]> => {
-      await settle();
       const listed = await ok('browser_tabs');
       const tabs = listed.tabs ?? [];
       assert.deepEqual(
@@ -90,8 +111,8 @@ export function siteGrantCases(
       assert.deepEqual(sitesOf(created).requested, [servers.grantedOrigin]);
       assert.deepEqual(sitesOf(created).granted, []);
     });
-    afterEach(async () => {
-      await settle();
+    // Each case ends once its attempts are over (refused in an answer or a notice, or reported by the page).
+    afterEach(() => {
       assert.equal(servers.otherRequests.length, expectedOther, servers.otherRequests.join('\n'));
     });
     after(async () => {
@@ -150,41 +171,42 @@ export function siteGrantCases(
         const clicked = await ok('browser_click', { ref: await refOf(label) });
         // The refusal reaches the agent as a notice on this result or, when the refused request left after
         // the click's answer (a form POST can), on a later one.
-        const notices = [...(clicked.notices ?? []), ...(await stillOn('Links'))];
-        await waitFor(
-          async () => {
-            if (notices.some((notice) => /not granted/.test(notice))) return true;
-            notices.push(...((await ok('browser_snapshot')).notices ?? []));
-            return notices.some((notice) => /not granted/.test(notice));
-          },
-          { what: `a "not granted" notice after clicking ${label}`, within: 5_000, every: 100 },
-        );
+        await toldNotGranted(ESCAPE_PATHS[label], [...(clicked.notices ?? [])]);
+        await stillOn('Links');
       });
     }
 
     it('refuses a meta refresh of a granted page to another site', async () => {
-      await ok('browser_navigate', { url: servers.grantedUrl('/meta-refresh') });
+      const opened = await ok('browser_navigate', { url: servers.grantedUrl('/meta-refresh') });
+      await toldNotGranted('/meta', [...(opened.notices ?? [])]);
       await stillOn('Meta refresh');
     });
 
     it("refuses a granted page's script redirect to another site", async () => {
-      await ok('browser_navigate', { url: servers.grantedUrl('/script-redirect') });
+      const opened = await ok('browser_navigate', { url: servers.grantedUrl('/script-redirect') });
+      await toldNotGranted('/location', [...(opened.notices ?? [])]);
       await stillOn('Script redirect');
     });
 
     it('refuses an iframe of another site loaded with the page', async () => {
       await ok('browser_navigate', { url: servers.grantedUrl('/embeds') });
+      await waitFor(
+        async () => (await ok('browser_snapshot', { full: true })).snapshot?.includes(FRAMES_TRIED),
+        { what: 'the page to say its frame was tried' },
+      );
       await stillOn('Embeds');
     });
 
     it('refuses an iframe of another site the page adds after a click', async () => {
       await onLinks();
       await ok('browser_click', { ref: await refOf('button "Add other frame"') });
+      await new Promise((resolve) => setTimeout(resolve, FRAME_SETTLE_MS));
       await stillOn('Links');
     });
 
     it('refuses a granted iframe that moves itself to another site', async () => {
       await ok('browser_navigate', { url: servers.grantedUrl('/nested') });
+      await new Promise((resolve) => setTimeout(resolve, FRAME_SETTLE_MS));
       await stillOn('Nested');
     });
 
