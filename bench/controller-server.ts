@@ -31,6 +31,8 @@ export interface Started {
   framesWsUrl: string;
   gatewayUrl: string;
   key: string;
+  /** For the dashboard's event streams, which only the operator opens. */
+  operatorKey: string;
   sessions: string[];
 }
 
@@ -164,6 +166,7 @@ process.on('message', (order: ServerOrder) => {
         framesWsUrl: frames.wsUrl,
         gatewayUrl: gateway.url,
         key: gateway.apiKey.key ?? '',
+        operatorKey: gateway.operatorKey,
         sessions,
       };
       process.send?.(started);
