@@ -9,6 +9,7 @@ import {
   isToolName,
   parseToolArguments,
   TabgateError,
+  UPLOAD_FILES_ARGUMENT,
   TAKEOVER_TOOL,
   TOOLS,
   type ApprovalRecord,
@@ -45,6 +46,7 @@ import type { Sessions } from './sessions.js';
 import type { SessionChanges } from './session-changes.js';
 import { stoppedByOwner } from './stopped-by-owner.js';
 import type { SiteBrowser, SitePolicyView } from './sites/site-policies.js';
+import { readUploadFiles, type UploadSettings } from './user-tab-uploads.js';
 
 export interface GatewayServiceDeps {
   sessions: Sessions;
@@ -70,6 +72,8 @@ export interface GatewayServiceDeps {
   sitePolicyOf?: (sessionId: string, browser: SiteBrowser) => SitePolicyView;
   /** Told when a session's controller attaches or is released (its tool list may change). */
   sessionChanges?: SessionChanges;
+  /** `browser.upload_roots` and `browser.upload_max_mb`: the files a browser_upload to the user's tab may carry. */
+  uploads?: UploadSettings;
 }
 
 /** The codes of a site refusal, from the gateway, the engine or (as `controller_code`) the extension. */
@@ -474,13 +478,27 @@ export class DefaultGatewayService implements GatewayService {
     const answer = await this.d.broker.dispatch({
       scope,
       action: tool,
-      arguments: args,
+      arguments: await this.withUploadFiles(tool, args),
       toolCallId: call.toolCallId ?? null,
       signal: call.signal,
       ...(secret ? { secret } : {}),
       ...(approvalWindowMs ? { approvalWindowMs } : {}),
     });
     return this.controllerResults.accept(tool, args, answer);
+  }
+
+  /**
+   * A browser_upload to the user's tab carries the files' bytes (the browser cannot read this disk),
+   * read only after the checks every backend makes; the audit row and the timeline keep the paths.
+   */
+  private async withUploadFiles(
+    tool: ToolName,
+    args: Record<string, unknown>,
+  ): Promise<Record<string, unknown>> {
+    if (tool !== 'browser_upload') return args;
+    const { paths } = args as { paths: string[] };
+    const files = await readUploadFiles(paths, this.d.uploads ?? { roots: [], maxBytes: 0 });
+    return { ...args, [UPLOAD_FILES_ARGUMENT]: files };
   }
 
   /** `browser_request_takeover`: the session waits while the person does the step themselves. */
