@@ -215,6 +215,12 @@ describe("uploads and downloads on the user's tab, approved in the popup", () =>
     assert.equal(codeOf(notFile), 'element_not_interactable', JSON.stringify(notFile.body));
     const refused = await call('browser_upload', { ref: await refOf('button "Document"'), paths: [outside] });
     assert.equal(codeOf(refused), 'upload_not_allowed', JSON.stringify(refused.body));
+    // Within browser.upload_max_mb, but more than one protocol frame carries to the user's tab.
+    const big = join(uploadRoot, 'big.bin');
+    writeFileSync(big, Buffer.alloc(6 * 1024 * 1024, 1));
+    const tooBig = await call('browser_upload', { ref: await refOf('button "Document"'), paths: [big] });
+    assert.equal(codeOf(tooBig), 'upload_not_allowed', JSON.stringify(tooBig.body));
+    assert.match(String(tooBig.body.error.message), /one protocol frame/);
     assert.deepEqual(await pendingApprovals(), []);
     assert.match(await pageText(), /no file/);
   });
@@ -244,6 +250,11 @@ describe("uploads and downloads on the user's tab, approved in the popup", () =>
     await decideInPopup(asked.approval_id, 'approve');
     const result = await approved;
     assert.equal(result.status, 200, JSON.stringify(result.body));
+    // The click that started it reports it, as on every browser.
+    assert.deepEqual(
+      (result.body.result.downloads as { name: string }[]).map((d) => d.name),
+      ['plain-report.csv'],
+    );
 
     const listed = await waitFor('the download to complete', async () => {
       const { downloads } = (await ok('browser_downloads')) as unknown as {
