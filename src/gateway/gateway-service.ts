@@ -470,6 +470,14 @@ export class DefaultGatewayService implements GatewayService {
         "vault secrets go only to a browser the owner paired (the tabgate extension); this session's controller was registered otherwise, so nothing was sent",
       );
     }
+    // Files go where the person sees them: a controller the agent's key registered would hand the
+    // bytes of the owner's upload folders to whatever it is, unasked.
+    if (tool === 'browser_upload' && !mayReceiveSecrets(scope)) {
+      throw new TabgateError(
+        'controller_unavailable',
+        "files are uploaded only through a browser the owner paired (the tabgate extension), which asks the person first; this session's controller was registered otherwise, so nothing was read or sent",
+      );
+    }
     // After the refusals that hold whatever the classes: what the owner's paired extension cannot ask
     // the person about, and everything a controller registered otherwise would need, is refused here.
     const asksInBrowser = mayReceiveSecrets(scope);
