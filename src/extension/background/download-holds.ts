@@ -76,6 +76,11 @@ export class DownloadHolds {
   /** Commands running now, and when the last one ended. */
   private running = 0;
   private lastEnded = 0;
+  /**
+   * The action of the latest command: a download held while it runs is asked for under its name, so
+   * the gateway gives that command the approval's time as it does for any approval the command waits for.
+   */
+  private lastAction = 'download';
   /** How many downloads began so far (see Pending.seq). */
   private created = 0;
 
@@ -102,8 +107,9 @@ export class DownloadHolds {
   }
 
   /** A command of the agent starts: what it sets off is the share's. Returns the end to call. */
-  begin(): { created: number; end(): void } {
+  begin(action: string): { created: number; end(): void } {
     this.running++;
+    this.lastAction = action;
     let ended = false;
     return {
       created: this.created,
@@ -234,9 +240,11 @@ export class DownloadHolds {
     await this.keep({ id: item.id, session_id: sessionId, name, held: true });
     const from = originOf(item.referrer) ?? originOf(item.finalUrl ?? item.url) ?? 'null';
     const size = item.totalBytes > 0 ? `, ${item.totalBytes} bytes` : '';
+    const during = this.running > 0 || Date.now() - this.lastEnded < AFTER_COMMAND_MS;
     try {
       await this.approvals.askDownload(
         sessionId,
+        during ? this.lastAction : 'download',
         { download_id: item.id, url: item.url.slice(0, 500), name },
         {
           ref: null,

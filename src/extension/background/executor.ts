@@ -170,7 +170,7 @@ export class CommandExecutor {
       ? await this.approvals?.gateFor(share.session_id, action, raw, signal, () => this.tabs.currentTab())
       : undefined;
     if (signal.aborted) throw new CommandError('cancelled', 'the command was cancelled');
-    const downloads = this.downloads?.begin();
+    const downloads = this.downloads?.begin(action);
     try {
       if (upload) {
         const { ref } = args as ToolInput<'browser_upload'>;

@@ -302,11 +302,13 @@ export class TabApprovals {
    */
   askDownload(
     sessionId: string,
+    /** The command that started it (its deadline then waits for the person too), or `download`. */
+    tool: string,
     args: Record<string, unknown>,
     ask: ApprovalAsk,
     signal: AbortSignal,
   ): Promise<void> {
-    return this.ask(sessionId, 'download', args, ask, signal, null);
+    return this.ask(sessionId, tool, args, ask, signal, null);
   }
 
   private async ask(
