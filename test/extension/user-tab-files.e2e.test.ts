@@ -14,6 +14,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { USER_TAB_UPLOAD_MAX_BYTES } from '../../src/protocol/index.js';
 import type { HttpResult } from '../gateway/fixtures/gateway.js';
 import { toolSession } from '../security/fixtures/tool-session.js';
 import { startStage, status, waitFor, type Stage } from './fixtures/paired-setup.js';
@@ -204,6 +205,23 @@ describe("uploads and downloads on the user's tab, approved in the popup", () =>
       assert.deepEqual(site.received, [expected], 'exactly one upload, with the bytes of the file');
     }
     assert.deepEqual(await pendingApprovals(), []);
+  });
+
+  it('carries an upload as big as one frame allows, byte for byte', async () => {
+    const bytes = Buffer.alloc(USER_TAB_UPLOAD_MAX_BYTES - 1024);
+    for (let i = 0; i < bytes.length; i++) bytes[i] = (i * 131 + 17) % 256;
+    const path = join(uploadRoot, 'large.bin');
+    writeFileSync(path, bytes);
+    await ok('browser_navigate', { url: site.url('/upload') });
+    const before = site.received.length;
+    const running = call('browser_upload', { ref: await refOf('button "Document"'), paths: [path] });
+    await decideInPopup((await pending()).approval_id, 'approve');
+    const result = await running;
+    assert.equal(result.status, 200, JSON.stringify(result.body).slice(0, 500));
+    await waitFor('the page to read the file', async () => site.received.length > before);
+    assert.deepEqual(site.received.slice(before), [
+      `large.bin ${bytes.length} application/octet-stream ${sha256(bytes)}`,
+    ]);
   });
 
   it('refuses a ref that is not a file input and a path outside upload_roots, asking nobody', async () => {
