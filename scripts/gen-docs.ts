@@ -6,7 +6,12 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { CONTROLLER_CAPABILITIES, describeTools, ERROR_TABLE } from '../src/protocol/index.js';
+import {
+  CONTROLLER_CAPABILITIES,
+  describeTools,
+  ERROR_TABLE,
+  EXTENDED_CONTROLLER_CAPABILITIES,
+} from '../src/protocol/index.js';
 import { danglingDocReferences } from './doc-references.js';
 
 const root = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
@@ -16,14 +21,17 @@ const cell = (text: string) => text.replace(/\|/g, '\\|').replace(/\n/g, ' ');
 
 function toolsDoc(): string {
   const allow = new Set<string>(CONTROLLER_CAPABILITIES);
+  const extended = new Set<string>(EXTENDED_CONTROLLER_CAPABILITIES);
   let out = header('Tools');
   out +=
     'Every session exposes the same tools over HTTP (`POST /v1/sessions/{id}/tools/{tool}`) and MCP. ' +
     'A session bound to a browser controller (the tabgate extension) can run only the tools of the ' +
-    'controller allowlist; the others fail with `controller_unavailable`.\n\n';
+    'controller allowlist; the others fail with `controller_unavailable`. In the controller column, ' +
+    "`yes` is the reference protocol's allowlist and `extension` a capability tabgate's extension asks " +
+    'for by name (docs/protocol.md, "Capabilities").\n\n';
   out += '| tool | what it does | read-only | controller |\n|---|---|---|---|\n';
   for (const tool of describeTools()) {
-    out += `| \`${tool.name}\` | ${cell(tool.description)} | ${tool.annotations.readOnlyHint ? 'yes' : 'no'} | ${allow.has(tool.name) ? 'yes' : 'no'} |\n`;
+    out += `| \`${tool.name}\` | ${cell(tool.description)} | ${tool.annotations.readOnlyHint ? 'yes' : 'no'} | ${allow.has(tool.name) ? 'yes' : extended.has(tool.name) ? 'extension' : 'no'} |\n`;
   }
   for (const tool of describeTools()) {
     out += `\n## ${tool.name}\n\n${tool.description}\n\n\`\`\`json\n${JSON.stringify(tool.inputSchema, null, 2)}\n\`\`\`\n`;

@@ -21,6 +21,8 @@ const PERMISSIONS = [
   'declarativeNetRequest',
   // An approval the agent waits for is announced outside the page, in the system's own UI.
   'notifications',
+  // A download the shared tab starts is held (onDeterminingFilename) until the person approves it.
+  'downloads',
 ];
 // Match patterns ignore ports: these cover the gateway on any loopback port.
 function crc32(bytes) {

@@ -40,6 +40,24 @@ export interface MessageSender {
   tab?: Tab;
 }
 
+/** chrome.downloads' view of one download (the fields tabgate reads). */
+export interface DownloadItem {
+  id: number;
+  url: string;
+  finalUrl?: string;
+  referrer: string;
+  /** The absolute path on the person's disk (empty until it is determined). */
+  filename: string;
+  mime: string;
+  state: 'in_progress' | 'interrupted' | 'complete';
+  error?: string;
+  totalBytes: number;
+  fileSize: number;
+  bytesReceived: number;
+  exists: boolean;
+  byExtensionId?: string;
+}
+
 export interface ChromeApi {
   runtime: {
     id: string;
@@ -102,6 +120,19 @@ export interface ChromeApi {
     setTitle(details: { title: string; tabId?: number }): Promise<void>;
     /** Chrome 127+; needs a focused window. */
     openPopup?(options?: { windowId?: number }): Promise<void>;
+  };
+  downloads: {
+    search(query: { id?: number }): Promise<DownloadItem[]>;
+    cancel(id: number): Promise<void>;
+    onCreated: ChromeEvent<(item: DownloadItem) => void>;
+    onChanged: ChromeEvent<(delta: { id: number; state?: { current?: string } }) => void>;
+    /**
+     * Chrome waits for every listener's `suggest` before it names (and so completes) a download; a
+     * listener that returns true calls it later.
+     */
+    onDeterminingFilename: ChromeEvent<
+      (item: DownloadItem, suggest: (suggestion?: { filename: string }) => void) => boolean | void
+    >;
   };
   /** Optional: a browser without a notification centre leaves the badge and the popup. */
   notifications?: {

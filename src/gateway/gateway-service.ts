@@ -9,6 +9,7 @@ import {
   isToolName,
   parseToolArguments,
   TabgateError,
+  UPLOAD_FILES_ARGUMENT,
   TAKEOVER_TOOL,
   TOOLS,
   type ApprovalRecord,
@@ -45,6 +46,7 @@ import type { Sessions } from './sessions.js';
 import type { SessionChanges } from './session-changes.js';
 import { stoppedByOwner } from './stopped-by-owner.js';
 import type { SiteBrowser, SitePolicyView } from './sites/site-policies.js';
+import { readUploadFiles, type UploadSettings } from './user-tab-uploads.js';
 
 export interface GatewayServiceDeps {
   sessions: Sessions;
@@ -70,6 +72,8 @@ export interface GatewayServiceDeps {
   sitePolicyOf?: (sessionId: string, browser: SiteBrowser) => SitePolicyView;
   /** Told when a session's controller attaches or is released (its tool list may change). */
   sessionChanges?: SessionChanges;
+  /** `browser.upload_roots` and `browser.upload_max_mb`: the files a browser_upload to the user's tab may carry. */
+  uploads?: UploadSettings;
 }
 
 /** The codes of a site refusal, from the gateway, the engine or (as `controller_code`) the extension. */
@@ -470,6 +474,14 @@ export class DefaultGatewayService implements GatewayService {
         "vault secrets go only to a browser the owner paired (the tabgate extension); this session's controller was registered otherwise, so nothing was sent",
       );
     }
+    // Files go where the person sees them: a controller the agent's key registered would hand the
+    // bytes of the owner's upload folders to whatever it is, unasked.
+    if (tool === 'browser_upload' && !mayReceiveSecrets(scope)) {
+      throw new TabgateError(
+        'controller_unavailable',
+        "files are uploaded only through a browser the owner paired (the tabgate extension), which asks the person first; this session's controller was registered otherwise, so nothing was read or sent",
+      );
+    }
     // After the refusals that hold whatever the classes: what the owner's paired extension cannot ask
     // the person about, and everything a controller registered otherwise would need, is refused here.
     const asksInBrowser = mayReceiveSecrets(scope);
@@ -480,13 +492,30 @@ export class DefaultGatewayService implements GatewayService {
       action: tool,
       // Only the owner's extension hears `wait: false` (it then leaves the approval pending and answers
       // approval_required); a protocol v1 controller gets the arguments of v1, byte for byte.
-      arguments: asksInBrowser && wait === false ? { ...args, wait: false } : args,
+      arguments: await this.withUploadFiles(
+        tool,
+        asksInBrowser && wait === false ? { ...args, wait: false } : args,
+      ),
       toolCallId: call.toolCallId ?? null,
       signal: call.signal,
       ...(secret ? { secret } : {}),
       ...(approvalWindowMs ? { approvalWindowMs } : {}),
     });
     return this.controllerResults.accept(tool, args, answer);
+  }
+
+  /**
+   * A browser_upload to the user's tab carries the files' bytes (the browser cannot read this disk),
+   * read only after the checks every backend makes; the audit row and the timeline keep the paths.
+   */
+  private async withUploadFiles(
+    tool: ToolName,
+    args: Record<string, unknown>,
+  ): Promise<Record<string, unknown>> {
+    if (tool !== 'browser_upload') return args;
+    const { paths } = args as { paths: string[] };
+    const files = await readUploadFiles(paths, this.d.uploads ?? { roots: [], maxBytes: 0 });
+    return { ...args, [UPLOAD_FILES_ARGUMENT]: files };
   }
 
   /** `browser_request_takeover`: the session waits while the person does the step themselves. */

@@ -227,6 +227,10 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
     backendBrowser: defaultSiteBrowser,
     sitePolicyOf: (sessionId, browser) => sitePolicies.view(sessionId, browser),
     sessionChanges,
+    uploads: {
+      roots: config.browser.upload_roots,
+      maxBytes: Math.round(config.browser.upload_max_mb * 1024 * 1024),
+    },
   });
   // The dashboard looks as the owner would: the owner's principal, from this computer.
   const ownerView = Object.freeze({

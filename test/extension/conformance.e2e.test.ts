@@ -5,6 +5,9 @@
  * `POST /v1/sessions/{id}/tools/...`, so the whole path runs: gateway, broker, socket, extension, engine
  * over chrome.debugger.
  */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { SNAPSHOT_MAX_CHARS } from '../../src/extension/background/executor.js';
 import type { ConformanceSession } from '../conformance/harness.js';
 import { runConformanceSuite } from '../conformance/suite.js';
@@ -20,10 +23,15 @@ import {
 /** Long enough for a 1,000-row snapshot over chrome.debugger on two shared cores. */
 // Approvals are tested in test/security/approvals*; here the tools' behaviour is, so none are asked
 // for (on the user's tab a dialog accepted would otherwise be refused until the extension can ask).
+/** The gateway reads the files of an upload to the user's tab from here (browser.upload_roots). */
+const UPLOAD_ROOT = mkdtempSync(join(tmpdir(), 'tabgate-ext-conformance-uploads-'));
 const CONFIG = {
-  browser: { extension_control: { enabled: true, command_timeout: 30 } },
+  browser: { upload_roots: [UPLOAD_ROOT], extension_control: { enabled: true, command_timeout: 30 } },
   safety: { ...LOOPBACK_TEST_SITES, approvals: { user_tab: 'none' } },
 };
+/** Why the gateway's own downloads folder is not the user's tab's: the person's folder is theirs. */
+const PERSONS_FOLDER =
+  "on the user's tab a download lands in the person's own downloads folder, which tabgate neither reads nor caps";
 
 class ToolError extends Error {
   constructor(
@@ -123,7 +131,7 @@ runConformanceSuite('extension (the user tab, through the gateway)', async () =>
       sharedCookies:
         "the user's own browser profile has one cookie jar; a share lends a tab of it, not a new profile",
       refusedTools: {
-        tools: ['browser_console', 'browser_get_images', 'browser_upload', 'browser_downloads'],
+        tools: ['browser_console', 'browser_get_images'],
         code: 'controller_unavailable',
         reason: 'outside the browser-control allowlist, so the gateway never sends them to a controller',
       },
@@ -134,8 +142,18 @@ runConformanceSuite('extension (the user tab, through the gateway)', async () =>
             'docs/protocol.md "Routing a browser_* call" rule 4: the gateway refuses it as unsafe arguments before dispatch',
         },
       },
+      // test/extension/user-tab-files.e2e.test.ts holds, approves and lists downloads on the user's tab.
+      skippedCases: {
+        'a download is saved in the session folder with its size, type and sha256, and its bytes match': `${PERSONS_FOLDER}, so browser_downloads has no path and no sha256 there`,
+        'a download bigger than browser.download_max_mb is stopped and nothing of it is kept': `${PERSONS_FOLDER}: browser.download_max_mb bounds the gateway's folder only`,
+      },
     },
+    // No downloadMaxBytes applies to the person's own folder; the download cases are skipped above.
+    files: { uploadRoot: UPLOAD_ROOT, downloadMaxBytes: 0 },
     // No crashBrowser: killing the user's own browser is not something tabgate does or can recover from.
-    close: () => stage.close(),
+    close: async () => {
+      await stage.close();
+      rmSync(UPLOAD_ROOT, { recursive: true, force: true });
+    },
   };
 });

@@ -114,7 +114,7 @@ describe('POST /v1/browser-control/register', () => {
     assert.deepEqual(result.body.scope.capabilities, [...CONTROLLER_CAPABILITIES].sort());
   });
 
-  it("grants tabgate's extra capabilities only by name, and never raw CDP, scripts, console or files", async () => {
+  it("grants tabgate's extra capabilities only by name, and never raw CDP, scripts or console", async () => {
     const result = await post({
       ...body(),
       capabilities: [
@@ -123,8 +123,6 @@ describe('POST /v1/browser-control/register', () => {
         'browser_cdp',
         'browser_evaluate',
         'browser_console',
-        'browser_upload',
-        'browser_downloads',
       ],
     });
     assert.equal(result.status, 201);

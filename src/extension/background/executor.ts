@@ -12,7 +12,9 @@ import {
   isTabgateError,
   parseToolArguments,
   type CommandParams,
+  type DownloadInfo,
   type Frame,
+  type ToolInput,
   type ToolName,
   PAGE_INPUT_TOOLS,
 } from '../../protocol/index.js';
@@ -22,6 +24,8 @@ import type { SharedTabs } from './shared-tabs.js';
 import type { SiteGuard } from './site-guard.js';
 import type { TabApprovals } from './tab-approvals.js';
 import { readLocal } from './durable-state.js';
+import type { DownloadHolds } from './download-holds.js';
+import { uploadFilesOf, uploadToUserTab } from './upload-files.js';
 
 /** The reference protocol's cap on a screenshot data URL. */
 export const MAX_SCREENSHOT_DATA_URL_CHARS = 1_500_000;
@@ -33,7 +37,7 @@ const REMEMBERED_IDS = 1024;
  * refuses them while the person has the session stopped); the gateway refuses every call of a stopped
  * session before it gets here, so the others do not pay for the read.
  */
-const GATED: ReadonlySet<string> = new Set([...PAGE_INPUT_TOOLS, 'browser_dialog']);
+const GATED: ReadonlySet<string> = new Set([...PAGE_INPUT_TOOLS, 'browser_dialog', 'browser_upload']);
 
 interface ErrorPayload {
   code: string;
@@ -60,6 +64,8 @@ export class CommandExecutor {
     /** The session's approvals: consequential inputs wait for the person (tab-approvals.ts). */
     private readonly approvals?: TabApprovals,
     private readonly snapshotMaxChars = SNAPSHOT_MAX_CHARS,
+    /** Downloads the shared tabs start, held until the person approves (download-holds.ts). */
+    private readonly downloads?: DownloadHolds,
   ) {}
 
   get pending(): number {
@@ -148,7 +154,10 @@ export class CommandExecutor {
     if (action === 'controller.noop') return { ...params.arguments };
     if (Date.now() > deadline)
       throw new CommandError('deadline_expired', 'the command arrived after its deadline');
-    const args = parseToolArguments(action as ToolName, params.arguments);
+    // An upload carries the files the gateway read; the approval and the checks see only the call.
+    const upload = action === 'browser_upload' ? uploadFilesOf(params.arguments) : null;
+    const raw = upload?.rest ?? params.arguments;
+    const args = parseToolArguments(action as ToolName, raw);
     await this.refuseWhileTakenOver();
     // A vault secret is taken for the one fill it came with and kept nowhere; the engine checks the
     // frame's origin and the field's kind again here, in the user's browser, before it goes in.
@@ -158,16 +167,33 @@ export class CommandExecutor {
     await this.sites.before(action, args, deadline, (ref) => this.frameOriginOf(ref));
     const share = this.approvals && GATED.has(action) ? await readLocal('share') : null;
     const gate = share
-      ? await this.approvals?.gateFor(share.session_id, action, params.arguments, signal, () =>
-          this.tabs.currentTab(),
-        )
+      ? await this.approvals?.gateFor(share.session_id, action, raw, signal, () => this.tabs.currentTab())
       : undefined;
     if (signal.aborted) throw new CommandError('cancelled', 'the command was cancelled');
+    const downloads = this.downloads?.begin(action);
     try {
-      return await this.run(action, args, deadline, params.secret, gate);
+      if (upload) {
+        const { ref } = args as ToolInput<'browser_upload'>;
+        return await uploadToUserTab(this.tabs, ref, upload.files, gate);
+      }
+      if (action === 'browser_downloads') return await this.listDownloads();
+      const result = await this.run(action, args, deadline, params.secret, gate);
+      // A download the action started is held for the person; the action answers with their decision.
+      const started = downloads ? await this.downloads?.settle(downloads.created, signal) : undefined;
+      return started && started.length > 0 && typeof result === 'object' && result !== null
+        ? { ...result, downloads: started }
+        : result;
     } finally {
+      downloads?.end();
       await this.sites.done(action);
     }
+  }
+
+  /** browser_downloads on the user's tab: the share's downloads, as the person's browser has them. */
+  private async listDownloads(): Promise<{ downloads: DownloadInfo[] }> {
+    const share = await readLocal('share');
+    if (!share || !this.downloads) return { downloads: [] };
+    return { downloads: await this.downloads.list(share.session_id) };
   }
 
   /**

@@ -8,7 +8,8 @@ import { chrome } from '../chrome-api.js';
 import { ControllerLink } from './controller-link.js';
 import { installDebuggerListeners } from './debugger-transport.js';
 import { readLocal, readSession, writeSession } from './durable-state.js';
-import { CommandExecutor } from './executor.js';
+import { DownloadHolds } from './download-holds.js';
+import { CommandExecutor, SNAPSHOT_MAX_CHARS } from './executor.js';
 import { resumePairing } from './pairing-flow.js';
 import { gatewayRefused, popupListener, type Parts } from './popup-requests.js';
 import { adoptTab, forgetTab, guardLiveShare } from './share.js';
@@ -31,7 +32,15 @@ const link: ControllerLink = new ControllerLink({
 });
 const sites = new SiteGuard();
 const approvals = new TabApprovals();
-const executor = new CommandExecutor(tabs, (frame) => link.send(frame), sites, approvals);
+const downloads = new DownloadHolds(approvals);
+const executor = new CommandExecutor(
+  tabs,
+  (frame) => link.send(frame),
+  sites,
+  approvals,
+  SNAPSHOT_MAX_CHARS,
+  downloads,
+);
 const parts: Parts = { link, executor, tabs, sites, approvals };
 // A takeover is the gateway's pause, not a protocol v1 command: the worker looks for one while sharing.
 approvals.watch(async () => (await readLocal('share'))?.session_id ?? null);
@@ -55,6 +64,7 @@ async function wake(reason: string): Promise<void> {
 }
 
 installDebuggerListeners();
+downloads.install();
 chrome.runtime.onMessage.addListener(popupListener(parts));
 // A notification of an approval opens the popup, where the person decides (never the page).
 chrome.notifications?.onClicked.addListener(() => {

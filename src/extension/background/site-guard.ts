@@ -38,6 +38,7 @@ const ACTING = new Set([
   'browser_press',
   'browser_scroll',
   'browser_dialog',
+  'browser_upload',
 ]);
 /** Actions that can make a page open a tab; tabs opened while they run are held to the policy too. */
 const MAY_OPEN_TABS = new Set([
@@ -58,6 +59,7 @@ const WITH_REFS = new Set([
   'browser_drag',
   'browser_select_option',
   'browser_fill_form',
+  'browser_upload',
 ]);
 
 const sites = z.array(z.string().max(300)).max(1000);

@@ -148,6 +148,11 @@ export class TabApprovals {
   /** The takeover that pauses each session, as last read from the gateway. */
   private readonly paused = new Map<string, string>();
   private watching: ReturnType<typeof setInterval> | undefined;
+  /**
+   * Told when the person approved an input of the `download` class (a click on a download link): the
+   * download it starts is what they approved, and is not asked for again (download-holds.ts).
+   */
+  onDownloadApproved: ((sessionId: string) => void) | undefined;
 
   /** Whether this worker waits for that approval, and so can post the person's decision on it. */
   waits(approvalId: string): boolean {
@@ -292,8 +297,24 @@ export class TabApprovals {
         if (classes.length === 0) return;
         await this.ask(sessionId, tool, args, { ...ask, classes }, signal, currentTab(), wait !== false);
         approvedInCall = true;
+        if (classes.includes('download')) this.onDownloadApproved?.(sessionId);
       },
     };
+  }
+
+  /**
+   * A download a shared tab started, held until the person decides (download-holds.ts): asked like an
+   * action, with no element and no crop. Resolves when approved; rejects as the action would.
+   */
+  askDownload(
+    sessionId: string,
+    /** The command that started it (its deadline then waits for the person too), or `download`. */
+    tool: string,
+    args: Record<string, unknown>,
+    ask: ApprovalAsk,
+    signal: AbortSignal,
+  ): Promise<void> {
+    return this.ask(sessionId, tool, args, ask, signal, null);
   }
 
   private async ask(

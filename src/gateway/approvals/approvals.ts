@@ -240,7 +240,7 @@ export class Approvals {
    * timeout for a tool the extension may hold (with a class on), else nothing.
    */
   userTabWindowMs(tool: string): number | undefined {
-    const mayHold = USER_TAB_INPUTS.has(tool) || tool === 'browser_dialog';
+    const mayHold = USER_TAB_INPUTS.has(tool) || tool === 'browser_dialog' || tool === 'browser_upload';
     return mayHold && this.policies.user_tab.classes.length > 0
       ? this.o.safety.approval_timeout_s * 1000
       : undefined;

@@ -19,7 +19,8 @@ export const browserDialog = defineTool({
 export const browserDownloads = defineTool({
   name: 'browser_downloads',
   title: 'List downloads',
-  description: 'Files this session downloaded: name, size, mime, sha256, path.',
+  description:
+    'Files this session downloaded: name, size, mime, state; sha256 and path where tabgate keeps them.',
   input: z.strictObject({}),
   result: downloadsResultSchema,
   annotations: { readOnlyHint: true, openWorldHint: false },

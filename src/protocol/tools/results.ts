@@ -5,15 +5,22 @@
  */
 import { z } from 'zod';
 
-/** A download that finished (or stopped) in the session; a result field of its own and a notice. */
+/**
+ * A download of the session; a result field of its own and a notice. `sha256` and `path` are there
+ * where the gateway keeps the file (the local browser); on the user's tab the file is in the person's
+ * own downloads folder, which tabgate does not read, so both are absent.
+ */
 export const downloadInfoSchema = z.object({
   name: z.string(),
   size: z.number(),
   mime: z.string(),
-  sha256: z.string(),
-  path: z.string(),
-  /** `complete`, or `stopped` with why (over the size cap, cancelled by the page). */
-  state: z.enum(['complete', 'stopped']),
+  sha256: z.string().optional(),
+  path: z.string().optional(),
+  /**
+   * `complete`; `stopped` with why (over the size cap, cancelled, denied by the person); on the user's
+   * tab also `in_progress` and `awaiting_approval` (held until the person decides in the extension).
+   */
+  state: z.enum(['complete', 'stopped', 'in_progress', 'awaiting_approval']),
   reason: z.string().optional(),
 });
 export type DownloadInfo = z.infer<typeof downloadInfoSchema>;

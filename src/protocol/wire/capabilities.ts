@@ -18,11 +18,14 @@ export const CONTROLLER_CAPABILITIES = [
 
 /**
  * What tabgate adds, granted only to a controller that asks for each by name (tabgate's extension does):
- * actions that are safe on a user's own tab. Still no raw CDP, no script evaluation, no console, no
- * uploads or downloads of the gateway's files, no vision.
+ * actions that are safe on a user's own tab. An upload carries the bytes of files the gateway read from
+ * `browser.upload_roots` (upload-files.ts), and downloads land in the person's own downloads folder,
+ * each shown to the person before it happens. Still no raw CDP, no script evaluation, no console, no
+ * vision.
  */
 export const EXTENDED_CONTROLLER_CAPABILITIES = [
   'browser_dialog',
+  'browser_downloads',
   'browser_drag',
   'browser_fill_form',
   'browser_forward',
@@ -32,6 +35,7 @@ export const EXTENDED_CONTROLLER_CAPABILITIES = [
   'browser_select_option',
   'browser_tab_close',
   'browser_tab_new',
+  'browser_upload',
   'browser_wait_for',
 ] as const;
 
