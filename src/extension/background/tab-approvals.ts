@@ -314,7 +314,7 @@ export class TabApprovals {
     ask: ApprovalAsk,
     signal: AbortSignal,
   ): Promise<void> {
-    return this.ask(sessionId, tool, args, ask, signal, null);
+    return this.ask(sessionId, tool, args, ask, signal, null, true);
   }
 
   private async ask(
