@@ -29,7 +29,7 @@ import { LocalLanes } from './local-lanes.js';
 import { NodeLease } from './node-lease.js';
 import type { RedisLink } from './redis-link.js';
 import { RedisLossGuard } from './redis-loss.js';
-import { cancelSessionCommands } from './session-cancel.js';
+import { cancelSessionCommands, clearSessionStop } from './session-cancel.js';
 
 /** How often a caller looks whether a command queued to a vanished owner can be given up. */
 const ABANDON_SWEEP_MS = 500;
@@ -159,6 +159,10 @@ export class ClusterBroker implements ControllerBroker {
 
   cancelSession(sessionId: string): Promise<number> {
     return cancelSessionCommands(this.commands, sessionId);
+  }
+
+  resumeSession(sessionId: string): Promise<void> {
+    return clearSessionStop(this.o.link, sessionId);
   }
 
   dispatch(request: DispatchRequest): Promise<unknown> {
