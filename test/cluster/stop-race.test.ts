@@ -1,4 +1,3 @@
-/* eslint-disable @typescript-eslint/no-unsafe-member-access -- tests read JSON bodies */
 /**
  * The owner's Stop against calls that are just starting on other nodes: a call that read its session
  * before the Stop was stored, and reaches its dispatch after the Stop cancelled what was in flight,

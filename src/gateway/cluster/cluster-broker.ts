@@ -109,6 +109,11 @@ export class ClusterBroker implements ControllerBroker {
     return this.o.nodeId;
   }
 
+  /** This node's connections to Redis, for the cluster's other shared state (approvals). */
+  get link(): RedisLink {
+    return this.o.link;
+  }
+
   async start(): Promise<void> {
     await this.loss.watchRestarts();
     await this.lease.start();

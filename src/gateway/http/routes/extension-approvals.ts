@@ -272,7 +272,7 @@ export function extensionApprovalRoutes(d: ExtensionApprovalDeps): Route[] {
             return { status: 200, body: { outcome: 'expired' } };
           }
           if (outcome !== 'approved') return { status: 200, body: { outcome } };
-          return { status: 200, body: { outcome: d.approvals.book.use(id) ? 'approved' : 'used' } };
+          return { status: 200, body: { outcome: (await d.approvals.book.use(id)) ? 'approved' : 'used' } };
         } finally {
           if (onGone) ctx.signal.removeEventListener('abort', onGone);
         }
