@@ -44,6 +44,15 @@ describe('approvals and takeovers across nodes', () => {
   };
   const base = (s: Served) => `/v1/browser-control/sessions/${s.sid}/approvals`;
   const asExtension = (s: Served) => withToken(s.token, { origin: EXTENSION_ORIGIN });
+  /** The worker asks through A, once the store shows the session bound to its browser. */
+  const ask = (s: Served, body: Record<string, unknown> = ASK) =>
+    waitFor(
+      async () => {
+        const opened = await nodes()[0].request('POST', base(s), { body, headers: asExtension(s) });
+        return opened.body?.error?.code === 'token_scope_forbidden' ? null : opened;
+      },
+      { what: 'the session bound to the extension' },
+    );
   /** The owner's pending list through a node, as `tabgate approvals` reads it. */
   const pendingOn = async (gw: TestGateway, sid: string, kind: string) => {
     const listed = await gw.request('GET', '/v1/approvals?status=pending', { headers: asOperator(gw) });
@@ -66,7 +75,7 @@ describe('approvals and takeovers across nodes', () => {
   it('an approval asked through A is listed and approved through B; the claim on A runs it once', async () => {
     const [a, b] = nodes();
     const s = await served();
-    const opened = await a.request('POST', base(s), { body: ASK, headers: asExtension(s) });
+    const opened = await ask(s);
     assert.equal(opened.status, 201, JSON.stringify(opened.body));
     const id = opened.body.approval.approval_id as string;
     const claim = a.request('POST', `${base(s)}/${id}/claim`, { body: {}, headers: asExtension(s) });
@@ -105,13 +114,80 @@ describe('approvals and takeovers across nodes', () => {
   it('a deny through B ends the claim waiting on A as denied, and nothing may use it', async () => {
     const [a, b] = nodes();
     const s = await served();
-    const opened = await a.request('POST', base(s), { body: ASK, headers: asExtension(s) });
+    const opened = await ask(s);
     const id = opened.body.approval.approval_id as string;
     const claim = a.request('POST', `${base(s)}/${id}/claim`, { body: {}, headers: asExtension(s) });
     await waitFor(() => pendingOn(b, s.sid, 'action'), { what: 'the approval listed through B' });
     const denied = await decideOn(b, id, false);
     assert.equal(denied.status, 200, JSON.stringify(denied.body));
     assert.deepEqual((await claim).body, { outcome: 'denied' });
+    await s.controller.close();
+  });
+
+  it('the popup’s decision counts through B with the key A handed out, and only with it', async () => {
+    const [a, b] = nodes();
+    const s = await served();
+    const opened = await ask(s, { ...ASK, crop: 'data:image/jpeg;base64,AAAA' });
+    assert.equal(opened.status, 201, JSON.stringify(opened.body));
+    const id = opened.body.approval.approval_id as string;
+    const key = opened.body.decision_key as string;
+    const claim = a.request('POST', `${base(s)}/${id}/claim`, { body: {}, headers: asExtension(s) });
+    // The popup shows what the worker saw, through whichever node it reads.
+    const listed = await waitFor(
+      async () => {
+        const read = await b.request('GET', base(s), { headers: asExtension(s) });
+        if (read.status !== 200) return null; // B learns of a new pairing a moment later
+        const found = (read.body.approvals as { approval_id: string; crop: string | null }[]).find(
+          (r) => r.approval_id === id,
+        );
+        return found?.crop ? found : null;
+      },
+      { what: 'the approval with its crop through B' },
+    );
+    assert.equal(listed.crop, 'data:image/jpeg;base64,AAAA');
+    const decideInPopup = (decisionKey: string) =>
+      b.request('POST', `${base(s)}/${id}/approve`, {
+        body: { decision_key: decisionKey },
+        headers: asExtension(s),
+      });
+    const forged = await decideInPopup(`${key.slice(0, -1)}${key.endsWith('x') ? 'y' : 'x'}`);
+    assert.equal(forged.body.error?.code, 'operator_required', JSON.stringify(forged.body));
+    const approved = await decideInPopup(key);
+    assert.equal(approved.status, 200, JSON.stringify(approved.body));
+    assert.equal(approved.body.approval.channel, 'extension');
+    assert.deepEqual((await claim).body, { outcome: 'approved' });
+    await s.controller.close();
+  });
+
+  it('a takeover’s key is handed out once across the cluster', async () => {
+    const [a, b] = nodes();
+    const s = await served();
+    const waiting = a.request('POST', `/v1/sessions/${s.sid}/tools/browser_request_takeover`, {
+      body: { reason: 'Log in' },
+    });
+    await answerTabs(s.controller, 'before');
+    const takeover = await waitFor(() => pendingOn(b, s.sid, 'takeover'), {
+      what: 'the takeover listed through B',
+    });
+    const take = (gw: TestGateway) =>
+      gw.request('POST', `${base(s)}/${takeover.approval_id}/take`, { body: {}, headers: asExtension(s) });
+    const taken = await waitFor(
+      async () => {
+        const answer = await take(b);
+        return answer.status === 401 ? null : answer; // B learns of a new pairing a moment later
+      },
+      { what: 'the key through B' },
+    );
+    assert.equal(taken.status, 200, JSON.stringify(taken.body));
+    const again = await take(a);
+    assert.equal(again.body.error?.code, 'operator_required', 'handed out once, whichever node is asked');
+    const done = await a.request('POST', `${base(s)}/${takeover.approval_id}/approve`, {
+      body: { decision_key: taken.body.decision_key },
+      headers: asExtension(s),
+    });
+    assert.equal(done.status, 200, JSON.stringify(done.body));
+    await answerTabs(s.controller, 'after');
+    assert.equal((await waiting).status, 200);
     await s.controller.close();
   });
 

@@ -34,6 +34,10 @@ export interface Entry {
   expiresAtMs: number;
   timer: Timer | undefined;
   waiters: ((outcome: Settled) => void)[];
+  /** The key the extension's popup decides with (see extension-approvals.ts); listed nowhere. */
+  decisionKey?: string;
+  /** The element as the extension saw it, shown to the person with the record. */
+  crop?: string;
 }
 
 /** Decided approvals kept for `GET /v1/approvals/{id}` and the list, oldest dropped first. */
@@ -191,6 +195,33 @@ export class ApprovalBook {
       if (!pendingOnly || entry.record.status === 'pending') records.push({ ...entry.record });
     }
     return records.reverse();
+  }
+
+  /**
+   * The record's decision key for the extension: the one it has, or a new one. With `once`, null when
+   * one was handed out already (a takeover's key goes to the first worker that takes it, only).
+   */
+  decisionKey(id: string, once = false): string | null | Promise<string | null> {
+    const entry = this.require(id);
+    if (entry.decisionKey !== undefined) return once ? null : entry.decisionKey;
+    return (entry.decisionKey = randomBytes(32).toString('base64url'));
+  }
+
+  /** The decision key handed out for this record while it waits for a decision: it goes with one. */
+  keptKey(id: string): string | undefined | Promise<string | undefined> {
+    const entry = this.entries.get(id);
+    return entry?.record.status === 'pending' ? entry.decisionKey : undefined;
+  }
+
+  /** Keeps the first crop of the element given for a pending record. */
+  keepCrop(id: string, crop: string): void {
+    const entry = this.entries.get(id);
+    if (entry && entry.crop === undefined && entry.record.status === 'pending') entry.crop = crop;
+  }
+
+  cropOf(id: string): string | null {
+    const entry = this.entries.get(id);
+    return entry?.record.status === 'pending' ? (entry.crop ?? null) : null;
   }
 
   /** The pending takeover of this session, wherever it was asked. */

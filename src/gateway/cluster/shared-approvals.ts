@@ -7,6 +7,7 @@
  * once; a node also reads again, every second, the records its calls wait on, so an announcement
  * lost with a connection delays a decision by that much and loses none.
  */
+import { randomBytes } from 'node:crypto';
 import type { ApprovalChannel, ApprovalRecord } from '../../protocol/index.js';
 import { TabgateError } from '../../protocol/index.js';
 import type { Logger } from '../../log/logger.js';
@@ -60,6 +61,17 @@ if f[1] ~= ARGV[2] or tonumber(ARGV[1]) >= tonumber(f[2]) then return {'no', fie
 redis.call('HSET', KEYS[1], 'status', ARGV[3])
 redis.call('PUBLISH', ARGV[4], ARGV[5])
 return {'ok', fields()}`;
+
+/**
+ * KEYS: record. ARGV: a new key, once ('1'/'0'). The record's decision key, the first one given winning
+ * on every node. → the key | nil (no record, or `once` and one was handed out already)
+ */
+const DECISION_KEY = `if redis.call('EXISTS', KEYS[1]) == 0 then return false end
+if redis.call('HSETNX', KEYS[1], 'dk', ARGV[1]) == 1 then return ARGV[1] end
+if ARGV[2] == '1' then return false end
+return redis.call('HGET', KEYS[1], 'dk')`;
+
+const cropKey = (id: string): string => `tg:apr:crop:${id}`;
 
 function recordOf(flat: string[]): { record: ApprovalRecord; expiresAtMs: number } | null {
   const f: Record<string, string> = {};
@@ -185,6 +197,43 @@ export class SharedApprovalBook extends ApprovalBook {
     return verdict === 'ok';
   }
 
+  override async decisionKey(id: string, once = false): Promise<string | null> {
+    this.require(id);
+    const key = (await this.run('the decision key', DECISION_KEY, id, [
+      randomBytes(32).toString('base64url'),
+      once ? '1' : '0',
+    ])) as string | null;
+    if (key === null && !once)
+      throw new TabgateError('cluster_unavailable', `approval ${id} is not in the cluster's Redis`);
+    return key;
+  }
+
+  override async keptKey(id: string): Promise<string | undefined> {
+    try {
+      const [status, key] = await this.link.command.sendCommand<(string | null)[]>([
+        'HMGET',
+        recordKey(id),
+        'status',
+        'dk',
+      ]);
+      return status === 'pending' && key ? key : undefined;
+    } catch {
+      return undefined; // no key known: the decision is refused, never taken without one
+    }
+  }
+
+  override keepCrop(id: string, crop: string): void {
+    super.keepCrop(id, crop);
+    const entry = this.entries.get(id);
+    if (!entry) return;
+    this.link.command
+      .multi()
+      .set(cropKey(id), crop, { NX: true, PX: Math.max(1, entry.expiresAtMs - this.clock.now()) })
+      .publish(CHANNEL, id)
+      .exec()
+      .catch(() => undefined); // a crop only helps the person recognise the element
+  }
+
   override withdraw(id: string): void {
     super.withdraw(id);
     this.run('the withdrawal', MOVE, id, [String(this.clock.now()), 'pending', 'expired', CHANNEL, id])
@@ -225,7 +274,12 @@ export class SharedApprovalBook extends ApprovalBook {
 
   private async refresh(id: string): Promise<void> {
     try {
-      this.take(await this.link.command.sendCommand<string[]>(['HGETALL', recordKey(id)]));
+      const record = this.take(await this.link.command.sendCommand<string[]>(['HGETALL', recordKey(id)]));
+      const entry = this.entries.get(id);
+      if (record?.status === 'pending' && entry && entry.crop === undefined) {
+        const crop = await this.link.command.sendCommand<string | null>(['GET', cropKey(id)]);
+        if (crop !== null) entry.crop = crop;
+      }
     } catch (error) {
       this.log.debug('approval not refreshed', { approval_id: id, reason: (error as Error).message });
     }
