@@ -1,4 +1,4 @@
-/* eslint-disable @typescript-eslint/no-unsafe-member-access -- tests read JSON bodies */
+/* eslint-disable @typescript-eslint/no-unsafe-member-access, @typescript-eslint/no-unsafe-assignment -- tests read JSON bodies */
 /**
  * Approvals and takeovers in a cluster are the cluster's, not a node's: one asked through node A is
  * listed and decided through node B (the operator's channel, the extension's list), and the call that
