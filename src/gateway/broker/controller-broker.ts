@@ -36,8 +36,8 @@ export interface DispatchRequest {
 /**
  * A broker whose commands can wait for a person's decision (docs/safety.md "On the user's tab"): told
  * when the controller asked for an approval, it moves the deadline of the command that waits, so the
- * approval's own timeout decides, not the command's. The embedded broker implements it; the cluster
- * broker can adopt it, and until then its commands keep their deadline.
+ * approval's own timeout decides, not the command's. Both brokers implement it; the cluster broker
+ * tells the node where the command's caller waits, whichever node the extension asked through.
  */
 export interface ApprovalWaits {
   /**

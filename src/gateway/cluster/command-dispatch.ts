@@ -52,6 +52,8 @@ export function dispatchCommand(o: CommandDispatchOptions, request: DispatchRequ
     const onAbort = () => waiters.endEarly(commandId, 'cancelled');
     const waiter: Waiter = {
       keys,
+      sessionId: request.scope.session_id,
+      action: request.action,
       toolCallId: request.toolCallId,
       owner: null,
       queuedAt: performance.now(),

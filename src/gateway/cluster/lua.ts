@@ -354,6 +354,28 @@ end
 return {frames, cancelled, remote}`;
 
 /**
+ * KEYS: sess. ARGV: node, maxlen, session id, tool, approval id, expiry (epoch ms). The controller asked
+ * the person to approve a command of the session: every other node with a caller waiting on one of the
+ * session's commands is told (`await`), so it moves that command's deadline. → how many nodes were told
+ */
+export const AWAIT_APPROVAL = `${PENDING}
+local told = {}
+local n = 0
+for _, m in ipairs(redis.call('SMEMBERS', KEYS[1])) do
+  local S, h = string.match(m, '^([^:]*):(.*)$')
+  local p = redis.call('HGETALL', 'tg:{' .. S .. '}:pend:' .. h)
+  for i = 2, #p, 2 do
+    local _, caller = pending(p[i])
+    if caller ~= ARGV[1] and not told[caller] then
+      told[caller] = true
+      n = n + 1
+      redis.call('XADD', 'tg:inbox:' .. caller, 'MAXLEN', '~', ARGV[2], '*', 'k', 'await', 's', ARGV[3], 't', ARGV[4], 'a', ARGV[5], 'x', ARGV[6])
+    end
+  end
+end
+return n`;
+
+/**
  * KEYS: lease, inbox, epoch. ARGV: lease value, lease ttl, inbox ttl, a fresh epoch. Renews the lease,
  * appends a probe to the node's own inbox (its reader must read it back, else it is deaf) while dropping
  * entries older than the inbox ttl, and returns the cluster's epoch, writing it when absent (the first
