@@ -4,8 +4,8 @@
  * decides one, whichever node asked. Redis holds each record (a hash with an expiry); a decision and a
  * use are one script each, so an approval is decided once and used once across the cluster. Each
  * change is announced on a channel every node listens to, and the node where a call waits wakes it at
- * once; a node also reads again, every second, the records its calls wait on, so an announcement
- * lost with a connection delays a decision by that much and loses none.
+ * once; a node also reads again, every second, the records still undecided or unused, so an
+ * announcement lost with a connection delays a decision by that much and loses none.
  */
 import { randomBytes } from 'node:crypto';
 import type { ApprovalChannel, ApprovalRecord } from '../../protocol/index.js';
@@ -117,7 +117,10 @@ export class SharedApprovalBook extends ApprovalBook {
     ]);
     await Promise.all(ids.map((id) => this.refresh(id)));
     this.resync = setInterval(() => {
-      for (const [id, entry] of this.entries) if (entry.waiters.length > 0) void this.refresh(id);
+      // What is still undecided or unused: a call may wait on it, or a session be paused by it.
+      for (const [id, entry] of this.entries)
+        if ((entry.record.status === 'pending' || entry.record.status === 'approved') && !this.lapsed(entry))
+          void this.refresh(id);
       void this.link.command
         .sendCommand(['ZREMRANGEBYSCORE', INDEX_KEY, '-inf', String(this.clock.now())])
         .catch(() => undefined);
