@@ -305,6 +305,9 @@ export class ApprovalBook {
   protected settle(entry: Entry, outcome: Settled, status: ApprovalRecord['status'] = outcome): void {
     if (outcome !== 'approved' || status === 'used') entry.timer?.cancel();
     entry.record.status = status;
+    // Decided: the key and the crop (up to 300 KB) have done their part.
+    entry.decisionKey = undefined;
+    entry.crop = undefined;
     const waiters = entry.waiters;
     entry.waiters = [];
     for (const waiter of waiters) waiter(outcome);
