@@ -252,6 +252,18 @@ export class DefaultGatewayService implements GatewayService {
 
   resumeSession(caller: Caller, sessionId: string): Promise<SessionRecord> {
     return this.ownerAct(caller, sessionId, 'session.resume', async () => {
+      // In a cluster the stop marker goes first: should Redis fail, the session stays stopped
+      // everywhere, and the owner can resume again.
+      await this.d.broker.resumeSession?.(sessionId).catch((error: unknown) => {
+        this.d.log.warn('the Resume could not reach the cluster', {
+          session_id: sessionId,
+          reason: (error as Error).message,
+        });
+        throw new TabgateError(
+          'cluster_unavailable',
+          "this gateway cannot reach its cluster's Redis; the session is still stopped",
+        );
+      });
       await this.d.sessions.setStopped(sessionId, false);
       this.d.log.info('session resumed by the owner', { session_id: sessionId });
       return this.d.sessions.get(caller, sessionId);

@@ -15,7 +15,7 @@ import type { BrowserBackend } from './backends/index.js';
 import { resolveBackend } from './backends/resolve.js';
 import { createInMemoryBroker } from './broker/index.js';
 import type { ControllerBroker } from './broker/controller-broker.js';
-import { startClusterBroker } from './cluster/index.js';
+import { SharedApprovalBook, startClusterBroker } from './cluster/index.js';
 import { systemClock, timersOf, type Clock } from './clock.js';
 import {
   configPath,
@@ -160,15 +160,28 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
     bindings: sessionChanges.observing(sessions.bindingObserver()),
   };
   let broker: ControllerBroker;
+  // A cluster's approvals and takeovers are shared by every node; one gateway keeps its own in memory.
+  let sharedBook: SharedApprovalBook | undefined;
   try {
-    broker = config.cluster.redis_url
-      ? await startClusterBroker({
-          ...brokerOptions,
-          redisUrl: config.cluster.redis_url,
-          fills: (name) => secrets.fillFor(name),
-          config,
-        })
-      : createInMemoryBroker(brokerOptions);
+    if (config.cluster.redis_url) {
+      const clusterBroker = await startClusterBroker({
+        ...brokerOptions,
+        redisUrl: config.cluster.redis_url,
+        fills: (name) => secrets.fillFor(name),
+        config,
+      });
+      broker = clusterBroker;
+      sharedBook = new SharedApprovalBook(
+        clusterBroker.link,
+        log,
+        clock,
+        config.safety.approval_timeout_s * 1000,
+      );
+      await sharedBook.start().catch(async (error: unknown) => {
+        await clusterBroker.close();
+        throw error;
+      });
+    } else broker = createInMemoryBroker(brokerOptions);
   } catch (error) {
     await audit.close();
     unwatchStore();
@@ -209,8 +222,9 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
     clock,
     log,
     audit,
-    // The embedded broker moves a waiting command's deadline; the cluster broker does not yet.
+    // Each broker moves the deadline of a command that waits for the person's approval.
     waits: { awaitingApproval: (...wait) => broker.awaitingApproval?.(...wait) },
+    ...(sharedBook ? { book: sharedBook } : {}),
   });
   const service = new DefaultGatewayService({
     sessions,

@@ -6,7 +6,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import pg from 'pg';
 import { PairingGrants } from '../../src/gateway/pairing/grant-mirror.js';
-import { PostgresStore } from '../../src/gateway/store/postgres/postgres-store.js';
+import { MIGRATION_LOCK } from '../../src/gateway/store/postgres/migrations.js';
+import { PostgresStore, StoreUnavailableError } from '../../src/gateway/store/postgres/postgres-store.js';
 import type { StoreChange } from '../../src/gateway/store/store.js';
 import { waitFor } from '../helpers/wait-for.js';
 import { startPostgres, type TestPostgres } from './fixtures/postgres.js';
@@ -91,5 +92,39 @@ describe('PostgreSQL store shared by two gateways', () => {
     await two.siteGrants.grant('s_after_loss', 'b.example', 't2');
     await waitFor(() => seen.some((c) => c.key === 's_after_loss'), { what: 'a change after the reconnect' });
     stop();
+  });
+});
+
+describe('PostgreSQL dropping the connection that migrates at start-up', () => {
+  it('fails the start with a clear error instead of ending the process', async () => {
+    const url = await (await server()).createDatabase('migrate_drop');
+    const admin = new pg.Client({ connectionString: url });
+    await admin.connect();
+    try {
+      // Another gateway migrating: this one's migration waits for the lock, on a checked-out connection.
+      await admin.query('SELECT pg_advisory_lock($1, $2)', [...MIGRATION_LOCK]);
+      const opening = PostgresStore.open({ url });
+      const outcome = opening.then(
+        () => 'opened',
+        (error: unknown) => error,
+      );
+      await waitFor(
+        async () =>
+          (
+            await admin.query(
+              "SELECT pid FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%pg_advisory_lock%' AND pid <> pg_backend_pid()",
+            )
+          ).rowCount === 1,
+        { what: 'the migration to wait for the lock' },
+      );
+      await admin.query(
+        "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND pid <> pg_backend_pid()",
+      );
+      const error = await outcome;
+      assert.ok(error instanceof StoreUnavailableError, String(error));
+      assert.match(error.message, /cannot use the PostgreSQL store at postgres/);
+    } finally {
+      await admin.end();
+    }
   });
 });

@@ -3,6 +3,10 @@
  * action while the gateway runs, so none outlives it. Each record is bound to `{session, tool, argument
  * hash, ref, frame origin, expiry}` and moves one way only: pending → approved | denied | expired, then
  * approved → used | expired. A decision wakes the call that waits for it.
+ *
+ * In a cluster every node holds a replica of the cluster's book (src/gateway/cluster/shared-approvals.ts):
+ * reads stay in memory, and the two steps that must happen once across nodes — a decision and a use —
+ * are decided in Redis, which is why `decide` and `use` may answer with a promise.
  */
 import { randomBytes } from 'node:crypto';
 import {
@@ -25,26 +29,30 @@ export interface ApprovalBinding {
 
 export type Settled = 'approved' | 'denied' | 'expired';
 
-interface Entry {
+export interface Entry {
   record: ApprovalRecord;
   expiresAtMs: number;
   timer: Timer | undefined;
   waiters: ((outcome: Settled) => void)[];
+  /** The key the extension's popup decides with (see extension-approvals.ts); listed nowhere. */
+  decisionKey?: string;
+  /** The element as the extension saw it, shown to the person with the record. */
+  crop?: string;
 }
 
 /** Decided approvals kept for `GET /v1/approvals/{id}` and the list, oldest dropped first. */
 const MAX_KEPT = 1_000;
 
 export class ApprovalBook {
-  private readonly entries = new Map<string, Entry>();
+  protected readonly entries = new Map<string, Entry>();
   private readonly listeners = new Set<(record: ApprovalRecord) => void>();
   /** Expiries run on the clock when it can wake the book (a test's manual clock), else on the system's. */
   private readonly timers: TimerClock;
 
   constructor(
-    private readonly clock: Clock,
+    protected readonly clock: Clock,
     /** How long a pending approval waits for a decision, and an approved one for its use. */
-    private readonly ttlMs: number,
+    protected readonly ttlMs: number,
   ) {
     this.timers = timersOf(clock);
   }
@@ -110,7 +118,7 @@ export class ApprovalBook {
   }
 
   /** Marks an approved approval used; false if it was not approved (or lapsed) meanwhile. */
-  use(id: string): boolean {
+  use(id: string): boolean | Promise<boolean> {
     const entry = this.entries.get(id);
     if (!entry || entry.record.status !== 'approved' || this.lapsed(entry)) return false;
     entry.record.status = 'used';
@@ -138,7 +146,12 @@ export class ApprovalBook {
    * The owner's decision. Throws `approval_not_found`, `approval_expired` or `approval_already_decided`;
    * nothing changes then.
    */
-  decide(id: string, approve: boolean, decidedBy: string, channel: ApprovalChannel): ApprovalRecord {
+  decide(
+    id: string,
+    approve: boolean,
+    decidedBy: string,
+    channel: ApprovalChannel,
+  ): ApprovalRecord | Promise<ApprovalRecord> {
     const entry = this.require(id);
     if (this.lapsed(entry) || entry.record.status === 'expired') {
       if (entry.record.status === 'pending') this.settle(entry, 'expired');
@@ -184,13 +197,91 @@ export class ApprovalBook {
     return records.reverse();
   }
 
+  /**
+   * The record's decision key for the extension: the one it has, or a new one. With `once`, null when
+   * one was handed out already (a takeover's key goes to the first worker that takes it, only).
+   */
+  decisionKey(id: string, once = false): string | null | Promise<string | null> {
+    const entry = this.require(id);
+    if (entry.decisionKey !== undefined) return once ? null : entry.decisionKey;
+    return (entry.decisionKey = randomBytes(32).toString('base64url'));
+  }
+
+  /** The decision key handed out for this record while it waits for a decision: it goes with one. */
+  keptKey(id: string): string | undefined | Promise<string | undefined> {
+    const entry = this.entries.get(id);
+    return entry?.record.status === 'pending' ? entry.decisionKey : undefined;
+  }
+
+  /** Keeps the first crop of the element given for a pending record. */
+  keepCrop(id: string, crop: string): void {
+    const entry = this.entries.get(id);
+    if (entry && entry.crop === undefined && entry.record.status === 'pending') entry.crop = crop;
+  }
+
+  cropOf(id: string): string | null {
+    const entry = this.entries.get(id);
+    return entry?.record.status === 'pending' ? (entry.crop ?? null) : null;
+  }
+
+  /** The pending takeover of this session, wherever it was asked. */
+  pendingTakeover(sessionId: string): ApprovalRecord | null {
+    for (const entry of this.entries.values()) {
+      const r = entry.record;
+      if (
+        r.kind === 'takeover' &&
+        r.session_id === sessionId &&
+        r.status === 'pending' &&
+        !this.lapsed(entry)
+      )
+        return { ...r };
+    }
+    return null;
+  }
+
+  /**
+   * Takes the state another node decided (a replica's update): a new record is added; a known one moves
+   * on only, never back, and a settled one wakes its waiters here.
+   */
+  protected adopt(record: ApprovalRecord, expiresAtMs: number): void {
+    const entry = this.entries.get(record.approval_id);
+    if (!entry) {
+      const fresh: Entry = { record: { ...record }, expiresAtMs, timer: undefined, waiters: [] };
+      this.entries.set(record.approval_id, fresh);
+      if (record.status === 'pending' || record.status === 'approved') this.arm(fresh);
+      this.prune();
+      this.changed(fresh.record);
+      return;
+    }
+    const rank = { pending: 0, approved: 1, denied: 2, expired: 2, used: 2 } as const;
+    if (rank[record.status] < rank[entry.record.status]) return;
+    if (record.status === entry.record.status && expiresAtMs === entry.expiresAtMs) return;
+    Object.assign(entry.record, {
+      decided_at: record.decided_at,
+      decided_by: record.decided_by,
+      channel: record.channel,
+      expires_at: record.expires_at,
+    });
+    if (expiresAtMs !== entry.expiresAtMs) {
+      entry.expiresAtMs = expiresAtMs;
+      entry.timer?.cancel();
+      if (record.status === 'pending' || record.status === 'approved') this.arm(entry);
+    }
+    if (record.status === entry.record.status) {
+      this.changed(entry.record);
+      return;
+    }
+    if (record.status === 'pending') return;
+    this.settle(entry, record.status === 'used' ? 'approved' : record.status, record.status);
+  }
+
   /** Ends every wait: shutdown. */
   close(): void {
     for (const entry of this.entries.values())
       if (entry.record.status === 'pending') this.settle(entry, 'expired');
   }
 
-  private require(id: string, sessionId?: string): Entry {
+  protected require(id: string, sessionId?: string): Entry {
     const entry = this.entries.get(id);
     if (!entry || (sessionId !== undefined && entry.record.session_id !== sessionId)) {
       throw new TabgateError('approval_not_found', `No approval ${JSON.stringify(id.slice(0, 100))} here.`);
@@ -198,7 +289,7 @@ export class ApprovalBook {
     return entry;
   }
 
-  private lapsed(entry: Entry): boolean {
+  protected lapsed(entry: Entry): boolean {
     return this.clock.now() >= entry.expiresAtMs;
   }
 
@@ -211,16 +302,19 @@ export class ApprovalBook {
     entry.timer.keepAlive(false);
   }
 
-  private settle(entry: Entry, outcome: Settled): void {
-    if (outcome !== 'approved') entry.timer?.cancel();
-    entry.record.status = outcome;
+  protected settle(entry: Entry, outcome: Settled, status: ApprovalRecord['status'] = outcome): void {
+    if (outcome !== 'approved' || status === 'used') entry.timer?.cancel();
+    entry.record.status = status;
+    // Decided: the key and the crop (up to 300 KB) have done their part.
+    entry.decisionKey = undefined;
+    entry.crop = undefined;
     const waiters = entry.waiters;
     entry.waiters = [];
     for (const waiter of waiters) waiter(outcome);
     this.changed(entry.record);
   }
 
-  private changed(record: ApprovalRecord): void {
+  protected changed(record: ApprovalRecord): void {
     for (const listener of [...this.listeners]) {
       try {
         listener({ ...record });

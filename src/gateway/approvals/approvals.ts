@@ -49,6 +49,8 @@ export interface ApprovalsOptions {
   progressEveryMs?: number;
   /** Told when the extension asks for an approval: the command that waits for it keeps waiting. */
   waits?: ApprovalWaits;
+  /** The book, when not this gateway's own in memory: a cluster's, shared with every node. */
+  book?: ApprovalBook;
 }
 
 /** Sorted keys, so the same arguments hash the same however they were written. */
@@ -81,7 +83,7 @@ export class Approvals {
   private readonly policies: Record<ApprovalBrowser, ApprovalPolicy>;
 
   constructor(private readonly o: ApprovalsOptions) {
-    this.book = new ApprovalBook(o.clock, o.safety.approval_timeout_s * 1000);
+    this.book = o.book ?? new ApprovalBook(o.clock, o.safety.approval_timeout_s * 1000);
     this.takeovers = new Takeovers(this.book, {
       timeoutS: o.safety.takeover_timeout_s,
       log: o.log,
@@ -134,7 +136,7 @@ export class Approvals {
           frameOrigin: ask.frameOrigin,
         };
         const approved = this.book.find(binding, 'approved');
-        if (approved && this.book.use(approved.approval_id)) {
+        if (approved && (await this.book.use(approved.approval_id))) {
           approvedInCall = true;
           return;
         }
@@ -177,7 +179,7 @@ export class Approvals {
         `Nobody approved ${record.summary} within ${this.o.safety.approval_timeout_s} s; nothing was done.`,
         { approval_id: id },
       );
-    if (!this.book.use(id))
+    if (!(await this.book.use(id)))
       throw new TabgateError('approval_already_decided', `Approval ${id} was used by another call.`);
   }
 
@@ -280,8 +282,8 @@ export class Approvals {
   ): Promise<ApprovalRecord> {
     const record = this.book.get(id);
     const takeover = record.kind === 'takeover';
-    const decide = () => {
-      const decided = this.book.decide(id, approve, caller.principalId, channel);
+    const decide = async () => {
+      const decided = await this.book.decide(id, approve, caller.principalId, channel);
       const verdict = takeover ? (approve ? 'marked done' : 'declined') : approve ? 'approved' : 'denied';
       this.o.log.info(
         `${takeover ? 'takeover' : 'approval'} ${verdict} by the ${channel === 'extension' ? 'person in the extension' : 'owner'}`,
@@ -291,7 +293,7 @@ export class Approvals {
           channel,
         },
       );
-      return Promise.resolve(decided);
+      return decided;
     };
     // A takeover's one audit row is its call's, which names who decided and how it ended.
     if (!this.o.audit || takeover) return decide();

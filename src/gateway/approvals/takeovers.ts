@@ -38,7 +38,8 @@ export class Takeovers {
   /** The takeover that pauses this session now, if one does. */
   pendingIn(sessionId: string): ApprovalRecord | null {
     const id = this.pending.get(sessionId);
-    if (id === undefined) return null;
+    // A takeover asked on another node of a cluster is in this node's replica of the book.
+    if (id === undefined) return this.book.pendingTakeover(sessionId);
     const record = this.book.get(id);
     return record.status === 'pending' ? record : null;
   }
@@ -111,7 +112,7 @@ export class Takeovers {
           { approval_id: id },
         );
       // Done: used at once, so the record reads as finished everywhere.
-      this.book.use(id);
+      await this.book.use(id);
       return this.book.get(id);
     } finally {
       if (this.pending.get(ask.sessionId) === id) this.pending.delete(ask.sessionId);

@@ -36,8 +36,8 @@ export interface DispatchRequest {
 /**
  * A broker whose commands can wait for a person's decision (docs/safety.md "On the user's tab"): told
  * when the controller asked for an approval, it moves the deadline of the command that waits, so the
- * approval's own timeout decides, not the command's. The embedded broker implements it; the cluster
- * broker can adopt it, and until then its commands keep their deadline.
+ * approval's own timeout decides, not the command's. Both brokers implement it; the cluster broker
+ * tells the node where the command's caller waits, whichever node the extension asked through.
  */
 export interface ApprovalWaits {
   /**
@@ -64,9 +64,16 @@ export interface ControllerBroker extends Partial<ApprovalWaits> {
   detachController(scope: ControllerScope): MaybePromise<object | null>;
   /**
    * Present only where a session's calls may wait on other gateways (a cluster): ends them there too,
-   * for the owner's Stop. Returns how many calls on other gateways were ended.
+   * for the owner's Stop, and refuses every later dispatch of the session on any gateway until
+   * `resumeSession` (a call that read its session before the Stop was stored cannot slip past it).
+   * Returns how many calls on other gateways were ended.
    */
   cancelSession?(sessionId: string): Promise<number>;
+  /**
+   * Present only where `cancelSession` is: the owner's Resume, after which the session's calls are
+   * dispatched again on every gateway.
+   */
+  resumeSession?(sessionId: string): Promise<void>;
   dispatch(request: DispatchRequest): Promise<unknown>;
   complete(commandId: string, scope: ControllerScope, ok: boolean, payload: unknown): MaybePromise<boolean>;
   close(): MaybePromise<void>;

@@ -29,6 +29,8 @@ export type Outcome = CommandOutcome | { kind: 'unavailable' } | { kind: 'stoppe
 
 export interface Waiter {
   keys: LaneKeys;
+  sessionId: string;
+  action: string;
   toolCallId: string | null;
   /** The node the command was queued to; null when this node holds the socket. */
   owner: string | null;
@@ -48,6 +50,8 @@ export interface CallerWaitersOptions {
 export class CallerWaiters {
   private readonly waiters = new Map<string, Waiter>();
   private readonly deadlines: DeadlineQueue;
+  /** The approval each command's deadline was moved for: one approval moves it once. */
+  private readonly approvalOf = new Map<string, string>();
 
   constructor(private readonly o: CallerWaitersOptions) {
     this.deadlines = new DeadlineQueue(o.commandTimeoutMs, (id) => this.endEarly(id, 'timeout'), o.clock);
@@ -67,12 +71,33 @@ export class CallerWaiters {
   drop(commandId: string): boolean {
     if (!this.waiters.delete(commandId)) return false;
     this.deadlines.remove(commandId);
+    this.approvalOf.delete(commandId);
     return true;
   }
 
   /** Ends the deadline of a waiter that is settling. */
   forgetDeadline(commandId: string): void {
     this.deadlines.remove(commandId);
+    this.approvalOf.delete(commandId);
+  }
+
+  /**
+   * The person decides now, not the command's clock (as in the embedded broker): each command of `tool`
+   * in the session that waits here has its deadline moved by the approval's whole window.
+   */
+  awaitingApproval(sessionId: string, tool: string, approvalId: string, expiresAt: number): void {
+    const window = expiresAt - this.o.clock.now();
+    for (const [commandId, waiter] of this.waiters) {
+      if (waiter.sessionId !== sessionId || waiter.action !== tool) continue;
+      if (this.approvalOf.get(commandId) === approvalId) continue;
+      if (!this.deadlines.postpone(commandId, window)) continue;
+      this.approvalOf.set(commandId, approvalId);
+      this.o.log.info('command waits for approval', {
+        session_id: sessionId,
+        approval_id: approvalId,
+        command_id: commandId,
+      });
+    }
   }
 
   settle(commandId: string, outcome: Outcome): void {
@@ -86,6 +111,7 @@ export class CallerWaiters {
   cancelAll(): void {
     for (const id of [...this.waiters.keys()]) this.settle(id, { kind: 'cancelled' });
     this.deadlines.clear();
+    this.approvalOf.clear();
   }
 
   /** The command was marked sent but never reached the socket: end it here and in Redis. */

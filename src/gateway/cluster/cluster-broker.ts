@@ -14,7 +14,7 @@ import type { SecretFill } from '../../protocol/index.js';
 import type { Clock } from '../clock.js';
 import type { Logger } from '../../log/logger.js';
 import type { BindingObserver } from '../session-binding.js';
-import type { DispatchRequest, LaneState } from '../broker/controller-broker.js';
+import type { ApprovalWaits, DispatchRequest, LaneState } from '../broker/controller-broker.js';
 import type { CommandOutcome, FrameSender } from '../broker/commands.js';
 import type { ControllerBroker } from '../broker/controller-broker.js';
 import type { ControllerScope, LaneQuery } from '../broker/scope.js';
@@ -29,7 +29,10 @@ import { LocalLanes } from './local-lanes.js';
 import { NodeLease } from './node-lease.js';
 import type { RedisLink } from './redis-link.js';
 import { RedisLossGuard } from './redis-loss.js';
-import { cancelSessionCommands } from './session-cancel.js';
+import { cancelSessionCommands, clearSessionStop } from './session-cancel.js';
+import { sessionKey } from './keys.js';
+import * as lua from './lua.js';
+import { INBOX_MAXLEN } from './redis-failures.js';
 
 /** How often a caller looks whether a command queued to a vanished owner can be given up. */
 const ABANDON_SWEEP_MS = 500;
@@ -50,7 +53,7 @@ export interface ClusterBrokerOptions {
   fills?: (name: string) => SecretFill;
 }
 
-export class ClusterBroker implements ControllerBroker {
+export class ClusterBroker implements ControllerBroker, ApprovalWaits {
   private readonly lanes: LocalLanes;
   private readonly waiters: CallerWaiters;
   private readonly lookup: LaneLookup;
@@ -109,6 +112,11 @@ export class ClusterBroker implements ControllerBroker {
     return this.o.nodeId;
   }
 
+  /** This node's connections to Redis, for the cluster's other shared state (approvals). */
+  get link(): RedisLink {
+    return this.o.link;
+  }
+
   async start(): Promise<void> {
     await this.loss.watchRestarts();
     await this.lease.start();
@@ -161,8 +169,33 @@ export class ClusterBroker implements ControllerBroker {
     return cancelSessionCommands(this.commands, sessionId);
   }
 
+  resumeSession(sessionId: string): Promise<void> {
+    return clearSessionStop(this.o.link, sessionId);
+  }
+
   dispatch(request: DispatchRequest): Promise<unknown> {
     return dispatchCommand(this.commands, request);
+  }
+
+  /**
+   * The extension asked, through this node, for the person's approval of a command of the session:
+   * its caller may wait on any node, so each node with a caller waiting on the session is told.
+   */
+  awaitingApproval(sessionId: string, tool: string, approvalId: string, expiresAt: number): void {
+    this.waiters.awaitingApproval(sessionId, tool, approvalId, expiresAt);
+    this.o.link
+      .run(
+        lua.AWAIT_APPROVAL,
+        [sessionKey(sessionId)],
+        [this.o.nodeId, INBOX_MAXLEN, sessionId, tool, approvalId, String(expiresAt)],
+      )
+      .catch((error: unknown) =>
+        this.o.log.warn('the approval wait could not reach other gateways', {
+          session_id: sessionId,
+          approval_id: approvalId,
+          reason: (error as Error).message,
+        }),
+      );
   }
 
   complete(commandId: string, scope: ControllerScope, ok: boolean, payload: unknown): Promise<boolean> {
@@ -213,6 +246,9 @@ export class ClusterBroker implements ControllerBroker {
         return;
       case 'unavailable':
         this.waiters.settle(entry.id ?? '', { kind: 'unavailable' });
+        return;
+      case 'await':
+        this.waiters.awaitingApproval(entry.s ?? '', entry.t ?? '', entry.a ?? '', Number(entry.x));
         return;
     }
   }

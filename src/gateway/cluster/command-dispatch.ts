@@ -9,8 +9,9 @@ import type { Clock } from '../clock.js';
 import type { Logger } from '../../log/logger.js';
 import type { DispatchRequest } from '../broker/controller-broker.js';
 import { commandParams } from '../broker/command-params.js';
+import { stoppedByOwner } from '../stopped-by-owner.js';
 import type { CallerWaiters, Waiter } from './caller-waiters.js';
-import { laneKeys } from './keys.js';
+import { laneKeys, stopKey } from './keys.js';
 import type { LocalLanes } from './local-lanes.js';
 import * as lua from './lua.js';
 import type { RedisLink } from './redis-link.js';
@@ -51,6 +52,8 @@ export function dispatchCommand(o: CommandDispatchOptions, request: DispatchRequ
     const onAbort = () => waiters.endEarly(commandId, 'cancelled');
     const waiter: Waiter = {
       keys,
+      sessionId: request.scope.session_id,
+      action: request.action,
       toolCallId: request.toolCallId,
       owner: null,
       queuedAt: performance.now(),
@@ -73,7 +76,7 @@ export function dispatchCommand(o: CommandDispatchOptions, request: DispatchRequ
     const dispatch = () =>
       o.link.run(
         lua.DISPATCH,
-        [keys.idx, keys.lane, keys.pend],
+        [keys.idx, keys.lane, keys.pend, stopKey(request.scope.session_id)],
         [
           keys.h,
           request.action,
@@ -95,6 +98,11 @@ export function dispatchCommand(o: CommandDispatchOptions, request: DispatchRequ
       .then(
         (reply) => {
           const [verdict, gen, owner] = reply as string[];
+          if (verdict === 'stopped') {
+            // The owner's Stop, taken on any node since this call read its session.
+            refuse(stoppedByOwner(`${request.action} was not sent`));
+            return;
+          }
           if (verdict !== 'local' && verdict !== 'remote') {
             refuse(
               new TabgateError(

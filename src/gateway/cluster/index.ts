@@ -13,6 +13,7 @@ import { ClusterBroker } from './cluster-broker.js';
 import { RedisLink } from './redis-link.js';
 
 export { ClusterBroker } from './cluster-broker.js';
+export { SharedApprovalBook } from './shared-approvals.js';
 export { ClusterUnreachableError } from './redis-link.js';
 export { ClusterConfigMismatchError } from './cluster-view.js';
 export { redactRedisUrl } from './redis-url.js';

@@ -15,6 +15,8 @@ export const inboxKey = (nodeId: string): string => `tg:inbox:${nodeId}`;
 /** Written once by the first node; gone means Redis forgot everything (see NodeLease). */
 export const EPOCH_KEY = 'tg:epoch';
 export const sessionKey = (sessionId: string): string => `tg:sess:${hex(sessionId)}`;
+/** Present while the owner has the session stopped: every dispatch checks it in its own script. */
+export const stopKey = (sessionId: string): string => `tg:stop:${hex(sessionId)}`;
 
 /** The keys of one controller identity (`h`) in its lookup key's slot (`S`). */
 export interface LaneKeys {

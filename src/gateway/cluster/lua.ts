@@ -175,14 +175,17 @@ end
 return out`;
 
 /**
- * KEYS: idx, lane, pend. ARGV: h, action, command id, caller node, tool call id JSON, frame, maxlen, S,
- * the vault secret's name, origin and field as JSON ('' for none; never its value). Checks and registers in one step: exactly one controller in the lookup key, connected, its
- * owner's lease alive, capable. → {'local', gen} (already marked sent: the caller holds the socket) |
- * {'remote', gen, owner} | {'none'|'offline'|'owner_gone'|'incapable'} | {'nolease'}: the caller has no
- * lease (a Redis that restarted since its last renewal), and the owner would drop the command as one of a
- * dead caller; it renews and dispatches again.
+ * KEYS: idx, lane, pend, the session's stop marker. ARGV: h, action, command id, caller node, tool call
+ * id JSON, frame, maxlen, S, the vault secret's name, origin and field as JSON ('' for none; never its
+ * value). Checks and registers in one step: the owner has not stopped the session, exactly one
+ * controller in the lookup key, connected, its owner's lease alive, capable. → {'local', gen} (already
+ * marked sent: the caller holds the socket) | {'remote', gen, owner} |
+ * {'stopped'|'none'|'offline'|'owner_gone'|'incapable'} | {'nolease'}: the caller has no lease (a Redis
+ * that restarted since its last renewal), and the owner would drop the command as one of a dead caller;
+ * it renews and dispatches again.
  */
 export const DISPATCH = `if redis.call('EXISTS', 'tg:node:' .. ARGV[4]) ~= 1 then return {'nolease'} end
+if redis.call('EXISTS', KEYS[4]) == 1 then return {'stopped'} end
 if redis.call('SCARD', KEYS[1]) ~= 1 or redis.call('SISMEMBER', KEYS[1], ARGV[1]) ~= 1 then return {'none'} end
 local f = redis.call('HMGET', KEYS[2], 'state', 'owner', 'gen', 'caps')
 if f[1] ~= 'connected' then return {'offline'} end
@@ -315,16 +318,19 @@ redis.call('SREM', KEYS[5], ARGV[5] .. ':' .. ARGV[1])
 return {f[4], f[1], frames, cancelled, redis.call('SCARD', KEYS[5])}`;
 
 /**
- * KEYS: sess. ARGV: node, maxlen, cap. The owner's Stop: every pending command of the session's
- * controllers ends for its caller, wherever it waits (`cancelled` marked `r: stop`), and each sent one gets its cancel
- * (appended to its owner's inbox, returned when this node holds the socket, deferred while the
- * controller is away). → {flat pairs h, frame for this node, command ids cancelled for this node,
- * how many callers on other nodes were told}
+ * KEYS: sess, stop marker. ARGV: node, maxlen, cap, marker ttl ms. The owner's Stop: the marker is set
+ * first, in the same step, so no dispatch after this one registers a command of the session (a call
+ * that read its session before the Stop was stored is refused at its dispatch); then every pending
+ * command of the session's controllers ends for its caller, wherever it waits (`cancelled` marked
+ * `r: stop`), and each sent one gets its cancel (appended to its owner's inbox, returned when this node
+ * holds the socket, deferred while the controller is away). → {flat pairs h, frame for this node,
+ * command ids cancelled for this node, how many callers on other nodes were told}
  */
 export const CANCEL_SESSION = `${CANCEL_FRAME}
 ${PENDING}
 ${ROUTE_CANCEL}
 ${END_FOR_CALLER}
+redis.call('SET', KEYS[2], '1', 'PX', ARGV[4])
 local frames, cancelled, remote = {}, {}, 0
 for _, m in ipairs(redis.call('SMEMBERS', KEYS[1])) do
   local S, h = string.match(m, '^([^:]*):(.*)$')
@@ -346,6 +352,28 @@ for _, m in ipairs(redis.call('SMEMBERS', KEYS[1])) do
   redis.call('DEL', pk)
 end
 return {frames, cancelled, remote}`;
+
+/**
+ * KEYS: sess. ARGV: node, maxlen, session id, tool, approval id, expiry (epoch ms). The controller asked
+ * the person to approve a command of the session: every other node with a caller waiting on one of the
+ * session's commands is told (`await`), so it moves that command's deadline. → how many nodes were told
+ */
+export const AWAIT_APPROVAL = `${PENDING}
+local told = {}
+local n = 0
+for _, m in ipairs(redis.call('SMEMBERS', KEYS[1])) do
+  local S, h = string.match(m, '^([^:]*):(.*)$')
+  local p = redis.call('HGETALL', 'tg:{' .. S .. '}:pend:' .. h)
+  for i = 2, #p, 2 do
+    local _, caller = pending(p[i])
+    if caller ~= ARGV[1] and not told[caller] then
+      told[caller] = true
+      n = n + 1
+      redis.call('XADD', 'tg:inbox:' .. caller, 'MAXLEN', '~', ARGV[2], '*', 'k', 'await', 's', ARGV[3], 't', ARGV[4], 'a', ARGV[5], 'x', ARGV[6])
+    end
+  end
+end
+return n`;
 
 /**
  * KEYS: lease, inbox, epoch. ARGV: lease value, lease ttl, inbox ttl, a fresh epoch. Renews the lease,

@@ -19,7 +19,7 @@
  * Stop and Resume here are the dashboard's (`stopSession`, `resumeSession`): one fail-closed state per
  * session, whichever channel set it.
  */
-import { randomBytes, timingSafeEqual } from 'node:crypto';
+import { timingSafeEqual } from 'node:crypto';
 import { z } from 'zod';
 import { ACTION_CLASSES, TabgateError, type ApprovalRecord } from '../../../protocol/index.js';
 import type { Approvals } from '../../approvals/index.js';
@@ -33,8 +33,6 @@ export const EXTENSION_APPROVALS_PATH = '/v1/browser-control/sessions/:id/approv
 
 /** A crop of the element, JPEG: enough for a person to recognise it, small enough for a request. */
 const MAX_CROP_CHARS = 300_000;
-/** Keys and crops of approvals nobody decided are dropped oldest first past this many. */
-const MAX_KEPT = 200;
 
 const openSchema = z.object({
   tool: z.string().min(1).max(64),
@@ -87,20 +85,6 @@ function sameKey(given: unknown, kept: string | undefined): boolean {
 }
 
 export function extensionApprovalRoutes(d: ExtensionApprovalDeps): Route[] {
-  const keys = new Map<string, string>();
-  const crops = new Map<string, string>();
-  const keep = <V>(map: Map<string, V>, id: string, value: V) => {
-    map.set(id, value);
-    if (map.size > MAX_KEPT) map.delete(map.keys().next().value as string);
-  };
-  d.approvals.book.onChange((record) => {
-    // Once decided, nothing needs the key; the crop goes with the pending list.
-    if (record.status !== 'pending') {
-      keys.delete(record.approval_id);
-      crops.delete(record.approval_id);
-    }
-  });
-
   /** A session this token may see and that a user's browser serves. */
   const servedSession = async (ctx: RouteContext) => {
     const record = await d.sessions.require(pairedExtension(ctx), ctx.params.id ?? '');
@@ -135,7 +119,8 @@ export function extensionApprovalRoutes(d: ExtensionApprovalDeps): Route[] {
       fromExtension(ctx, d.originGuard);
       const session = await servedSession(ctx);
       const record = approvalOf(ctx, session.session_id);
-      if (!sameKey(objectBody(ctx.body).decision_key, keys.get(record.approval_id))) {
+      const kept = await d.approvals.book.keptKey(record.approval_id);
+      if (!sameKey(objectBody(ctx.body).decision_key, kept)) {
         throw new TabgateError(
           'operator_required',
           'This decision does not carry the key the extension was given for the approval; nothing changed.',
@@ -158,13 +143,12 @@ export function extensionApprovalRoutes(d: ExtensionApprovalDeps): Route[] {
       if (record.kind !== 'takeover' || record.status !== 'pending')
         throw new TabgateError('approval_not_found', 'No takeover of this session waits for the person.');
       // Once: a pairing token used outside the extension, after the worker took it, gets nothing.
-      if (keys.has(record.approval_id))
+      const key = await d.approvals.book.decisionKey(record.approval_id, true);
+      if (key === null)
         throw new TabgateError(
           'operator_required',
           'The key of this takeover was handed to the extension already; decide it in its popup or the dashboard.',
         );
-      const key = randomBytes(32).toString('base64url');
-      keep(keys, record.approval_id, key);
       return { status: 200, body: { approval: record, decision_key: key } };
     },
   };
@@ -203,7 +187,7 @@ export function extensionApprovalRoutes(d: ExtensionApprovalDeps): Route[] {
         const pending = d.approvals.book
           .list(true)
           .filter((r) => r.session_id === session.session_id)
-          .map((r) => ({ ...r, crop: crops.get(r.approval_id) ?? null }));
+          .map((r) => ({ ...r, crop: d.approvals.book.cropOf(r.approval_id) }));
         return {
           status: 200,
           body: {
@@ -242,12 +226,8 @@ export function extensionApprovalRoutes(d: ExtensionApprovalDeps): Route[] {
           classes: body.classes,
           summary: body.summary,
         });
-        let key = keys.get(record.approval_id);
-        if (key === undefined) {
-          key = randomBytes(32).toString('base64url');
-          keep(keys, record.approval_id, key);
-        }
-        if (body.crop && !crops.has(record.approval_id)) keep(crops, record.approval_id, body.crop);
+        const key = await d.approvals.book.decisionKey(record.approval_id);
+        if (body.crop) d.approvals.book.keepCrop(record.approval_id, body.crop);
         return { status: 201, body: { approval: record, decision_key: key } };
       },
     },
@@ -272,7 +252,7 @@ export function extensionApprovalRoutes(d: ExtensionApprovalDeps): Route[] {
             return { status: 200, body: { outcome: 'expired' } };
           }
           if (outcome !== 'approved') return { status: 200, body: { outcome } };
-          return { status: 200, body: { outcome: d.approvals.book.use(id) ? 'approved' : 'used' } };
+          return { status: 200, body: { outcome: (await d.approvals.book.use(id)) ? 'approved' : 'used' } };
         } finally {
           if (onGone) ctx.signal.removeEventListener('abort', onGone);
         }

@@ -101,6 +101,12 @@ async function inTransaction(client: PoolClient, fn: () => Promise<void>): Promi
 /** Brings the database to SCHEMA_VERSION; refuses one a newer tabgate wrote. Returns the steps applied. */
 export async function migrate(pool: Pool): Promise<number> {
   const client = await pool.connect();
+  // A connection cut while checked out (PostgreSQL restarting, an operator's pg_terminate_backend)
+  // emits 'error' on its client, and the pool listens only to idle ones: unheard, it would end the
+  // process. The query in flight fails with it, and so does the start, with the store's clear error.
+  let lost: Error | undefined;
+  const onLost = (error: Error) => void (lost = error);
+  client.on('error', onLost);
   try {
     await client.query('SELECT pg_advisory_lock($1, $2)', [...MIGRATION_LOCK]);
     await client.query(
@@ -126,7 +132,12 @@ export async function migrate(pool: Pool): Promise<number> {
     }
     return SCHEMA_VERSION - current;
   } finally {
-    await client.query('SELECT pg_advisory_unlock($1, $2)', [...MIGRATION_LOCK]).catch(() => undefined);
-    client.release();
+    const unlocked = await client.query('SELECT pg_advisory_unlock($1, $2)', [...MIGRATION_LOCK]).then(
+      () => true,
+      () => false,
+    );
+    // A connection that failed is not handed out again: the pool drops it (and keeps its listener).
+    if (unlocked && !lost) client.removeListener('error', onLost);
+    client.release(unlocked && !lost ? undefined : (lost ?? new Error('migration connection failed')));
   }
 }

@@ -1,0 +1,73 @@
+/* eslint-disable @typescript-eslint/no-unsafe-member-access -- tests read JSON bodies */
+/**
+ * A command on the user's tab that waits for the person's approval is bounded by the approval's
+ * timeout, not by its own deadline, in a cluster as on one gateway: the agent calls through B, the
+ * extension's socket is on A and it asks for the approval through A, and the call on B still waits once
+ * its command deadline has passed, then gets the controller's result once the person approved.
+ */
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { EXTENSION_ORIGIN } from '../../src/protocol/index.js';
+import { catalogAnswer } from '../gateway/fixtures/controller.js';
+import type { TestGateway } from '../gateway/fixtures/gateway.js';
+import { pairedController } from '../gateway/fixtures/paired-controller.js';
+import { asOperator, withToken } from '../extension/pairing-helpers.js';
+import { waitFor } from '../helpers/wait-for.js';
+import { usePostgresCluster } from './fixtures/cluster-nodes.js';
+
+const COMMAND_TIMEOUT_S = 1;
+const APPROVAL_TIMEOUT_S = 30;
+
+describe('a command that waits for approval, across nodes', () => {
+  const fixture = usePostgresCluster(2, {
+    browser: { extension_control: { enabled: true, command_timeout: COMMAND_TIMEOUT_S } },
+    safety: { approval_timeout_s: APPROVAL_TIMEOUT_S },
+  });
+
+  it('keeps the call on B waiting past its command deadline while the person decides', async () => {
+    const [a, b] = fixture.gateways() as [TestGateway, TestGateway];
+    const sid = await a.createSession();
+    const { token, controller } = await pairedController(a, sid);
+    const asExtension = withToken(token, { origin: EXTENSION_ORIGIN });
+    const click = b.request('POST', `/v1/sessions/${sid}/tools/browser_click`, { body: { ref: '@e3' } });
+    const command = await controller.next('browser.controller.command');
+    const opened = await waitFor(
+      async () => {
+        const answer = await a.request('POST', `/v1/browser-control/sessions/${sid}/approvals`, {
+          body: {
+            tool: 'browser_click',
+            arguments: { ref: '@e3' },
+            ref: '@e3',
+            frame_origin: 'https://shop.example',
+            classes: ['form_submit'],
+            summary: 'click @e3 button "Place order" on https://shop.example',
+          },
+          headers: asExtension,
+        });
+        // The store shows the session bound to the extension a moment after its socket opened.
+        return answer.body?.error?.code === 'token_scope_forbidden' ? null : answer;
+      },
+      { what: 'the approval to be opened' },
+    );
+    assert.equal(opened.status, 201, JSON.stringify(opened.body));
+    // The command's own deadline, without the approval window the frame adds for the extension.
+    const ownDeadline = Number(command.params.deadline_at) - APPROVAL_TIMEOUT_S * 1000;
+    let answered = false;
+    void click.then(() => (answered = true));
+    await waitFor(() => Date.now() > ownDeadline + 500, {
+      what: 'the command deadline to pass',
+      within: (COMMAND_TIMEOUT_S + 5) * 1000,
+      every: 50,
+    });
+    assert.equal(answered, false, 'the call still waits for the person');
+    const approved = await b.request('POST', `/v1/approvals/${opened.body.approval.approval_id}/approve`, {
+      body: {},
+      headers: asOperator(b),
+    });
+    assert.equal(approved.status, 200, JSON.stringify(approved.body));
+    controller.result(command.params.command_id, true, catalogAnswer('browser_click'));
+    const result = await click;
+    assert.equal(result.status, 200, JSON.stringify(result.body));
+    await controller.close();
+  });
+});
