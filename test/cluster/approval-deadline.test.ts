@@ -18,6 +18,28 @@ import { usePostgresCluster } from './fixtures/cluster-nodes.js';
 const COMMAND_TIMEOUT_S = 1;
 const APPROVAL_TIMEOUT_S = 30;
 
+/** The extension asks for the approval through `node`, once the store shows the session bound to it. */
+function openApproval(node: TestGateway, sid: string, token: string) {
+  return waitFor(
+    async () => {
+      const answer = await node.request('POST', `/v1/browser-control/sessions/${sid}/approvals`, {
+        body: {
+          tool: 'browser_click',
+          arguments: { ref: '@e3' },
+          ref: '@e3',
+          frame_origin: 'https://shop.example',
+          classes: ['form_submit'],
+          summary: 'click @e3 button "Place order" on https://shop.example',
+        },
+        headers: withToken(token, { origin: EXTENSION_ORIGIN }),
+      });
+      // The store shows the session bound to the extension a moment after its socket opened.
+      return answer.body?.error?.code === 'token_scope_forbidden' ? null : answer;
+    },
+    { what: 'the approval to be opened' },
+  );
+}
+
 describe('a command that waits for approval, across nodes', () => {
   const fixture = usePostgresCluster(2, {
     browser: { extension_control: { enabled: true, command_timeout: COMMAND_TIMEOUT_S } },
@@ -28,27 +50,9 @@ describe('a command that waits for approval, across nodes', () => {
     const [a, b] = fixture.gateways() as [TestGateway, TestGateway];
     const sid = await a.createSession();
     const { token, controller } = await pairedController(a, sid);
-    const asExtension = withToken(token, { origin: EXTENSION_ORIGIN });
     const click = b.request('POST', `/v1/sessions/${sid}/tools/browser_click`, { body: { ref: '@e3' } });
     const command = await controller.next('browser.controller.command');
-    const opened = await waitFor(
-      async () => {
-        const answer = await a.request('POST', `/v1/browser-control/sessions/${sid}/approvals`, {
-          body: {
-            tool: 'browser_click',
-            arguments: { ref: '@e3' },
-            ref: '@e3',
-            frame_origin: 'https://shop.example',
-            classes: ['form_submit'],
-            summary: 'click @e3 button "Place order" on https://shop.example',
-          },
-          headers: asExtension,
-        });
-        // The store shows the session bound to the extension a moment after its socket opened.
-        return answer.body?.error?.code === 'token_scope_forbidden' ? null : answer;
-      },
-      { what: 'the approval to be opened' },
-    );
+    const opened = await openApproval(a, sid, token);
     assert.equal(opened.status, 201, JSON.stringify(opened.body));
     // The command's own deadline, without the approval window the frame adds for the extension.
     const ownDeadline = Number(command.params.deadline_at) - APPROVAL_TIMEOUT_S * 1000;
@@ -68,6 +72,29 @@ describe('a command that waits for approval, across nodes', () => {
     controller.result(command.params.command_id, true, catalogAnswer('browser_click'));
     const result = await click;
     assert.equal(result.status, 200, JSON.stringify(result.body));
+    await controller.close();
+  });
+
+  it('names the approval in the denial the call on B gets, as one gateway does', async () => {
+    const [a, b] = fixture.gateways() as [TestGateway, TestGateway];
+    const sid = await a.createSession();
+    const { token, controller } = await pairedController(a, sid);
+    const click = b.request('POST', `/v1/sessions/${sid}/tools/browser_click`, { body: { ref: '@e3' } });
+    const command = await controller.next('browser.controller.command');
+    const opened = await openApproval(a, sid, token);
+    const denied = await b.request('POST', `/v1/approvals/${opened.body.approval.approval_id}/deny`, {
+      body: {},
+      headers: asOperator(b),
+    });
+    assert.equal(denied.status, 200, JSON.stringify(denied.body));
+    // The extension's protocol v1 rejection carries the code; the gateway names the approval.
+    controller.result(command.params.command_id, false, {
+      code: 'approval_denied',
+      message: 'The person denied click @e3; nothing was done.',
+    });
+    const result = await click;
+    assert.equal(result.body.error.code, 'approval_denied', JSON.stringify(result.body));
+    assert.equal(result.body.error.approval_id, opened.body.approval.approval_id);
     await controller.close();
   });
 });

@@ -167,10 +167,16 @@ export class CallerWaiters {
     }
   }
 
-  errorFor(commandId: string, outcome: Exclude<Outcome, { kind: 'ok' }>): TabgateError {
+  /** The approval the command waits for, as the node that asked told this one. */
+  approvalOfCommand(commandId: string): string | undefined {
+    return this.approvalOf.get(commandId);
+  }
+
+  errorFor(commandId: string, outcome: Exclude<Outcome, { kind: 'ok' }>, approvalId?: string): TabgateError {
     // The words one gateway gives the calls its Stop ends, whichever node took the Stop.
     if (outcome.kind === 'stopped') return stoppedByOwner('this call was cancelled');
-    if (outcome.kind !== 'unavailable') return commandError(commandId, outcome, this.o.commandTimeoutMs);
+    if (outcome.kind !== 'unavailable')
+      return commandError(commandId, outcome, this.o.commandTimeoutMs, approvalId);
     return new TabgateError(
       'controller_unavailable',
       `the gateway holding the bound browser controller could not send command '${commandId}'; it was not run`,

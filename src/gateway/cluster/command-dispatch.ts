@@ -58,10 +58,12 @@ export function dispatchCommand(o: CommandDispatchOptions, request: DispatchRequ
       owner: null,
       queuedAt: performance.now(),
       settle: (outcome) => {
+        // Read before the deadline goes with it: an approval outcome names the approval, as on one gateway.
+        const approvalId = waiters.approvalOfCommand(commandId);
         waiters.forgetDeadline(commandId);
         signal?.removeEventListener('abort', onAbort);
         if (outcome.kind === 'ok') resolve(outcome.result);
-        else reject(waiters.errorFor(commandId, outcome));
+        else reject(waiters.errorFor(commandId, outcome, approvalId));
       },
     };
     // Waiting before the command exists anywhere: its result may come through the inbox connection
