@@ -18,6 +18,7 @@ import { TabgateError, type SecretFill, type TabInfo } from '../../protocol/inde
 import { chrome } from '../chrome-api.js';
 import { DebuggerTransport } from './debugger-transport.js';
 import { readLocal, readSession, writeSession } from './durable-state.js';
+import { installSecretRules, removeSecretRules } from './secret-rules.js';
 import { adoptTab, agentIdOf, forgetTab, setActiveTab, shareSettled, tabIdOfAgentId } from './share.js';
 import { TabNetwork, type Decision, type Interception, type PausedRequest } from './tab-network.js';
 
@@ -97,6 +98,7 @@ export class SharedTabs implements TabHost {
     const fills = [...known.filter((kept) => kept.name !== fill.name), fill];
     this.filled = { session_id: share.session_id, fills };
     await writeSession('filled_secrets', this.filled);
+    await installSecretRules(fills);
     await Promise.all([...this.networks].map(([tab, network]) => network.set(this.interceptionOf(tab))));
   }
 
@@ -296,7 +298,7 @@ export class SharedTabs implements TabHost {
     await this.detachAll();
     this.filled = null;
     this.toldRefusals.clear();
-    await writeSession('filled_secrets', null);
+    await Promise.all([writeSession('filled_secrets', null), removeSecretRules()]);
   }
 
   private async detachAll(): Promise<void> {
