@@ -185,6 +185,19 @@ export class BrowserEngine implements FrameJudge, RequestHolder, UrlSecretJudge 
     return secrets.length === 0 ? null : carries(url, secrets);
   }
 
+  /**
+   * The secret a request's body carries to an origin other than the secret's own (where the sign-in
+   * form posts it), of those any session of this browser filled.
+   */
+  secretInBody(url: string, body: string): string | null {
+    const carries = this.options.urlCarries;
+    if (!carries) return null;
+    const secrets: SecretFill[] = [];
+    for (const session of this.sessions)
+      for (const fill of session.filledSecrets()) if (!sameOrigin(fill, url)) secrets.push(fill);
+    return secrets.length === 0 ? null : carries(body, secrets);
+  }
+
   /** A request is held for the running call of the session its frame belongs to, if that call gates. */
   hold(request: Parameters<RequestHolder['hold']>[0]): Promise<boolean> | null {
     if (request.frameId === undefined || !mayNeedApproval(request)) return null;
@@ -242,7 +255,10 @@ export class BrowserEngine implements FrameJudge, RequestHolder, UrlSecretJudge 
  * every other kind of secret anywhere, a URL that carries a filled value is refused.
  */
 function ownsUsername(fill: SecretFill, url: string): boolean {
-  if (fill.field !== 'username') return false;
+  return fill.field === 'username' && sameOrigin(fill, url);
+}
+
+function sameOrigin(fill: SecretFill, url: string): boolean {
   try {
     return new URL(url).origin === fill.origin;
   } catch {

@@ -14,8 +14,10 @@
  * Documents (main-frame and sub-frame navigations, popups' first navigations, each redirect hop) are
  * also put to the frame judge, when there is one: the site grants of the session the frame belongs to.
  * Before either, every request whose URL carries a vault secret a session filled is failed
- * (`secret_in_url`): a page cannot carry a filled value off in a query string, an image or a fetch.
+ * (`secret_in_url`): a page cannot carry a filled value off in a query string, an image or a fetch; and
+ * one whose body carries it to an origin other than the secret's own (`secret_in_body`): nor in a POST.
  */
+import { bodyText, type RequestBody } from './secret-forms.js';
 import type { CdpSession } from './transport.js';
 
 export type RefusalCode =
@@ -24,7 +26,8 @@ export type RefusalCode =
   | 'site_not_granted'
   | 'site_blocked'
   | 'approval_denied'
-  | 'secret_in_url';
+  | 'secret_in_url'
+  | 'secret_in_body';
 
 export type HostVerdict = { allowed: true } | { allowed: false; code: RefusalCode; reason: string };
 
@@ -44,10 +47,12 @@ export interface FrameJudge {
  */
 export interface UrlSecretJudge {
   secretIn(url: string): string | null;
+  /** The same for a request's body, sent to `url`: null too when `url` is the secret's own origin. */
+  secretInBody?(url: string, body: string): string | null;
 }
 
 export interface Refusal {
-  /** The request's URL; only its origin when it carried a secret. */
+  /** The request's URL; only its origin when it carried a secret (in its URL or its body). */
   url: string;
   /** The frame the request belongs to (a page's main frame id is its target id). */
   frameId: string | undefined;
@@ -72,7 +77,7 @@ export interface RequestHolder {
 
 interface RequestPaused {
   requestId: string;
-  request: { url: string; method?: string };
+  request: { url: string; method?: string } & RequestBody;
   frameId?: string;
   resourceType: string;
 }
@@ -92,10 +97,18 @@ export function hostOf(raw: string): string | null {
 
 const ALLOWED: HostVerdict = { allowed: true };
 
+const SECRET_CODES: ReadonlySet<RefusalCode> = new Set(['secret_in_url', 'secret_in_body']);
+
 const secretRefusal = (name: string): HostVerdict => ({
   allowed: false,
   code: 'secret_in_url',
   reason: `its URL carried the value of the vault secret ${name}`,
+});
+
+const bodySecretRefusal = (name: string): HostVerdict => ({
+  allowed: false,
+  code: 'secret_in_body',
+  reason: `its body carried the value of the vault secret ${name} to an origin other than the secret's`,
 });
 
 function originOf(raw: string): string {
@@ -171,11 +184,14 @@ export class NetworkGuard {
     raw: string,
     resourceType: string,
     frameId: string | undefined,
+    body?: string,
   ): HostVerdict | Promise<HostVerdict> {
     const host = hostOf(raw);
     if (host === null) return ALLOWED;
     const secret = this.secrets?.secretIn(raw);
     if (secret) return secretRefusal(secret);
+    const inBody = body ? this.secrets?.secretInBody?.(raw, body) : null;
+    if (inBody) return bodySecretRefusal(inBody);
     const byHost = this.judge.judge(host);
     const frames = this.frames;
     if (resourceType !== 'Document' || !frames) return byHost;
@@ -189,7 +205,7 @@ export class NetworkGuard {
   private decide(event: RequestPaused): void {
     let verdict: HostVerdict | Promise<HostVerdict>;
     try {
-      verdict = this.verdictOn(event.request.url, event.resourceType, event.frameId);
+      verdict = this.verdictOn(event.request.url, event.resourceType, event.frameId, bodyText(event.request));
     } catch {
       verdict = UNJUDGED;
     }
@@ -234,8 +250,8 @@ export class NetworkGuard {
       return;
     }
     const refusal: Refusal = {
-      // A URL that carried a secret is told by its origin alone: the notice, the log, never the value.
-      url: verdict.code === 'secret_in_url' ? originOf(event.request.url) : event.request.url,
+      // A request that carried a secret is told by its origin alone: the notice, the log, never the value.
+      url: SECRET_CODES.has(verdict.code) ? originOf(event.request.url) : event.request.url,
       frameId: event.frameId,
       resourceType: event.resourceType,
       code: verdict.code,

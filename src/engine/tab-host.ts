@@ -30,9 +30,10 @@ export interface TabHost {
   watchRequests?(watch: (request: HeldRequest) => Promise<boolean>): () => void;
   /**
    * A vault secret is about to be filled: from now on, while the session lasts, no request whose URL
-   * carries its value leaves the browser. Absent where the network is not intercepted by this engine.
+   * carries its value leaves the browser, nor a body carrying it to another origin. Resolves once that
+   * holds (the fill waits for it). Absent where the network is not intercepted by this engine.
    */
-  secretFilled?(fill: SecretFill): void;
+  secretFilled?(fill: SecretFill): void | Promise<void>;
   /** Absent where downloads are not kept (a remote browser's disk, the user's own browser). */
   readonly downloads?: DownloadLedger;
 }

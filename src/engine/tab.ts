@@ -64,6 +64,11 @@ export class Tab {
   private readonly frameIds = new Set<string>();
   private readonly waiters = new Set<() => void>();
   private readonly unsubscribe: (() => void)[] = [];
+  /**
+   * Told of each target auto-attached to the tab (an out-of-process iframe, a worker) before it runs:
+   * the extension intercepts an iframe's requests from its first one (tab-network.ts).
+   */
+  onChildAttached?: (child: CdpSession, type: string) => Promise<void>;
 
   constructor(
     readonly page: CdpSession,
@@ -189,6 +194,7 @@ export class Tab {
       this.children.set(sessionId, new FrameWorlds(child));
       await this.watch(child).catch(() => undefined);
     }
+    await this.onChildAttached?.(child, targetInfo.type).catch(() => undefined);
     if (waitingForDebugger) await child.send('Runtime.runIfWaitingForDebugger').catch(() => undefined);
     // Workers and the like are not ours to drive.
     if (targetInfo.type !== 'iframe')

@@ -147,7 +147,7 @@ const HANDLERS: { [N in ToolName]: Handler<N> } = {
       if (!fill || fill.name !== secret)
         throw new TabgateError('unknown_secret', `No vault secret named ${secret} reached this browser.`);
       // Before the value is in the page, so not even a request the input event sends can carry it.
-      host.secretFilled?.(fill);
+      await host.secretFilled?.(fill);
       await fillSecret(tab, refOf(ref), fill);
       if (secretOrigin !== null) gate?.gate.secretUsed(secretOrigin);
     } else await typeInto(tab, refOf(ref), text ?? '');

@@ -214,6 +214,10 @@ export const ERROR_TABLE = {
     status: 403,
     hint: 'A URL may not carry a vault secret, in any encoding; nothing was requested.',
   },
+  secret_in_body: {
+    status: 403,
+    hint: "A request body may carry a vault secret only to the secret's own origin; the request was not sent.",
+  },
   // Approvals of consequential actions (docs/safety.md "Approvals")
   approval_required: {
     status: 409,

@@ -4,7 +4,7 @@
  * controller identity, the shared tabs) live in `local`; per-boot facts (connection status, backoff
  * step, boot count) in `session`, which a browser restart clears.
  */
-import type { SitePolicy } from '../../protocol/index.js';
+import type { SecretFill, SitePolicy } from '../../protocol/index.js';
 import { chrome } from '../chrome-api.js';
 
 export const DEFAULT_GATEWAY_URL = 'http://127.0.0.1:8642';
@@ -94,6 +94,12 @@ interface SessionShape {
    * `domain_changed` compares with, kept here so a worker Chrome restarted still knows it.
    */
   snapshot_origins: Record<string, string>;
+  /**
+   * The vault secrets filled in the share, which no request of its tabs may carry off (tab-network.ts):
+   * in memory only (session storage is never written to disk), so a worker Chrome restarted still
+   * guards them; dropped when the share ends.
+   */
+  filled_secrets: { session_id: string; fills: SecretFill[] } | null;
 }
 
 const LOCAL_DEFAULTS: LocalShape = {
@@ -112,6 +118,7 @@ const SESSION_DEFAULTS: SessionShape = {
   gateway_check: 'unknown',
   site_policy: null,
   snapshot_origins: {},
+  filled_secrets: null,
 };
 
 export async function readLocal<K extends keyof LocalShape>(key: K): Promise<LocalShape[K]> {

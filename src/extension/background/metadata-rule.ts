@@ -25,7 +25,7 @@ interface DeclarativeNetRequest {
 /** tabgate's session rules: one per metadata host (a single regex over all of them is over Chrome's 2 KB). */
 const FIRST_RULE_ID = 1;
 
-const RESOURCE_TYPES = [
+export const RESOURCE_TYPES = [
   'main_frame',
   'sub_frame',
   'stylesheet',

@@ -1,36 +1,11 @@
 /**
- * The shapes a secret's value can take in text: as it is, base64 (standard, unpadded, URL-safe), hex
- * (either case) and percent-encoded (as a URL component or a form field, either hex case). Outputs are
- * searched for all of them, so a page that echoes a filled value, or puts it in a link, cannot pass it
- * to the agent in a wrapper. Other transformations (reversed, split, a base64 of a longer text that
- * contains the value at an odd offset) are not recognised; docs/secrets.md says so.
+ * Searching outputs for the vault's values in every form they can take (src/engine/secret-forms.ts, the
+ * one matching code the network guards share), and replacing each with its marker, so a page that
+ * echoes a filled value, or puts it in a link, cannot pass it to the agent in a wrapper.
  */
-import type { SecretFill } from '../../protocol/index.js';
+import { formsOf, type KnownSecret } from '../../engine/secret-forms.js';
 
-export type KnownSecret = Pick<SecretFill, 'name' | 'value'>;
-
-export function formsOf(value: string): string[] {
-  const bytes = Buffer.from(value, 'utf8');
-  const base64 = bytes.toString('base64');
-  const percent = encodeURIComponent(value);
-  const form = new URLSearchParams([['', value]]).toString().slice(1);
-  const hex = bytes.toString('hex');
-  const lowerEscapes = (text: string) => text.replace(/%[0-9A-F]{2}/g, (escape) => escape.toLowerCase());
-  const forms = new Set([
-    value,
-    base64,
-    base64.replace(/=+$/, ''),
-    bytes.toString('base64url'),
-    hex,
-    hex.toUpperCase(),
-    percent,
-    lowerEscapes(percent),
-    form,
-    lowerEscapes(form),
-  ]);
-  // Longest first, so a replacement never leaves part of a longer form behind.
-  return [...forms].filter((f) => f.length > 0).sort((a, b) => b.length - a.length);
-}
+export { formsOf, urlCarries, type KnownSecret } from '../../engine/secret-forms.js';
 
 /** The marker that stands for a secret wherever its value would have been. */
 export const markerOf = (name: string) => `«secret:${name}»`;
@@ -86,36 +61,4 @@ export class SecretMatcher {
     }
     return value;
   }
-}
-
-/**
- * Whether a URL carries a secret: searched as written, case-folded (hex and escapes in any case) and
- * percent-decoded up to three times (an escape of an escape), with `+` also read as a space.
- */
-export function urlCarries(url: string, secrets: readonly KnownSecret[]): string | null {
-  const readings = new Set<string>([url]);
-  let current = url;
-  for (let i = 0; i < 3; i++) {
-    let decoded: string;
-    try {
-      decoded = decodeURIComponent(current);
-    } catch {
-      decoded = current.replace(/%([0-9A-Fa-f]{2})/g, (_m, hex: string) =>
-        String.fromCharCode(parseInt(hex, 16)),
-      );
-    }
-    if (decoded === current) break;
-    readings.add(decoded);
-    current = decoded;
-  }
-  for (const reading of [...readings]) readings.add(reading.replaceAll('+', ' '));
-  for (const { name, value } of secrets) {
-    for (const form of formsOf(value)) {
-      const folded = form.toLowerCase();
-      for (const reading of readings) {
-        if (reading.includes(form) || reading.toLowerCase().includes(folded)) return name;
-      }
-    }
-  }
-  return null;
 }

@@ -351,13 +351,16 @@ export class EngineBackend implements BrowserBackend {
       urlCarries,
       onRefusal: (refusal) => {
         // The URL of a secret's refusal is its origin alone; the secret is named, never its value.
-        if (refusal.code === 'secret_in_url')
-          this.log.warn('request refused: its URL carried a vault secret', {
-            backend: this.name,
-            origin: refusal.url,
-            resource_type: refusal.resourceType,
-            reason: refusal.reason,
-          });
+        if (refusal.code === 'secret_in_url' || refusal.code === 'secret_in_body')
+          this.log.warn(
+            `request refused: its ${refusal.code === 'secret_in_url' ? 'URL' : 'body'} carried a vault secret`,
+            {
+              backend: this.name,
+              origin: refusal.url,
+              resource_type: refusal.resourceType,
+              reason: refusal.reason,
+            },
+          );
       },
     }).catch(async (error: unknown) => {
       this.connected = undefined;

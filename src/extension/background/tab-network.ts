@@ -1,0 +1,120 @@
+/**
+ * The network layer of one shared tab, through the extension's debugger: `Fetch` interception on the
+ * tab's own session, which also pauses the requests of the dedicated workers its pages start, and on
+ * the session of every out-of-process iframe, which the tab's does not see, added before the iframe
+ * runs (nested ones too), so a request that must be held or failed cannot leave through them either.
+ *
+ * How much is intercepted follows what must be judged: nothing; the requests that can carry a body a
+ * person must approve (while a call's approvals watch the tab); or every request (once a vault secret
+ * was filled in the share, until it ends). The decision itself is the caller's.
+ */
+import { bodyText, type RequestBody } from '../../engine/secret-forms.js';
+import type { CdpSession } from '../../engine/transport.js';
+
+export type Interception = 'none' | 'with-body' | 'every';
+
+export interface PausedRequest {
+  url: string;
+  method: string;
+  resourceType: string;
+  /** The frame the request belongs to; none for a worker's. */
+  frameId: string | undefined;
+  /** The body as text, when Chromium put it in the event. */
+  body: string | undefined;
+}
+
+/** Let it go, or fail it with Chromium's network error. */
+export type Decision = { go: true } | { go: false; errorReason: 'BlockedByClient' | 'Aborted' };
+
+interface RequestPaused {
+  requestId: string;
+  request: { url: string; method?: string } & RequestBody;
+  resourceType: string;
+  frameId?: string;
+}
+
+/** The resource types whose requests can carry a body the person must approve (action-gate.ts). */
+const HELD_TYPES = ['Document', 'XHR', 'Fetch', 'Other', 'Ping', 'EventSource'];
+
+function patternsOf(level: Exclude<Interception, 'none'>): object[] {
+  if (level === 'every') return [{ urlPattern: '*', requestStage: 'Request' }];
+  return HELD_TYPES.map((resourceType) => ({ urlPattern: '*', resourceType, requestStage: 'Request' }));
+}
+
+export class TabNetwork {
+  /** The tab's own session (key undefined) and its children, by session id, with their unsubscribes. */
+  private readonly sessions = new Map<string | undefined, { session: CdpSession; off: () => void }>();
+  private level: Interception = 'none';
+
+  constructor(private readonly decide: (request: PausedRequest) => Promise<Decision>) {}
+
+  /**
+   * Adds the tab's session, or a child's before it runs, intercepted at the current level from its
+   * first request. Throws when the tab's own session refuses (a child may be gone already).
+   */
+  async add(session: CdpSession): Promise<void> {
+    if (this.sessions.has(session.id)) return;
+    const offs = [
+      session.on<RequestPaused>('Fetch.requestPaused', (event) => void this.paused(session, event)),
+      session.on<{ sessionId: string }>('Target.detachedFromTarget', ({ sessionId }) =>
+        this.remove(sessionId),
+      ),
+    ];
+    this.sessions.set(session.id, { session, off: () => offs.forEach((off) => off()) });
+    if (this.level === 'none') return;
+    const applied = this.apply(session, this.level);
+    await (session.id === undefined ? applied : applied.catch(() => undefined));
+  }
+
+  /** Intercepts every session of the tab at `level`; resolves once each has confirmed it. */
+  async set(level: Interception): Promise<void> {
+    if (level === this.level) return;
+    this.level = level;
+    await Promise.all(
+      [...this.sessions.values()].map(({ session }) => {
+        const applied = this.apply(session, level);
+        return session.id === undefined ? applied : applied.catch(() => undefined);
+      }),
+    );
+  }
+
+  dispose(): void {
+    for (const { off } of this.sessions.values()) off();
+    this.sessions.clear();
+  }
+
+  private remove(sessionId: string): void {
+    this.sessions.get(sessionId)?.off();
+    this.sessions.delete(sessionId);
+  }
+
+  private async apply(session: CdpSession, level: Interception): Promise<void> {
+    // Disabling lets go of nothing held: a call waits for every hold before it ends.
+    if (level === 'none') await session.send('Fetch.disable').catch(() => undefined);
+    else await session.send('Fetch.enable', { patterns: patternsOf(level) });
+  }
+
+  private async paused(session: CdpSession, event: RequestPaused): Promise<void> {
+    let decision: Decision;
+    try {
+      decision = await this.decide({
+        url: event.request.url,
+        method: event.request.method ?? 'GET',
+        resourceType: event.resourceType,
+        frameId: event.frameId,
+        body: bodyText(event.request),
+      });
+    } catch {
+      decision = { go: false, errorReason: 'BlockedByClient' };
+    }
+    // A request the page abandoned meanwhile is gone from Chromium: its answer fails, harmlessly.
+    await session
+      .send(
+        decision.go ? 'Fetch.continueRequest' : 'Fetch.failRequest',
+        decision.go
+          ? { requestId: event.requestId }
+          : { requestId: event.requestId, errorReason: decision.errorReason },
+      )
+      .catch(() => undefined);
+  }
+}

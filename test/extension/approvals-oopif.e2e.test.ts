@@ -1,0 +1,85 @@
+/* eslint-disable @typescript-eslint/no-unsafe-member-access -- tests read JSON bodies */
+/**
+ * An approval holds a request with a body on the user's tab even when a cross-site iframe, in its own
+ * process (which the tab's own debugger session does not see), sends it: the real extension intercepts
+ * the iframe's session too. A neutral click makes the iframe POST; the approval is asked while the
+ * request waits in the browser (the server has not seen it), and after Deny in the popup it never
+ * arrives: the page reports it failed.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import type { HttpResult } from '../gateway/fixtures/gateway.js';
+import { reportedAttempts } from '../security/fixtures/leak-checks.js';
+import { startLeakSite, type LeakSite } from '../security/fixtures/leak-site.js';
+import { toolSession } from '../security/fixtures/tool-session.js';
+import { LOOPBACK_TEST_SITES, startStage, status, waitFor, type Stage } from './fixtures/paired-setup.js';
+import { openPopup, type PopupPage } from './fixtures/popup-page.js';
+
+describe("approvals on the user's tab cover its out-of-process iframes", () => {
+  let site: LeakSite;
+  let stage: Stage;
+  let sid: string;
+  let popup: PopupPage;
+  const call = (tool: string, args: Record<string, unknown> = {}): Promise<HttpResult> =>
+    stage.gw.request('POST', `/v1/sessions/${sid}/tools/${tool}`, { body: args });
+  const { ok, refOf } = toolSession(call);
+  const asOwner = (method: string, pathname: string) =>
+    stage.gw.request(method, pathname, { headers: { authorization: `Bearer ${stage.gw.operatorKey}` } });
+
+  before(async () => {
+    site = await startLeakSite();
+    stage = await startStage({
+      config: {
+        browser: { extension_control: { enabled: true, command_timeout: 20 } },
+        safety: { ...LOOPBACK_TEST_SITES, approval_timeout_s: 15, approvals: { user_tab: 'all' } },
+      },
+    });
+    const { targetId } = await stage.browser.cdp.send<{ targetId: string }>('Target.createTarget', {
+      url: 'about:blank',
+    });
+    const tabId = await waitFor('the tab to exist', () =>
+      stage.browser.tabIdOfTarget(targetId).catch(() => null),
+    );
+    sid = await stage.gw.createSession('approvals-oopif');
+    await stage.browser.ask({ type: 'share', session_id: sid, title: 'oopif', tab_id: tabId });
+    await waitFor(
+      'the controller to connect',
+      async () => (await status(stage.browser)).connection.state === 'connected',
+    );
+    popup = await openPopup(stage.browser, tabId);
+  });
+  after(async () => {
+    await popup?.close();
+    await stage?.close();
+    await site?.close();
+  });
+
+  it("holds the iframe's POST until the person decides, and it never leaves after Deny", async () => {
+    await ok('browser_navigate', { url: `${site.origin}/hold` });
+    await waitFor('the cross-site iframe to listen', async () =>
+      site.requests.some((request) => request.includes(' /relay-ready ')),
+    );
+    await waitFor('the iframe to run in its own process', async () =>
+      (await stage.browser.cdp.targets()).some(
+        (target) => target.type === 'iframe' && target.url.startsWith(`${site.other}/relay-hold`),
+      ),
+    );
+    const running = call('browser_click', { ref: await refOf('button "Ping"') });
+    const asked = await waitFor('the approval to be asked for', async () => {
+      const listed = await asOwner('GET', '/v1/approvals?status=pending');
+      return (listed.body.approvals as { approval_id: string; session_id: string }[]).find(
+        (approval) => approval.session_id === sid,
+      );
+    });
+    // Asked because the request is paused in the browser: it has not reached the server.
+    assert.ok(!site.requests.some((request) => request.includes(' /held ')), site.requests.join('\n'));
+    const deny = `button[data-approval="${asked.approval_id}"][data-decision="deny"]`;
+    await waitFor('the popup to offer deny', () => popup.visible(deny));
+    await popup.click(deny);
+    const result = await running;
+    assert.equal(result.body.error?.code, 'approval_denied', JSON.stringify(result.body));
+    await waitFor('the page to report the POST settled', async () => site.done());
+    assert.deepEqual(reportedAttempts(site), ['failed']);
+    assert.ok(!site.requests.some((request) => request.includes(' /held ')), site.requests.join('\n'));
+  });
+});
