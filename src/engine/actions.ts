@@ -195,7 +195,18 @@ export async function pressKey(tab: Tab, key: string, modifiers: readonly Modifi
 /** After an input that may navigate (a click, Enter), wait for a navigation it started to finish loading. */
 export async function settleAfterInput(tab: Tab, timeoutMs: number): Promise<void> {
   const before = tab.navigations;
+  const requested = tab.requestedNavigations;
   await new Promise((resolve) => setTimeout(resolve, 25));
-  if (!tab.loading && tab.navigations === before) return;
+  if (!tab.loading && tab.navigations === before) {
+    if (tab.requestedNavigations === requested) return;
+    // The page asked to navigate (a form's Enter, a link) but a busy browser has not started loading
+    // yet (seen on a loaded CI host: the next read showed the form, not its answer). A navigation the
+    // page cancels never starts: a second at most.
+    const started = await tab.waitUntil(
+      () => tab.loading || tab.navigations !== before,
+      Math.min(timeoutMs, 1_000),
+    );
+    if (!started) return;
+  }
   await tab.waitUntil(() => !tab.loading, Math.min(timeoutMs, 10_000));
 }
