@@ -14,7 +14,7 @@ import { ENABLED_CONFIG, type HttpResult } from '../gateway/fixtures/gateway.js'
 import { SHOP_HOST, startApprovalSites, type ApprovalSites } from '../security/fixtures/approval-site.js';
 import { startLoginSite, type LoginSite } from '../security/fixtures/login-site.js';
 import { toolSession } from '../security/fixtures/tool-session.js';
-import { startStage, status, waitFor, type Stage } from './fixtures/paired-setup.js';
+import { shareBlankTab, startStage, waitFor, type Stage } from './fixtures/paired-setup.js';
 import { openPopup, type PopupPage } from './fixtures/popup-page.js';
 
 const PASSWORD = `pw-${randomBytes(6).toString('hex')}`;
@@ -94,19 +94,9 @@ describe("approval classes on the user's tab: download, upload, secret_first_use
       { name: 'site-pass', origin: login.origin, field: 'password', value: PASSWORD },
       new Date(),
     );
-    const { targetId } = await stage.browser.cdp.send<{ targetId: string }>('Target.createTarget', {
-      url: 'about:blank',
-    });
-    const tabId = await waitFor('the tab to exist', () =>
-      stage.browser.tabIdOfTarget(targetId).catch(() => null),
-    );
-    sid = await stage.gw.createSession('classes');
-    await stage.browser.ask({ type: 'share', session_id: sid, title: 'classes', tab_id: tabId });
-    await waitFor(
-      'the controller to connect',
-      async () => (await status(stage.browser)).connection.state === 'connected',
-    );
-    popup = await openPopup(stage.browser, tabId);
+    const shared = await shareBlankTab(stage, 'classes');
+    sid = shared.sessionId;
+    popup = await openPopup(stage.browser, shared.tabId);
   });
   after(async () => {
     await popup?.close();

@@ -10,7 +10,7 @@ import { after, before, describe, it } from 'node:test';
 import { ENABLED_CONFIG, type HttpResult } from '../gateway/fixtures/gateway.js';
 import { SHOP_HOST, startApprovalSites, type ApprovalSites } from '../security/fixtures/approval-site.js';
 import { toolSession } from '../security/fixtures/tool-session.js';
-import { startStage, status, waitFor, type Stage } from './fixtures/paired-setup.js';
+import { shareBlankTab, startStage, waitFor, type Stage } from './fixtures/paired-setup.js';
 import { openPopup, type PopupPage } from './fixtures/popup-page.js';
 
 describe("wait: false on the user's tab (the extension)", () => {
@@ -52,19 +52,9 @@ describe("wait: false on the user's tab (the extension)", () => {
       },
       browserArgs: [sites.resolverRule],
     });
-    const { targetId } = await stage.browser.cdp.send<{ targetId: string }>('Target.createTarget', {
-      url: 'about:blank',
-    });
-    const tabId = await waitFor('the tab to exist', () =>
-      stage.browser.tabIdOfTarget(targetId).catch(() => null),
-    );
-    sid = await stage.gw.createSession('no wait');
-    await stage.browser.ask({ type: 'share', session_id: sid, title: 'no wait', tab_id: tabId });
-    await waitFor(
-      'the controller to connect',
-      async () => (await status(stage.browser)).connection.state === 'connected',
-    );
-    popup = await openPopup(stage.browser, tabId);
+    const shared = await shareBlankTab(stage, 'no wait');
+    sid = shared.sessionId;
+    popup = await openPopup(stage.browser, shared.tabId);
   });
   after(async () => {
     await popup?.close();

@@ -12,7 +12,13 @@ import type { HttpResult } from '../gateway/fixtures/gateway.js';
 import { reportedAttempts } from '../security/fixtures/leak-checks.js';
 import { startLeakSite, type LeakSite } from '../security/fixtures/leak-site.js';
 import { toolSession } from '../security/fixtures/tool-session.js';
-import { LOOPBACK_TEST_SITES, startStage, status, waitFor, type Stage } from './fixtures/paired-setup.js';
+import {
+  LOOPBACK_TEST_SITES,
+  shareBlankTab,
+  startStage,
+  waitFor,
+  type Stage,
+} from './fixtures/paired-setup.js';
 import { openPopup, type PopupPage } from './fixtures/popup-page.js';
 
 describe("approvals on the user's tab cover its out-of-process iframes", () => {
@@ -34,19 +40,9 @@ describe("approvals on the user's tab cover its out-of-process iframes", () => {
         safety: { ...LOOPBACK_TEST_SITES, approval_timeout_s: 15, approvals: { user_tab: 'all' } },
       },
     });
-    const { targetId } = await stage.browser.cdp.send<{ targetId: string }>('Target.createTarget', {
-      url: 'about:blank',
-    });
-    const tabId = await waitFor('the tab to exist', () =>
-      stage.browser.tabIdOfTarget(targetId).catch(() => null),
-    );
-    sid = await stage.gw.createSession('approvals-oopif');
-    await stage.browser.ask({ type: 'share', session_id: sid, title: 'oopif', tab_id: tabId });
-    await waitFor(
-      'the controller to connect',
-      async () => (await status(stage.browser)).connection.state === 'connected',
-    );
-    popup = await openPopup(stage.browser, tabId);
+    const shared = await shareBlankTab(stage, 'approvals-oopif');
+    sid = shared.sessionId;
+    popup = await openPopup(stage.browser, shared.tabId);
   });
   after(async () => {
     await popup?.close();

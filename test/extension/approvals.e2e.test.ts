@@ -21,7 +21,7 @@ import {
   type ApprovalSites,
 } from '../security/fixtures/approval-site.js';
 import { toolSession } from '../security/fixtures/tool-session.js';
-import { startStage, status, waitFor, type Stage } from './fixtures/paired-setup.js';
+import { shareBlankTab, startStage, waitFor, type Stage } from './fixtures/paired-setup.js';
 import { openPopup, type PopupPage } from './fixtures/popup-page.js';
 
 /**
@@ -103,17 +103,7 @@ describe("approvals on the user's tab (the extension)", () => {
       },
       browserArgs: [sites.resolverRule],
     });
-    // A tab nothing but the extension attaches to, so "attached" means the extension's debugger.
-    ({ targetId } = await stage.browser.cdp.send<{ targetId: string }>('Target.createTarget', {
-      url: 'about:blank',
-    }));
-    tabId = await waitFor('the tab to exist', () => stage.browser.tabIdOfTarget(targetId).catch(() => null));
-    sid = await stage.gw.createSession('approvals');
-    await stage.browser.ask({ type: 'share', session_id: sid, title: 'approvals', tab_id: tabId });
-    await waitFor(
-      'the controller to connect',
-      async () => (await status(stage.browser)).connection.state === 'connected',
-    );
+    ({ sessionId: sid, tabId, targetId } = await shareBlankTab(stage, 'approvals'));
     popup = await openPopup(stage.browser, tabId);
   });
   after(async () => {

@@ -17,7 +17,7 @@ import { after, before, describe, it } from 'node:test';
 import { USER_TAB_UPLOAD_MAX_BYTES } from '../../src/protocol/index.js';
 import type { HttpResult } from '../gateway/fixtures/gateway.js';
 import { toolSession } from '../security/fixtures/tool-session.js';
-import { startStage, status, waitFor, type Stage } from './fixtures/paired-setup.js';
+import { shareBlankTab, startStage, waitFor, type Stage } from './fixtures/paired-setup.js';
 import { openPopup, type PopupPage } from './fixtures/popup-page.js';
 
 const sha256 = (bytes: Buffer | string) => createHash('sha256').update(bytes).digest('hex');
@@ -156,19 +156,9 @@ describe("uploads and downloads on the user's tab, approved in the popup", () =>
         safety: { sites: { allow: ['127.0.0.1'] }, approval_timeout_s: 15, approvals: { user_tab: 'all' } },
       },
     });
-    const { targetId } = await stage.browser.cdp.send<{ targetId: string }>('Target.createTarget', {
-      url: 'about:blank',
-    });
-    const tabId = await waitFor('the tab to exist', () =>
-      stage.browser.tabIdOfTarget(targetId).catch(() => null),
-    );
-    sid = await stage.gw.createSession('files');
-    await stage.browser.ask({ type: 'share', session_id: sid, title: 'files', tab_id: tabId });
-    await waitFor(
-      'the controller to connect',
-      async () => (await status(stage.browser)).connection.state === 'connected',
-    );
-    popup = await openPopup(stage.browser, tabId);
+    const shared = await shareBlankTab(stage, 'files');
+    sid = shared.sessionId;
+    popup = await openPopup(stage.browser, shared.tabId);
   });
   after(async () => {
     await popup?.close();
