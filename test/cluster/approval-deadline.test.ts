@@ -82,6 +82,12 @@ describe('a command that waits for approval, across nodes', () => {
     const click = b.request('POST', `/v1/sessions/${sid}/tools/browser_click`, { body: { ref: '@e3' } });
     const command = await controller.next('browser.controller.command');
     const opened = await openApproval(a, sid, token);
+    const id = opened.body.approval.approval_id as string;
+    // As the owner would: deciding what B lists (B learns of A's approval through Redis a moment later).
+    await waitFor(
+      async () => (await b.request('GET', `/v1/approvals/${id}`, { headers: asOperator(b) })).status === 200,
+      { what: 'B to list the approval' },
+    );
     const denied = await b.request('POST', `/v1/approvals/${opened.body.approval.approval_id}/deny`, {
       body: {},
       headers: asOperator(b),
