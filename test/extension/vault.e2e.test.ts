@@ -85,10 +85,14 @@ describe("vault secrets on the user's tab", () => {
       submit: true,
     });
     assert.equal((typed as { secret?: string }).secret, 'tab-pass');
-    const last = site.posted.at(-1);
+    // The site's own record says when the form arrived (a loaded browser may still be sending it).
+    const last = await waitFor('the form to reach the site', async () => site.posted.at(-1));
     assert.equal(last?.get('user'), USERNAME);
     assert.equal(last?.get('pass'), PASSWORD);
-    const welcome = (await ok('browser_snapshot')).snapshot ?? '';
+    const welcome = await waitFor('the welcome page', async () => {
+      const shown = (await ok('browser_snapshot')).snapshot ?? '';
+      return shown.includes('Signed in as') ? shown : null;
+    });
     assert.match(welcome, /Signed in as «secret:tab-user»/);
   });
 
