@@ -3,7 +3,8 @@
  * the floor (a bare node:http server relaying over a bare ws echo, same machine, same run, calls
  * interleaved); for reference, what the protocol's frames cost by themselves (the bare relay carrying a
  * command frame to a Node controller and its result back, in a pass of its own against the floor);
- * throughput with 1, 100 and 1,000 connected controllers; memory per idle connected controller. Three processes, as in real use: this one is the agent, bench/controller-server.ts holds
+ * throughput with 1, 100 and 1,000 connected controllers, and with five dashboard tabs open (their event
+ * streams) against none; memory per idle connected controller. Three processes, as in real use: this one is the agent, bench/controller-server.ts holds
  * the gateway and the floor, bench/controller-pool.ts the browsers.
  */
 import { fork, type ChildProcess } from 'node:child_process';
