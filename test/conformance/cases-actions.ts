@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { ScrollResult } from '../../src/protocol/index.js';
+import { waitFor } from '../helpers/wait-for.js';
 import { fullText, refOf, rejectsWith } from './helpers.js';
 import { withSession } from './session-fixture.js';
 import type { HarnessRef } from './harness.js';
@@ -39,7 +40,16 @@ export function actionCases(get: HarnessRef): void {
           text: 'Carol',
           submit: true,
         });
-        assert.match(await fullText(s), /Hello Carol/);
+        // The answer page, read again as an agent would: on a loaded host a backend may answer the
+        // Enter before the browser has begun the form's navigation (the settle is a bounded guess).
+        const answered = await waitFor(
+          async () => {
+            const text = await fullText(s);
+            return /Hello Carol/.test(text) ? text : null;
+          },
+          { what: 'the form to be answered', within: 5_000, every: 100 },
+        );
+        assert.match(answered, /Hello Carol/);
       }),
     );
 
