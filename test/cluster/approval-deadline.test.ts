@@ -46,13 +46,19 @@ describe('a command that waits for approval, across nodes', () => {
     safety: { approval_timeout_s: APPROVAL_TIMEOUT_S },
   });
 
-  it('keeps the call on B waiting past its command deadline while the person decides', async () => {
+  /** The agent clicks through B; the extension, its socket on A, asks for the approval through A. */
+  const clickWaitingForApproval = async () => {
     const [a, b] = fixture.gateways() as [TestGateway, TestGateway];
     const sid = await a.createSession();
     const { token, controller } = await pairedController(a, sid);
     const click = b.request('POST', `/v1/sessions/${sid}/tools/browser_click`, { body: { ref: '@e3' } });
     const command = await controller.next('browser.controller.command');
     const opened = await openApproval(a, sid, token);
+    return { b, controller, click, command, opened };
+  };
+
+  it('keeps the call on B waiting past its command deadline while the person decides', async () => {
+    const { b, controller, click, command, opened } = await clickWaitingForApproval();
     assert.equal(opened.status, 201, JSON.stringify(opened.body));
     // The command's own deadline, without the approval window the frame adds for the extension.
     const ownDeadline = Number(command.params.deadline_at) - APPROVAL_TIMEOUT_S * 1000;
@@ -76,12 +82,7 @@ describe('a command that waits for approval, across nodes', () => {
   });
 
   it('names the approval in the denial the call on B gets, as one gateway does', async () => {
-    const [a, b] = fixture.gateways() as [TestGateway, TestGateway];
-    const sid = await a.createSession();
-    const { token, controller } = await pairedController(a, sid);
-    const click = b.request('POST', `/v1/sessions/${sid}/tools/browser_click`, { body: { ref: '@e3' } });
-    const command = await controller.next('browser.controller.command');
-    const opened = await openApproval(a, sid, token);
+    const { b, controller, click, command, opened } = await clickWaitingForApproval();
     const id = opened.body.approval.approval_id as string;
     // As the owner would: deciding what B lists (B learns of A's approval through Redis a moment later).
     await waitFor(
