@@ -41,10 +41,27 @@ export function formsOf(value: string): string[] {
   return [...forms].filter((f) => f.length > 0).sort((a, b) => b.length - a.length);
 }
 
+const JSON_ESCAPE = /\\(?:u([0-9a-fA-F]{4})|(["\\/bfnrt]))/g;
+const SHORT_ESCAPES: Record<string, string> = { b: '\b', f: '\f', n: '\n', r: '\r', t: '\t' };
+
+/**
+ * A text with its JSON string escapes read (`\"`, `\\`, `\/`, `\n`, `\u00e9`): a JSON body writes a
+ * value holding a quote or a backslash escaped, and many encoders (Python's `json.dumps`, PHP's
+ * `json_encode`) escape every non-ASCII character or `/` too. Surrogate pairs come out as the two code
+ * units they name, which is the JavaScript string of the character.
+ */
+function withJsonEscapesRead(text: string): string {
+  return text.replace(JSON_ESCAPE, (_m, hex: string | undefined, short: string | undefined) => {
+    if (hex !== undefined) return String.fromCharCode(parseInt(hex, 16));
+    const escaped = short ?? '';
+    return SHORT_ESCAPES[escaped] ?? escaped;
+  });
+}
+
 /**
  * Whether a text carries a secret, and which: searched as written, case-folded (hex and escapes in any
- * case) and percent-decoded up to three times (an escape of an escape), with `+` also read as a space.
- * Made for URLs; a form-encoded or JSON request body reads the same way.
+ * case), percent-decoded up to three times (an escape of an escape), with `+` also read as a space, and
+ * with JSON string escapes read. Made for URLs; a form-encoded or JSON request body reads the same way.
  */
 export function urlCarries(url: string, secrets: readonly KnownSecret[]): string | null {
   const readings = new Set<string>([url]);
@@ -63,6 +80,7 @@ export function urlCarries(url: string, secrets: readonly KnownSecret[]): string
     current = decoded;
   }
   for (const reading of [...readings]) readings.add(reading.replaceAll('+', ' '));
+  for (const reading of [...readings]) if (reading.includes('\\')) readings.add(withJsonEscapesRead(reading));
   for (const { name, value } of secrets) {
     for (const form of formsOf(value)) {
       const folded = form.toLowerCase();

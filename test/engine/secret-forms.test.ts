@@ -56,6 +56,22 @@ describe('secret forms', () => {
     assert.equal(secretInRequest({ url: 'https://evil.example/x', body: 'nothing here' }, fills), null);
   });
 
+  it('find a value in a JSON body however the encoder escaped it', () => {
+    const quoted = { name: 'q', origin: ORIGIN, field: 'password', value: 'sé"cr\\et/é😀' } as const;
+    const evil = 'https://evil.example/x';
+    // JavaScript's own JSON: the quote and the backslash escaped.
+    const plain = JSON.stringify({ p: quoted.value });
+    assert.ok(plain.includes('\\"'), plain);
+    // Python's json.dumps (ensure_ascii) and PHP's json_encode: every non-ASCII character and `/` too.
+    const ascii = plain
+      .replace(/[^ -~]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`)
+      .replaceAll('/', '\\/');
+    assert.ok(ascii.includes('\\ud83d\\ude00') && ascii.includes('\\/'), ascii);
+    for (const body of [plain, ascii])
+      assert.deepEqual(secretInRequest({ url: evil, body }, [quoted]), { name: 'q', where: 'body' }, body);
+    assert.equal(secretInRequest({ url: evil, body: JSON.stringify({ p: 'se"cr\\et' }) }, [quoted]), null);
+  });
+
   it('reads a body Chromium reports as text or as base64 byte entries', () => {
     assert.equal(bodyText({ postData: 'a=1' }), 'a=1');
     const entries = [
