@@ -1,7 +1,7 @@
 /**
  * A page cannot carry a filled vault value off in a URL (docs/secrets.md): on the local Chromium, once
  * `browser_type {secret}` has filled a field, every request whose URL carries the value (raw, base64,
- * percent-encoded twice), whatever made it (an image, a fetch), is failed in the browser with
+ * percent-encoded twice), whatever made it (an image, a fetch, a form sent into an iframe), is failed in the browser with
  * `secret_in_url`: the recording server receives none of them, and the gateway's log names the secret
  * and the origin, never the value.
  */
@@ -40,13 +40,13 @@ describe("a page's own requests never carry a filled secret", () => {
     await site?.close();
   });
 
-  it('fails an image and two fetches that carry it to another site, in three encodings, and lets the rest through', async () => {
+  it('fails an image, two fetches and a form sent into an iframe that carry it to another site, in three encodings, and lets the rest through', async () => {
     await ok('browser_navigate', { url: `${site.origin}/exfil` });
     const typed = await ok('browser_type', { ref: await refOf('textbox "Username"'), secret: 'site-user' });
     await waitFor(() => site.requests.some((request) => request.includes(`/pixel?done=${USERNAME.length}`)), {
       what: 'the request sent after the three that carry the value',
     });
-    await waitFor(() => refusals().length >= 3, { what: 'three refusals in the log' });
+    await waitFor(() => refusals().length >= 4, { what: 'four refusals in the log' });
     // A user name in its own site's URLs (a profile page) is how sites work: that one request goes.
     const profile = `GET /profile/${encodeURIComponent(USERNAME)}`;
     await waitFor(() => site.requests.includes(profile), { what: 'the same-site profile request' });
