@@ -66,8 +66,11 @@ export interface GatewayServiceDeps {
   activity?: SessionActivity;
   /** Approvals of consequential actions (docs/safety.md "Approvals"); none asked for without them. */
   approvals?: Approvals;
-  /** The kind of browser the backend is, for the approval classes its sessions are held to. */
-  backendBrowser?: 'local' | 'remote';
+  /**
+   * The kind of browser a backend (by name) is, for the site mode and approval classes its sessions are
+   * held to; `local` without it.
+   */
+  backendBrowser?: (backendName: string) => 'local' | 'remote';
   /** A session's site policy as it stands, copied into the audit row of each site refusal. */
   sitePolicyOf?: (sessionId: string, browser: SiteBrowser) => SitePolicyView;
   /** Told when a session's controller attaches or is released (its tool list may change). */
@@ -88,6 +91,8 @@ function isSiteRefusal(error: unknown): boolean {
 interface RoutedCall extends ToolCallRequest<ToolName> {
   session: SessionRecord;
   decision: RouteDecision;
+  /** The backend that serves the session, for a call routed to one (after a live switch: its own). */
+  backend?: string;
   /** A takeover's record as it last stood, for its audit row (who decided). */
   takeover?: { record: ApprovalRecord | null };
 }
@@ -351,7 +356,33 @@ export class DefaultGatewayService implements GatewayService {
     const routedAs = tool === TAKEOVER_TOOL ? 'browser_tabs' : tool;
     const decision = this.decide(caller, sessionId, session.binding, routedAs, lane);
     const takeover = tool === TAKEOVER_TOOL ? { record: null } : undefined;
-    return this.audited({ ...request, tool, session, decision, ...(takeover ? { takeover } : {}) });
+    const named = decision.kind === 'backend' ? this.backendOf(sessionId) : undefined;
+    const backend = typeof named === 'object' ? await named : named;
+    return this.audited({
+      ...request,
+      tool,
+      session,
+      decision,
+      ...(backend ? { backend } : {}),
+      ...(takeover ? { takeover } : {}),
+    });
+  }
+
+  /**
+   * The backend a session's calls run on; for its first call after a live switch, the one chosen for it
+   * now (a promise only then), so that call is logged and gated as the browser that serves it.
+   */
+  private backendOf(sessionId: string): string | Promise<string> {
+    const backend = this.d.backend;
+    const known = backend.describeSession?.(sessionId)?.backend;
+    if (known !== undefined) return known;
+    if (!backend.prepare) return backend.name;
+    // A choice that fails now fails again in the call, inside its audit row.
+    return backend.prepare(sessionId).catch(() => backend.name);
+  }
+
+  private browserKindOf(call: RoutedCall): 'local' | 'remote' {
+    return this.d.backendBrowser?.(call.backend ?? this.d.backend.name) ?? 'local';
   }
 
   /** Controller-routed calls (and every call with `audit.all_backends`) go into the audit log. */
@@ -368,10 +399,7 @@ export class DefaultGatewayService implements GatewayService {
         arguments: this.d.secrets ? this.d.secrets.scrub(call.arguments) : call.arguments,
         toolCallId: call.toolCallId ?? null,
         // The session's own browser: after a live switch an open session keeps the one it opened on.
-        backend:
-          call.decision.kind === 'backend'
-            ? (this.d.backend.describeSession?.(call.sessionId)?.backend ?? this.d.backend.name)
-            : 'controller',
+        backend: call.decision.kind === 'backend' ? (call.backend ?? this.d.backend.name) : 'controller',
         controllerId: call.decision.kind === 'controller' ? call.decision.scope.controller_id : null,
         contextOf: this.auditContextOf(call),
       },
@@ -390,10 +418,7 @@ export class DefaultGatewayService implements GatewayService {
       const context: Record<string, unknown> = {};
       if (!ending.ok && isSiteRefusal(ending.error) && this.d.sitePolicyOf) {
         const browser = call.decision.kind === 'controller' || call.session.binding ? 'user_tab' : null;
-        context.site_policy = this.d.sitePolicyOf(
-          call.sessionId,
-          browser ?? this.d.backendBrowser ?? 'local',
-        );
+        context.site_policy = this.d.sitePolicyOf(call.sessionId, browser ?? this.browserKindOf(call));
       }
       const record = call.takeover?.record;
       if (record) {
@@ -457,7 +482,7 @@ export class DefaultGatewayService implements GatewayService {
         signal: call.signal,
         onProgress: call.onProgress,
       },
-      this.d.backendBrowser ?? 'local',
+      this.browserKindOf(call),
     );
     return this.d.backend.call({
       sessionId: call.sessionId,

@@ -210,11 +210,15 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
         clock: timersOf(clock),
       });
   const backend = resolved.backend;
-  // Which browser a session's site mode is picked for: the user's tab once bound, else the backend's.
-  const defaultSiteBrowser =
-    'selection' in resolved && resolved.selection.kind !== 'local' ? 'remote' : 'local';
-  const siteBrowserOf = (session: { binding: unknown }) =>
-    session.binding ? ('user_tab' as const) : defaultSiteBrowser;
+  // Which browser a session's site mode and approvals are picked for: the user's tab once bound, else
+  // the backend that serves it (after a live switch, an open session keeps its own; a new one gets the
+  // current one). An embedder's own backend counts as local.
+  const backendBrowser = (name: string): 'local' | 'remote' =>
+    'selection' in resolved && name !== 'local' ? 'remote' : 'local';
+  const siteBrowserOf = (session: { session_id: string; binding: unknown }) =>
+    session.binding
+      ? ('user_tab' as const)
+      : backendBrowser(backend.describeSession?.(session.session_id)?.backend ?? backend.name);
   const inFlight = new InFlightCalls();
   const activity = new SessionActivity(clock);
   const approvals = new Approvals({
@@ -238,7 +242,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
     inFlight,
     activity,
     approvals,
-    backendBrowser: defaultSiteBrowser,
+    backendBrowser,
     sitePolicyOf: (sessionId, browser) => sitePolicies.view(sessionId, browser),
     sessionChanges,
     uploads: {

@@ -14,7 +14,7 @@ export const SITE_GRANTS_PATH = '/v1/sessions/:id/site-grants';
 export function siteGrantRoutes(
   sessions: Sessions,
   sites: SitePolicies,
-  siteBrowserOf: (session: { binding: unknown }) => SiteBrowser,
+  siteBrowserOf: (session: { session_id: string; binding: unknown }) => SiteBrowser,
 ): Route[] {
   const session = (ctx: RouteContext) => {
     if (!ctx.caller) throw new Error('route requires a caller');
