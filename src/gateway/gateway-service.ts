@@ -390,21 +390,25 @@ export class DefaultGatewayService implements GatewayService {
     const audit = this.d.audit;
     // A takeover is always in the log: one row, with how it ended and who decided.
     const logged = call.decision.kind !== 'backend' || audit?.allBackends === true || call.takeover;
-    if (!audit || !logged) return this.observed(call);
-    return audit.track(
-      {
-        caller: call.caller,
-        sessionId: call.sessionId,
-        action: call.tool,
-        arguments: this.d.secrets ? this.d.secrets.scrub(call.arguments) : call.arguments,
-        toolCallId: call.toolCallId ?? null,
-        // The session's own browser: after a live switch an open session keeps the one it opened on.
-        backend: call.decision.kind === 'backend' ? (call.backend ?? this.d.backend.name) : 'controller',
-        controllerId: call.decision.kind === 'controller' ? call.decision.scope.controller_id : null,
-        contextOf: this.auditContextOf(call),
-      },
-      () => this.observed(call),
-    );
+    if (!audit) return this.observed(call);
+    const row = () => ({
+      caller: call.caller,
+      sessionId: call.sessionId,
+      action: call.tool,
+      arguments: this.d.secrets ? this.d.secrets.scrub(call.arguments) : call.arguments,
+      toolCallId: call.toolCallId ?? null,
+      // The session's own browser: after a live switch an open session keeps the one it opened on.
+      backend: call.decision.kind === 'backend' ? (call.backend ?? this.d.backend.name) : 'controller',
+      controllerId: call.decision.kind === 'controller' ? call.decision.scope.controller_id : null,
+      contextOf: this.auditContextOf(call),
+    });
+    if (logged) return audit.track(row(), () => this.observed(call));
+    // A site refusal is logged on every backend, with the policy it was judged by (docs/safety.md),
+    // when it is answered; the other calls of a backend are logged only with audit.all_backends.
+    return this.observed(call).catch((error: unknown) => {
+      if (!isSiteRefusal(error)) throw error;
+      return audit.track(row(), () => Promise.reject(error));
+    });
   }
 
   /**
