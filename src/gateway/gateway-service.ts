@@ -82,7 +82,7 @@ export interface GatewayServiceDeps {
 /** The codes of a site refusal, from the gateway, the engine or (as `controller_code`) the extension. */
 const SITE_REFUSALS: ReadonlySet<string> = new Set(['site_not_granted', 'site_blocked', 'domain_changed']);
 
-function isSiteRefusal(error: unknown): boolean {
+function isSiteRefusal(error: unknown): error is TabgateError {
   if (!(error instanceof TabgateError)) return false;
   return SITE_REFUSALS.has(error.code) || SITE_REFUSALS.has(String(error.details?.controller_code));
 }
