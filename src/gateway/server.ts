@@ -54,6 +54,7 @@ import { Sessions } from './sessions.js';
 import { openStore } from './store/open-store.js';
 import type { Store } from './store/store.js';
 import { PairingGrants } from './pairing/grant-mirror.js';
+import { GrantAudit } from './sites/grant-audit.js';
 import { siteGrantRoutes } from './sites/grant-routes.js';
 import { extensionSiteRoutes } from './http/routes/extension-sites.js';
 import { SitePolicies } from './sites/site-policies.js';
@@ -215,6 +216,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
   // current one). An embedder's own backend counts as local.
   const backendBrowser = (name: string): 'local' | 'remote' =>
     'selection' in resolved && name !== 'local' ? 'remote' : 'local';
+  const grantAudit = new GrantAudit(audit);
   const siteBrowserOf = (session: { session_id: string; binding: unknown }) =>
     session.binding
       ? ('user_tab' as const)
@@ -315,8 +317,8 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
       ...operator.routes,
       ...auditRoutes(audit),
       ...sessionRoutes(service, sitePolicies, siteBrowserOf),
-      ...siteGrantRoutes(sessions, sitePolicies, siteBrowserOf),
-      ...extensionSiteRoutes(sessions, sitePolicies),
+      ...siteGrantRoutes(sessions, sitePolicies, siteBrowserOf, grantAudit),
+      ...extensionSiteRoutes(sessions, sitePolicies, grantAudit),
       ...sessionControlRoutes(service, csrf),
       ...approvalRoutes({ approvals, sessions, csrf, operator: operator.auth, authenticator }),
       ...extensionApprovalRoutes({ approvals, sessions, service, originGuard }),
