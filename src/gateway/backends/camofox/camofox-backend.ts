@@ -6,7 +6,7 @@
  * the user. What Camofox has no call for is refused with `unsupported_on_backend`, never emulated.
  */
 import { randomBytes } from 'node:crypto';
-import { parseSiteUrl, TabgateError, type SiteRules, type ToolName } from '../../../protocol/index.js';
+import { TabgateError, type SiteRules, type ToolName } from '../../../protocol/index.js';
 import type { Logger } from '../../../log/logger.js';
 import type { SessionBrowserInfo, ToolCall, UntypedBackend } from '../backend.js';
 import type { SiteRulesSource } from '../site-rules-source.js';
@@ -14,6 +14,7 @@ import { checkNavigation, NetworkPolicy, type Resolver } from '../network-policy
 import type { BrowserSettings } from '../../config/browser-settings.js';
 import { CamofoxClient, type CamofoxReply } from './camofox-client.js';
 import { camofoxFailure } from './camofox-errors.js';
+import { askApproval, judgeLanded, typedUrlRefusal } from './camofox-guards.js';
 import { discoverLiveView, webAddress } from './camofox-live-view.js';
 import { camofoxRef, snapshotResult, type CamofoxSnapshot } from './camofox-snapshot.js';
 
@@ -69,6 +70,8 @@ interface CamofoxSession {
   ownUser: boolean;
   sessionKey: string;
   tabId: string | null;
+  /** The origin of the page the session last read (a snapshot, a navigation): where an input lands. */
+  pageOrigin: string | null;
 }
 
 export class CamofoxBackend implements UntypedBackend {
@@ -103,6 +106,12 @@ export class CamofoxBackend implements UntypedBackend {
         `${call.tool} is not available on Camofox: its REST API has no call for it.`,
       );
     const session = this.sessionOf(call.sessionId);
+    if (call.secret)
+      throw new TabgateError(
+        'unsupported_on_backend',
+        'Camofox cannot show tabgate the frame a field is in, so it never types a vault secret; use another browser for sign-ins.',
+      );
+    await askApproval(call, session.pageOrigin);
     const result = await this.run(session, call);
     if (MAY_MOVE.has(call.tool) && this.siteRules(session)) {
       // A page that cannot be read now is judged at its next read, before any ref from it exists.
@@ -199,6 +208,7 @@ export class CamofoxBackend implements UntypedBackend {
         ownUser: this.o.userId === undefined,
         sessionKey: this.o.sessionKey ?? `session_${sessionId.slice(0, 16)}`,
         tabId: null,
+        pageOrigin: null,
       };
       this.sessions.set(sessionId, session);
     }
@@ -211,11 +221,8 @@ export class CamofoxBackend implements UntypedBackend {
 
   private async navigate(session: CamofoxSession, url: string) {
     await checkNavigation(url, this.policy);
-    if (url !== 'about:blank') {
-      const decision = this.siteRules(session)?.decideUrl(url);
-      if (decision && !decision.allowed)
-        throw new TabgateError(decision.code, `Refused: ${decision.reason}.`);
-    }
+    const refused = typedUrlRefusal(this.siteRules(session), url);
+    if (refused) throw refused;
     let reply: CamofoxReply | null = null;
     if (session.tabId) {
       reply = await this.client.request(
@@ -257,22 +264,15 @@ export class CamofoxBackend implements UntypedBackend {
   }
 
   /**
-   * The page an action left, judged before the agent may read or act on it. A page on a site the
-   * session may not open got there on its own (a link, a form, a redirect), and its request has left:
-   * tabgate takes the tab off it and forgets the tab, so nothing the agent does reaches that page.
+   * The page an action left, judged before the agent may read or act on it: on a site the session may
+   * not open, tabgate takes the tab off it and forgets the tab, so nothing the agent does reaches it.
    */
   private async judgePage(session: CamofoxSession, page: CamofoxSnapshot): Promise<CamofoxSnapshot> {
-    const rules = this.siteRules(session);
-    const parsed = parseSiteUrl(page.url ?? '');
-    // A page that is no site (about:blank, data:) reaches none.
-    if (!rules || !parsed.ok) return page;
-    const decision = rules.decide(parsed.site);
-    if (decision.allowed) return page;
+    const judged = judgeLanded(this.siteRules(session), page.url ?? '');
+    session.pageOrigin = judged.origin;
+    if (!judged.refusal) return page;
     await this.dropPage(session);
-    throw new TabgateError(
-      decision.code,
-      `Refused: ${decision.reason}. The page went there on its own, which Camofox cannot stop before it loads, so tabgate closed it; navigate again.`,
-    );
+    throw judged.refusal;
   }
 
   private async dropPage(session: CamofoxSession): Promise<void> {
