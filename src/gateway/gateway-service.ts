@@ -66,8 +66,11 @@ export interface GatewayServiceDeps {
   activity?: SessionActivity;
   /** Approvals of consequential actions (docs/safety.md "Approvals"); none asked for without them. */
   approvals?: Approvals;
-  /** The kind of browser the backend is, for the approval classes its sessions are held to. */
-  backendBrowser?: 'local' | 'remote';
+  /**
+   * The kind of browser a backend (by name) is, for the site mode and approval classes its sessions are
+   * held to; `local` without it.
+   */
+  backendBrowser?: (backendName: string) => 'local' | 'remote';
   /** A session's site policy as it stands, copied into the audit row of each site refusal. */
   sitePolicyOf?: (sessionId: string, browser: SiteBrowser) => SitePolicyView;
   /** Told when a session's controller attaches or is released (its tool list may change). */
@@ -79,7 +82,7 @@ export interface GatewayServiceDeps {
 /** The codes of a site refusal, from the gateway, the engine or (as `controller_code`) the extension. */
 const SITE_REFUSALS: ReadonlySet<string> = new Set(['site_not_granted', 'site_blocked', 'domain_changed']);
 
-function isSiteRefusal(error: unknown): boolean {
+function isSiteRefusal(error: unknown): error is TabgateError {
   if (!(error instanceof TabgateError)) return false;
   return SITE_REFUSALS.has(error.code) || SITE_REFUSALS.has(String(error.details?.controller_code));
 }
@@ -88,6 +91,8 @@ function isSiteRefusal(error: unknown): boolean {
 interface RoutedCall extends ToolCallRequest<ToolName> {
   session: SessionRecord;
   decision: RouteDecision;
+  /** The backend that serves the session, for a call routed to one (after a live switch: its own). */
+  backend?: string;
   /** A takeover's record as it last stood, for its audit row (who decided). */
   takeover?: { record: ApprovalRecord | null };
 }
@@ -351,7 +356,33 @@ export class DefaultGatewayService implements GatewayService {
     const routedAs = tool === TAKEOVER_TOOL ? 'browser_tabs' : tool;
     const decision = this.decide(caller, sessionId, session.binding, routedAs, lane);
     const takeover = tool === TAKEOVER_TOOL ? { record: null } : undefined;
-    return this.audited({ ...request, tool, session, decision, ...(takeover ? { takeover } : {}) });
+    const named = decision.kind === 'backend' ? this.backendOf(sessionId) : undefined;
+    const backend = typeof named === 'object' ? await named : named;
+    return this.audited({
+      ...request,
+      tool,
+      session,
+      decision,
+      ...(backend ? { backend } : {}),
+      ...(takeover ? { takeover } : {}),
+    });
+  }
+
+  /**
+   * The backend a session's calls run on; for its first call after a live switch, the one chosen for it
+   * now (a promise only then), so that call is logged and gated as the browser that serves it.
+   */
+  private backendOf(sessionId: string): string | Promise<string> {
+    const backend = this.d.backend;
+    const known = backend.describeSession?.(sessionId)?.backend;
+    if (known !== undefined) return known;
+    if (!backend.prepare) return backend.name;
+    // A choice that fails now fails again in the call, inside its audit row.
+    return backend.prepare(sessionId).catch(() => backend.name);
+  }
+
+  private browserKindOf(call: RoutedCall): 'local' | 'remote' {
+    return this.d.backendBrowser?.(call.backend ?? this.d.backend.name) ?? 'local';
   }
 
   /** Controller-routed calls (and every call with `audit.all_backends`) go into the audit log. */
@@ -359,24 +390,25 @@ export class DefaultGatewayService implements GatewayService {
     const audit = this.d.audit;
     // A takeover is always in the log: one row, with how it ended and who decided.
     const logged = call.decision.kind !== 'backend' || audit?.allBackends === true || call.takeover;
-    if (!audit || !logged) return this.observed(call);
-    return audit.track(
-      {
-        caller: call.caller,
-        sessionId: call.sessionId,
-        action: call.tool,
-        arguments: this.d.secrets ? this.d.secrets.scrub(call.arguments) : call.arguments,
-        toolCallId: call.toolCallId ?? null,
-        // The session's own browser: after a live switch an open session keeps the one it opened on.
-        backend:
-          call.decision.kind === 'backend'
-            ? (this.d.backend.describeSession?.(call.sessionId)?.backend ?? this.d.backend.name)
-            : 'controller',
-        controllerId: call.decision.kind === 'controller' ? call.decision.scope.controller_id : null,
-        contextOf: this.auditContextOf(call),
-      },
-      () => this.observed(call),
-    );
+    if (!audit) return this.observed(call);
+    const row = () => ({
+      caller: call.caller,
+      sessionId: call.sessionId,
+      action: call.tool,
+      arguments: this.d.secrets ? this.d.secrets.scrub(call.arguments) : call.arguments,
+      toolCallId: call.toolCallId ?? null,
+      // The session's own browser: after a live switch an open session keeps the one it opened on.
+      backend: call.decision.kind === 'backend' ? (call.backend ?? this.d.backend.name) : 'controller',
+      controllerId: call.decision.kind === 'controller' ? call.decision.scope.controller_id : null,
+      contextOf: this.auditContextOf(call),
+    });
+    if (logged) return audit.track(row(), () => this.observed(call));
+    // A site refusal is logged on every backend, with the policy it was judged by (docs/safety.md),
+    // when it is answered; the other calls of a backend are logged only with audit.all_backends.
+    return this.observed(call).catch((error: unknown) => {
+      if (!isSiteRefusal(error)) throw error;
+      return audit.track(row(), () => Promise.reject(error));
+    });
   }
 
   /**
@@ -390,10 +422,7 @@ export class DefaultGatewayService implements GatewayService {
       const context: Record<string, unknown> = {};
       if (!ending.ok && isSiteRefusal(ending.error) && this.d.sitePolicyOf) {
         const browser = call.decision.kind === 'controller' || call.session.binding ? 'user_tab' : null;
-        context.site_policy = this.d.sitePolicyOf(
-          call.sessionId,
-          browser ?? this.d.backendBrowser ?? 'local',
-        );
+        context.site_policy = this.d.sitePolicyOf(call.sessionId, browser ?? this.browserKindOf(call));
       }
       const record = call.takeover?.record;
       if (record) {
@@ -457,7 +486,7 @@ export class DefaultGatewayService implements GatewayService {
         signal: call.signal,
         onProgress: call.onProgress,
       },
-      this.d.backendBrowser ?? 'local',
+      this.browserKindOf(call),
     );
     return this.d.backend.call({
       sessionId: call.sessionId,

@@ -54,6 +54,7 @@ import { Sessions } from './sessions.js';
 import { openStore } from './store/open-store.js';
 import type { Store } from './store/store.js';
 import { PairingGrants } from './pairing/grant-mirror.js';
+import { GrantAudit } from './sites/grant-audit.js';
 import { siteGrantRoutes } from './sites/grant-routes.js';
 import { extensionSiteRoutes } from './http/routes/extension-sites.js';
 import { SitePolicies } from './sites/site-policies.js';
@@ -210,11 +211,16 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
         clock: timersOf(clock),
       });
   const backend = resolved.backend;
-  // Which browser a session's site mode is picked for: the user's tab once bound, else the backend's.
-  const defaultSiteBrowser =
-    'selection' in resolved && resolved.selection.kind !== 'local' ? 'remote' : 'local';
-  const siteBrowserOf = (session: { binding: unknown }) =>
-    session.binding ? ('user_tab' as const) : defaultSiteBrowser;
+  // Which browser a session's site mode and approvals are picked for: the user's tab once bound, else
+  // the backend that serves it (after a live switch, an open session keeps its own; a new one gets the
+  // current one). An embedder's own backend counts as local.
+  const backendBrowser = (name: string): 'local' | 'remote' =>
+    'selection' in resolved && name !== 'local' ? 'remote' : 'local';
+  const grantAudit = new GrantAudit(audit);
+  const siteBrowserOf = (session: { session_id: string; binding: unknown }) =>
+    session.binding
+      ? ('user_tab' as const)
+      : backendBrowser(backend.describeSession?.(session.session_id)?.backend ?? backend.name);
   const inFlight = new InFlightCalls();
   const activity = new SessionActivity(clock);
   const approvals = new Approvals({
@@ -238,7 +244,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
     inFlight,
     activity,
     approvals,
-    backendBrowser: defaultSiteBrowser,
+    backendBrowser,
     sitePolicyOf: (sessionId, browser) => sitePolicies.view(sessionId, browser),
     sessionChanges,
     uploads: {
@@ -311,8 +317,8 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
       ...operator.routes,
       ...auditRoutes(audit),
       ...sessionRoutes(service, sitePolicies, siteBrowserOf),
-      ...siteGrantRoutes(sessions, sitePolicies, siteBrowserOf),
-      ...extensionSiteRoutes(sessions, sitePolicies),
+      ...siteGrantRoutes(sessions, sitePolicies, siteBrowserOf, grantAudit),
+      ...extensionSiteRoutes(sessions, sitePolicies, grantAudit),
       ...sessionControlRoutes(service, csrf),
       ...approvalRoutes({ approvals, sessions, csrf, operator: operator.auth, authenticator }),
       ...extensionApprovalRoutes({ approvals, sessions, service, originGuard }),

@@ -105,6 +105,19 @@ describe("the extension's site grant routes", () => {
       assert.equal(again.body.error.code, 'invalid_request');
       const bad = await asExtension('POST', `${sitesPath(sessionId)}/grant`, { site: 'https://a@b.example' });
       assert.equal(bad.status, 400);
+      // What the person did in the popup is in the audit log, refusals included.
+      const audit = await gw.request('GET', `/v1/audit?session=${sessionId}`);
+      const rows = audit.body.entries as { action: string; arguments: unknown; outcome: string }[];
+      assert.deepEqual(
+        rows.map((row) => [row.action, row.arguments, row.outcome]),
+        [
+          ['site.grant', { site: 'https://MAIL.example.com:443/', channel: 'extension' }, 'ok'],
+          ['site.deny', { site: 'https://ads.example', channel: 'extension' }, 'ok'],
+          ['site.revoke', { site: 'https://mail.example.com', channel: 'extension' }, 'ok'],
+          ['site.revoke', { site: 'https://mail.example.com', channel: 'extension' }, 'invalid_request'],
+          ['site.grant', { site: 'https://a@b.example', channel: 'extension' }, 'invalid_request'],
+        ],
+      );
     } finally {
       await controller.close();
     }

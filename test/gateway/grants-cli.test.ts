@@ -33,5 +33,16 @@ describe('tabgate grants', () => {
     assert.match(bad.stderr, /without a path.*\(invalid_request\)/);
     assert.equal((await grants('revoke', sessionId, 'https://mail.example.com')).code, 0);
     assert.deepEqual((await gw.request('GET', `/v1/sessions/${sessionId}`)).body.sites.granted, []);
+    // Each change, the refused one too, is in the audit log as the owner's.
+    const audit = await gw.request('GET', `/v1/audit?session=${sessionId}`);
+    const rows = audit.body.entries as { action: string; arguments: unknown; outcome: string }[];
+    assert.deepEqual(
+      rows.map((row) => [row.action, row.arguments, row.outcome]),
+      [
+        ['site.grant', { site: 'HTTPS://Mail.Example.com/', channel: 'owner' }, 'ok'],
+        ['site.grant', { site: 'https://example.com/path', channel: 'owner' }, 'invalid_request'],
+        ['site.revoke', { site: 'https://mail.example.com', channel: 'owner' }, 'ok'],
+      ],
+    );
   });
 });

@@ -73,9 +73,13 @@ describe("site rules on the user's tab, in the gateway", () => {
     controller.result(command.params.command_id, false, { code: 'navigation_failed', message: 'no route' });
     assert.equal((await failed).status, 502);
     const audit = await gw.request('GET', `/v1/audit?session=${sessionId}`);
-    const [siteRow, otherRow] = audit.body.entries as {
-      context: { site_policy?: { granted: string[] } } | null;
-    }[];
+    // The owner's grant is a row of its own (site.grant); the two calls follow it.
+    const [siteRow, otherRow] = (
+      audit.body.entries as {
+        action: string;
+        context: { site_policy?: { granted: string[] } } | null;
+      }[]
+    ).filter((entry) => entry.action === 'browser_navigate');
     assert.deepEqual(siteRow?.context?.site_policy?.granted, ['https://shop.example']);
     assert.equal(otherRow?.context, null);
     await controller.close();

@@ -3,7 +3,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { discoverProviders } from '../../src/providers/index.js';
+import { defaultNodeModulesDirs, discoverProviders } from '../../src/providers/index.js';
 import { recordingLogger } from './fixtures/context.js';
 
 let root: string;
@@ -151,6 +151,25 @@ describe('provider plugin discovery', () => {
     assert.equal(registry.get('acme')?.displayName, 'Acme Browser');
     assert.equal(registry.origin('acme')?.source, 'npm');
     assert.ok(plugins.some((p) => p.name === 'acme-browser' && p.source === 'npm'));
+  });
+
+  it('finds npm plugins installed next to a global tabgate (scoped too) and in the home node_modules', async () => {
+    // `npm install -g tabgate @acme/tabgate-browser` puts both in one node_modules folder.
+    for (const globalTabgate of [
+      path.join(nodeModules, 'tabgate'),
+      path.join(nodeModules, '@x', 'tabgate'),
+    ]) {
+      const dirs = defaultNodeModulesDirs(home, globalTabgate);
+      assert.ok(dirs.includes(path.resolve(nodeModules)), JSON.stringify(dirs));
+      assert.ok(dirs.includes(path.join(path.resolve(home), 'node_modules')), JSON.stringify(dirs));
+      const { registry } = await discoverProviders({
+        env: {},
+        log: recordingLogger(),
+        home,
+        nodeModulesDirs: dirs,
+      });
+      assert.equal(registry.origin('acme')?.source, 'npm');
+    }
   });
 
   it('reports a package that points tabgate.plugins outside itself, and loads nothing from it', async () => {

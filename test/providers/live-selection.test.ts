@@ -77,7 +77,13 @@ describe('the browser behind new sessions follows tabgate tools while the gatewa
         (e) => e.backend,
       );
     assert.deepEqual(await backends(open), ['local', 'local']);
-    // (The row of a new session's very first call is written before that call picks its browser.)
-    assert.equal((await backends(next)).at(-1), 'browserbase');
+    // The new session's very first call included: it is logged as the browser chosen for it.
+    assert.deepEqual(await backends(next), ['browserbase', 'browserbase']);
+
+    // Each session is held to the site mode of its own browser (shown in GET /v1/sessions/{id}).
+    const siteBrowser = async (sid: string) =>
+      ((await gw.request('GET', `/v1/sessions/${sid}`)).body.sites as { browser: string }).browser;
+    assert.equal(await siteBrowser(open), 'local');
+    assert.equal(await siteBrowser(next), 'remote');
   });
 });

@@ -27,6 +27,7 @@ const ROWS: Array<{
   available: Availability;
   cloudProvider?: string;
   cdpUrl?: string;
+  camofoxUrl?: string;
   expect: string;
 }> = [
   {
@@ -80,6 +81,33 @@ const ROWS: Array<{
     available: { 'browser-use': 'throws', browserbase: true },
     expect: 'provider:browserbase',
   },
+  {
+    name: 'CAMOFOX_URL alone chooses Camofox, before any auto-detected provider',
+    available: { 'browser-use': true },
+    camofoxUrl: 'http://127.0.0.1:9377',
+    expect: 'camofox',
+  },
+  {
+    name: 'cloud_provider: camofox chooses Camofox',
+    available: { browserbase: true },
+    cloudProvider: 'Camofox',
+    expect: 'camofox',
+  },
+  {
+    name: 'a named provider wins over CAMOFOX_URL',
+    available: { browserbase: false },
+    cloudProvider: 'browserbase',
+    camofoxUrl: 'http://127.0.0.1:9377',
+    expect: 'provider:browserbase',
+  },
+  {
+    name: 'a CDP URL wins over Camofox',
+    available: {},
+    cloudProvider: 'camofox',
+    cdpUrl: 'ws://h:1/devtools/browser/x',
+    camofoxUrl: 'http://127.0.0.1:9377',
+    expect: 'cdp-url',
+  },
   { name: 'Firecrawl is never auto-picked', available: { firecrawl: true }, expect: 'local' },
   {
     name: 'third-party providers are never auto-picked',
@@ -100,6 +128,7 @@ describe('browser selection', () => {
         log: recordingLogger(),
         cloudProvider: row.cloudProvider,
         cdpUrl: row.cdpUrl,
+        camofoxUrl: row.camofoxUrl,
       });
       const got = selection.kind === 'provider' ? `provider:${selection.provider.name}` : selection.kind;
       assert.equal(got, row.expect);

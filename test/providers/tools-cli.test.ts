@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, it } from 'node:test';
@@ -128,5 +128,48 @@ describe('tabgate tools without a terminal', () => {
     assert.match(run.output(), /unknown provider "nope"; choose one of: local, camofox, browser-use/);
     assert.equal(existsSync(configFile()), false);
     assert.equal(existsSync(envFile()), false);
+  });
+
+  it('offers a plugin without a setup schema by its plugin.yaml, and runs its post_setup step after storing the key', async () => {
+    const dir = path.join(home, 'plugins', 'browser', 'hooked');
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(
+      path.join(dir, 'plugin.yaml'),
+      'name: hooked\nversion: 1.0.0\ndescription: Hooked cloud browsers\nkind: backend\n' +
+        'provides_browser_providers: [hooked]\nrequires_env: [HOOKED_KEY]\npost_setup: agent_browser\n',
+    );
+    // No displayName, no getSetupSchema, and the seed's isConfigured: the row comes from plugin.yaml.
+    writeFileSync(
+      path.join(dir, 'index.js'),
+      `export function register(ctx) { ctx.registerBrowserProvider({ name: 'hooked', providerName: () => 'Hooked Cloud', isConfigured: () => Boolean(ctx.env.HOOKED_KEY), createSession: async () => ({}), closeSession: async () => true, emergencyCleanup: async () => true }); }`,
+    );
+    writeFileSync(configFile(), 'plugins:\n  enabled: [hooked]\n');
+    const run = runCli(['tools'], env(), { tty: false });
+    const offered = /(\d)\) Hooked Cloud — {2}— Hooked cloud browsers \[needs HOOKED_KEY\]/;
+    await run.waitFor(offered);
+    run.write(`${offered.exec(run.output())?.[1]}\n`);
+    await run.waitFor(/HOOKED_KEY/);
+    run.write('hooked-secret-1\n');
+    assert.equal(await run.exit, 0, run.output());
+    assert.equal(config().browser?.cloud_provider, 'hooked');
+    assert.deepEqual(readEnvFile(envFile()), { HOOKED_KEY: 'hooked-secret-1' });
+    assert.match(run.output(), /Setup step done: nothing to install/);
+  });
+
+  it('refuses to run a post_setup that names no known step', async () => {
+    const dir = path.join(home, 'plugins', 'browser', 'odd');
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(
+      path.join(dir, 'plugin.yaml'),
+      'name: odd\nversion: 1.0.0\nkind: backend\nprovides_browser_providers: [odd]\npost_setup: install_everything\n',
+    );
+    writeFileSync(
+      path.join(dir, 'index.js'),
+      `export function register(ctx) { ctx.registerBrowserProvider({ name: 'odd', isAvailable: () => true, createSession: async () => ({}), closeSession: async () => true, emergencyCleanup: async () => true }); }`,
+    );
+    writeFileSync(configFile(), 'plugins:\n  enabled: [odd]\n');
+    const run = runCli(['tools', '--provider', 'odd'], env(), { tty: false });
+    assert.equal(await run.exit, 0, run.output());
+    assert.match(run.output(), /Setup step "install_everything" was not run: it is not one tabgate knows/);
   });
 });

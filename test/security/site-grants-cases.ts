@@ -25,6 +25,12 @@ interface SitesView {
   requested: string[];
   deny: string[];
 }
+interface AuditRow {
+  action: string;
+  arguments: { url?: string };
+  outcome: string;
+  context: { site_policy?: { browser: string; mode: string } } | null;
+}
 const sitesOf = (result: HttpResult): SitesView => (result.body as { sites: SitesView }).sites;
 const messageOf = (result: HttpResult): string =>
   (result.body as { error: { message: string } }).error.message;
@@ -148,6 +154,18 @@ export function siteGrantCases(
       assert.match(messageOf(result), new RegExp(servers.otherOrigin.replace(/\./g, '\\.')));
       assert.match(messageOf(result), /tabgate grants add/);
       await stillOn('Links');
+      // Logged although this backend's other calls are not, with the policy that refused it.
+      const audit = await gw.request('GET', `/v1/audit?session=${sid}`);
+      const rows = (audit.body as { entries: AuditRow[] }).entries;
+      const row = rows.find((entry) => entry.arguments.url === servers.otherUrl('/typed'));
+      assert.equal(row?.outcome, 'site_not_granted', JSON.stringify(rows));
+      assert.equal(row.context?.site_policy?.browser, browser);
+      assert.equal(row.context?.site_policy?.mode, 'ask');
+      const calls = rows.filter((entry) => entry.action.startsWith('browser_'));
+      assert.ok(
+        calls.every((entry) => entry.outcome !== 'ok'),
+        JSON.stringify(rows),
+      );
     });
 
     it('refuses a URL whose user name is the granted site', async () => {

@@ -93,7 +93,11 @@ export async function chooseBackend(options: {
       const sessionKey = env.CAMOFOX_SESSION_KEY ?? stringIn(camofox, 'session_key');
       const backend = selection.url
         ? new CheckedResults(
-            new CamofoxBackend({ url: selection.url, apiKey, vncUrl, userId, sessionKey }, settings, log),
+            new CamofoxBackend(
+              { url: selection.url, apiKey, vncUrl, userId, sessionKey, sites },
+              settings,
+              log,
+            ),
             log,
           )
         : new UnavailableBackend(

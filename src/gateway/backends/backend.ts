@@ -58,6 +58,11 @@ export interface BrowserBackend {
   close(): Promise<void>;
   /** The browser serving a session that has made a call; backends without details need not say. */
   describeSession?(sessionId: string): SessionBrowserInfo | undefined;
+  /**
+   * A backend that chooses each new session's browser when it first calls (resolve.ts) chooses it now
+   * and names it, so that first call is logged and judged as the browser that will serve it.
+   */
+  prepare?(sessionId: string): Promise<string>;
 }
 
 /**

@@ -49,6 +49,8 @@ function signature(file: string): string {
 export class LiveBackend implements BrowserBackend {
   private current: BackendChoice;
   private readonly bySession = new Map<string, BackendChoice>();
+  /** Chosen for a session whose first call is on its way (see `prepare`), not yet opened. */
+  private readonly prepared = new Map<string, BackendChoice>();
   private readonly live = new Set<BackendChoice>();
   private sources: string;
   private refreshing: Promise<BackendChoice> | null = null;
@@ -74,19 +76,38 @@ export class LiveBackend implements BrowserBackend {
     return backend.describeSession?.(sessionId) ?? { backend: backend.name };
   }
 
+  /**
+   * The name of the backend a session's calls run on, choosing it now for a session that has made none
+   * (the configuration as it is now): its first call is then logged, gated and judged as the browser
+   * that will really serve it, not the one chosen for the sessions before it.
+   */
+  async prepare(sessionId: string): Promise<string> {
+    const known = this.bySession.get(sessionId) ?? this.prepared.get(sessionId);
+    if (known) return known.backend.name;
+    const chosen = await this.choiceForNewSession();
+    const choice = this.bySession.get(sessionId) ?? this.prepared.get(sessionId) ?? chosen;
+    if (!this.bySession.has(sessionId)) this.prepared.set(sessionId, choice);
+    return choice.backend.name;
+  }
+
   async call<N extends ToolName>(call: ToolCall<N>): Promise<ToolResults[N]> {
     let choice = this.bySession.get(call.sessionId);
     if (!choice) {
-      const chosen = await this.choiceForNewSession();
+      const chosen = this.prepared.get(call.sessionId) ?? (await this.choiceForNewSession());
       choice = this.bySession.get(call.sessionId) ?? chosen;
       this.bySession.set(call.sessionId, choice);
+      this.prepared.delete(call.sessionId);
     }
     return choice.backend.call(call);
   }
 
   async closeSession(sessionId: string): Promise<void> {
+    const wasPrepared = this.prepared.delete(sessionId);
     const choice = this.bySession.get(sessionId);
-    if (!choice) return;
+    if (!choice) {
+      if (wasPrepared) await this.retireUnused();
+      return;
+    }
     this.bySession.delete(sessionId);
     await choice.backend.closeSession(sessionId);
     await this.retireUnused();
@@ -98,6 +119,7 @@ export class LiveBackend implements BrowserBackend {
     const all = [...this.live];
     this.live.clear();
     this.bySession.clear();
+    this.prepared.clear();
     await Promise.all(all.map((choice) => this.shut(choice)));
   }
 
@@ -156,7 +178,7 @@ export class LiveBackend implements BrowserBackend {
   }
 
   private async retireUnused(): Promise<void> {
-    const used = new Set(this.bySession.values());
+    const used = new Set([...this.bySession.values(), ...this.prepared.values()]);
     const idle = [...this.live].filter((choice) => choice !== this.current && !used.has(choice));
     for (const choice of idle) this.live.delete(choice);
     await Promise.all(idle.map((choice) => this.shut(choice)));

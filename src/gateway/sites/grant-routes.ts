@@ -7,6 +7,7 @@ import { TabgateError } from '../../protocol/index.js';
 import { objectBody } from '../http/body.js';
 import type { Route, RouteContext } from '../http/route-table.js';
 import type { Sessions } from '../sessions.js';
+import type { GrantAudit } from './grant-audit.js';
 import type { SiteBrowser, SitePolicies } from './site-policies.js';
 
 export const SITE_GRANTS_PATH = '/v1/sessions/:id/site-grants';
@@ -14,12 +15,14 @@ export const SITE_GRANTS_PATH = '/v1/sessions/:id/site-grants';
 export function siteGrantRoutes(
   sessions: Sessions,
   sites: SitePolicies,
-  siteBrowserOf: (session: { binding: unknown }) => SiteBrowser,
+  siteBrowserOf: (session: { session_id: string; binding: unknown }) => SiteBrowser,
+  audit: GrantAudit,
 ): Route[] {
-  const session = (ctx: RouteContext) => {
+  const callerOf = (ctx: RouteContext) => {
     if (!ctx.caller) throw new Error('route requires a caller');
-    return sessions.require(ctx.caller, ctx.params.id ?? '');
+    return ctx.caller;
   };
+  const session = (ctx: RouteContext) => sessions.require(callerOf(ctx), ctx.params.id ?? '');
   const view = (record: { session_id: string; binding: unknown }) =>
     sites.view(record.session_id, siteBrowserOf(record));
   return [
@@ -38,7 +41,10 @@ export function siteGrantRoutes(
       auth: 'operator',
       handle: async (ctx) => {
         const record = await session(ctx);
-        const site = await sites.grant(record.session_id, objectBody(ctx.body).site);
+        const raw = objectBody(ctx.body).site;
+        const site = await audit.record(callerOf(ctx), record.session_id, 'grant', raw, 'owner', () =>
+          sites.grant(record.session_id, raw),
+        );
         return { status: 200, body: { session_id: record.session_id, granted: site, sites: view(record) } };
       },
     },
@@ -49,11 +55,13 @@ export function siteGrantRoutes(
       handle: async (ctx) => {
         const record = await session(ctx);
         const site = objectBody(ctx.body).site;
-        if (!(await sites.revoke(record.session_id, site)))
-          throw new TabgateError(
-            'invalid_request',
-            'This session holds no such grant; `tabgate grants list` shows them.',
-          );
+        await audit.record(callerOf(ctx), record.session_id, 'revoke', site, 'owner', async () => {
+          if (!(await sites.revoke(record.session_id, site)))
+            throw new TabgateError(
+              'invalid_request',
+              'This session holds no such grant; `tabgate grants list` shows them.',
+            );
+        });
         return { status: 200, body: { session_id: record.session_id, revoked: site, sites: view(record) } };
       },
     },

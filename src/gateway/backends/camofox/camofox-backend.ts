@@ -6,13 +6,15 @@
  * the user. What Camofox has no call for is refused with `unsupported_on_backend`, never emulated.
  */
 import { randomBytes } from 'node:crypto';
-import { TabgateError, type ToolName } from '../../../protocol/index.js';
+import { TabgateError, type SiteRules, type ToolName } from '../../../protocol/index.js';
 import type { Logger } from '../../../log/logger.js';
 import type { SessionBrowserInfo, ToolCall, UntypedBackend } from '../backend.js';
+import type { SiteRulesSource } from '../site-rules-source.js';
 import { checkNavigation, NetworkPolicy, type Resolver } from '../network-policy.js';
 import type { BrowserSettings } from '../../config/browser-settings.js';
 import { CamofoxClient, type CamofoxReply } from './camofox-client.js';
 import { camofoxFailure } from './camofox-errors.js';
+import { askApproval, judgeLanded, typedUrlRefusal } from './camofox-guards.js';
 import { discoverLiveView, webAddress } from './camofox-live-view.js';
 import { camofoxRef, snapshotResult, type CamofoxSnapshot } from './camofox-snapshot.js';
 
@@ -35,6 +37,8 @@ export interface CamofoxOptions {
   /** `browser.camofox.session_key` / `CAMOFOX_SESSION_KEY`: the key Camofox groups a session's tabs under. */
   sessionKey?: string;
   resolve?: Resolver;
+  /** The sessions' site rules (docs/safety.md); without them no site is judged. */
+  sites?: SiteRulesSource;
 }
 
 /** The tools Camofox has a call for; everything else is refused. */
@@ -48,16 +52,26 @@ export const CAMOFOX_TOOLS: ReadonlySet<ToolName> = new Set<ToolName>([
   'browser_back',
 ]);
 
+/**
+ * Actions after which the page may be on another site (a link, a form, a key, history): Camofox has no
+ * network hook to stop the page's own navigation, so the page they leave is judged before the answer.
+ */
+const MAY_MOVE: ReadonlySet<ToolName> = new Set<ToolName>(['browser_click', 'browser_type', 'browser_press']);
+
 /** The reference scrolls 5 × Camofox's step per browser_scroll; tabgate's default is one viewport. */
 const DEFAULT_SCROLL_PX = 500;
 const NAVIGATE_TIMEOUT_MS = 60_000;
 
 interface CamofoxSession {
+  /** The tabgate session it serves: its site rules are looked up by this id. */
+  sessionId: string;
   userId: string;
   /** Whether tabgate made the user (and deletes it on close), or the owner named one to keep. */
   ownUser: boolean;
   sessionKey: string;
   tabId: string | null;
+  /** The origin of the page the session last read (a snapshot, a navigation): where an input lands. */
+  pageOrigin: string | null;
 }
 
 export class CamofoxBackend implements UntypedBackend {
@@ -92,13 +106,29 @@ export class CamofoxBackend implements UntypedBackend {
         `${call.tool} is not available on Camofox: its REST API has no call for it.`,
       );
     const session = this.sessionOf(call.sessionId);
+    if (call.secret)
+      throw new TabgateError(
+        'unsupported_on_backend',
+        'Camofox cannot show tabgate the frame a field is in, so it never types a vault secret; use another browser for sign-ins.',
+      );
+    await askApproval(call, session.pageOrigin);
+    const result = await this.run(session, call);
+    if (MAY_MOVE.has(call.tool) && this.siteRules(session)) {
+      // A page that cannot be read now is judged at its next read, before any ref from it exists.
+      const page = await this.snapshot(session).catch(() => null);
+      if (page) await this.judgePage(session, page);
+    }
+    return result;
+  }
+
+  private async run(session: CamofoxSession, call: ToolCall): Promise<unknown> {
     const args = call.args as Record<string, unknown>;
     switch (call.tool) {
       case 'browser_navigate':
         return this.navigate(session, String(args.url));
       case 'browser_snapshot':
         return snapshotResult(
-          await this.snapshot(session),
+          await this.judgePage(session, await this.snapshot(session)),
           this.settings.snapshotMaxChars,
           typeof args.offset === 'number' ? args.offset : 0,
         );
@@ -136,7 +166,7 @@ export class CamofoxBackend implements UntypedBackend {
         if (!session.tabId)
           throw new TabgateError('navigation_failed', 'There is no previous page to go back to.');
         await this.tabCall(session, 'back', {});
-        const page = await this.snapshot(session);
+        const page = await this.judgePage(session, await this.snapshot(session));
         return { url: page.url ?? '', title: page.title ?? '' };
       }
     }
@@ -173,10 +203,12 @@ export class CamofoxBackend implements UntypedBackend {
     if (!session) {
       const userId = this.o.userId ?? `tabgate_${randomBytes(5).toString('hex')}`;
       session = {
+        sessionId,
         userId,
         ownUser: this.o.userId === undefined,
         sessionKey: this.o.sessionKey ?? `session_${sessionId.slice(0, 16)}`,
         tabId: null,
+        pageOrigin: null,
       };
       this.sessions.set(sessionId, session);
     }
@@ -189,6 +221,8 @@ export class CamofoxBackend implements UntypedBackend {
 
   private async navigate(session: CamofoxSession, url: string) {
     await checkNavigation(url, this.policy);
+    const refused = typedUrlRefusal(this.siteRules(session), url);
+    if (refused) throw refused;
     let reply: CamofoxReply | null = null;
     if (session.tabId) {
       reply = await this.client.request(
@@ -216,13 +250,46 @@ export class CamofoxBackend implements UntypedBackend {
         'navigation_failed',
         `Camofox could not open the page: ${reply ? this.client.describe(reply) : 'no answer'}`,
       );
-    const page = await this.snapshot(session);
+    const page = await this.judgePage(session, await this.snapshot(session));
     return {
       url: page.url ?? url,
       title: page.title ?? '',
       status: null,
       snapshot: snapshotResult(page, this.settings.snapshotMaxChars),
     };
+  }
+
+  private siteRules(session: CamofoxSession): SiteRules | undefined {
+    return this.o.sites?.rulesFor(session.sessionId, true);
+  }
+
+  /**
+   * The page an action left, judged before the agent may read or act on it: on a site the session may
+   * not open, tabgate takes the tab off it and forgets the tab, so nothing the agent does reaches it.
+   */
+  private async judgePage(session: CamofoxSession, page: CamofoxSnapshot): Promise<CamofoxSnapshot> {
+    const judged = judgeLanded(this.siteRules(session), page.url ?? '');
+    session.pageOrigin = judged.origin;
+    if (!judged.refusal) return page;
+    await this.dropPage(session);
+    throw judged.refusal;
+  }
+
+  private async dropPage(session: CamofoxSession): Promise<void> {
+    const tabId = session.tabId;
+    session.tabId = null;
+    if (!tabId) return;
+    try {
+      await this.client.request(
+        'POST',
+        `/tabs/${encodeURIComponent(tabId)}/navigate`,
+        { userId: session.userId, url: 'about:blank' },
+        this.timeoutMs,
+      );
+    } catch (error) {
+      // The tab is forgotten either way: no later call reaches it.
+      this.log.warn('camofox could not take a refused page away', { reason: (error as Error).message });
+    }
   }
 
   private async learnLiveView(): Promise<void> {

@@ -8,6 +8,7 @@
 import { TabgateError } from '../../../protocol/index.js';
 import type { Caller } from '../../service.js';
 import type { Sessions } from '../../sessions.js';
+import type { GrantAudit } from '../../sites/grant-audit.js';
 import type { SitePolicies } from '../../sites/site-policies.js';
 import { objectBody } from '../body.js';
 import type { Route, RouteContext } from '../route-table.js';
@@ -26,7 +27,7 @@ function pairedExtension(ctx: RouteContext): Caller {
   return caller;
 }
 
-export function extensionSiteRoutes(sessions: Sessions, sites: SitePolicies): Route[] {
+export function extensionSiteRoutes(sessions: Sessions, sites: SitePolicies, audit: GrantAudit): Route[] {
   const session = (ctx: RouteContext) => sessions.require(pairedExtension(ctx), ctx.params.id ?? '');
   /** Grants change only for a session a user's browser serves: other browsers are the owner's CLI's. */
   const servedSession = async (ctx: RouteContext) => {
@@ -65,7 +66,15 @@ export function extensionSiteRoutes(sessions: Sessions, sites: SitePolicies): Ro
       auth: 'controller',
       handle: async (ctx) => {
         const record = await servedSession(ctx);
-        return answer(record.session_id, { granted: await sites.grant(record.session_id, siteOf(ctx)) });
+        const granted = await audit.record(
+          pairedExtension(ctx),
+          record.session_id,
+          'grant',
+          siteOf(ctx),
+          'extension',
+          () => sites.grant(record.session_id, siteOf(ctx)),
+        );
+        return answer(record.session_id, { granted });
       },
     },
     {
@@ -75,11 +84,21 @@ export function extensionSiteRoutes(sessions: Sessions, sites: SitePolicies): Ro
       auth: 'controller',
       handle: async (ctx) => {
         const record = await servedSession(ctx);
-        const view = sites.view(record.session_id, 'user_tab');
-        const site = sites.validate([siteOf(ctx)])[0] ?? '';
-        if (!view.requested.includes(site))
-          throw new TabgateError('invalid_request', 'This session did not ask for that site.');
-        await sites.revoke(record.session_id, site);
+        const site = await audit.record(
+          pairedExtension(ctx),
+          record.session_id,
+          'deny',
+          siteOf(ctx),
+          'extension',
+          async () => {
+            const view = sites.view(record.session_id, 'user_tab');
+            const asked = sites.validate([siteOf(ctx)])[0] ?? '';
+            if (!view.requested.includes(asked))
+              throw new TabgateError('invalid_request', 'This session did not ask for that site.');
+            await sites.revoke(record.session_id, asked);
+            return asked;
+          },
+        );
         return answer(record.session_id, { denied: site });
       },
     },
@@ -89,11 +108,21 @@ export function extensionSiteRoutes(sessions: Sessions, sites: SitePolicies): Ro
       auth: 'controller',
       handle: async (ctx) => {
         const record = await servedSession(ctx);
-        const view = sites.view(record.session_id, 'user_tab');
-        const site = sites.validate([siteOf(ctx)])[0] ?? '';
-        if (!view.granted.includes(site))
-          throw new TabgateError('invalid_request', 'This session holds no grant for that site.');
-        await sites.revoke(record.session_id, site);
+        const site = await audit.record(
+          pairedExtension(ctx),
+          record.session_id,
+          'revoke',
+          siteOf(ctx),
+          'extension',
+          async () => {
+            const view = sites.view(record.session_id, 'user_tab');
+            const held = sites.validate([siteOf(ctx)])[0] ?? '';
+            if (!view.granted.includes(held))
+              throw new TabgateError('invalid_request', 'This session holds no grant for that site.');
+            await sites.revoke(record.session_id, held);
+            return held;
+          },
+        );
         return answer(record.session_id, { revoked: site });
       },
     },

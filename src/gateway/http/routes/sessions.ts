@@ -29,7 +29,7 @@ const callerOf = (ctx: RouteContext) => {
 export function sessionRoutes(
   service: GatewayService,
   sites?: SitePolicies,
-  siteBrowserOf?: (session: { binding: unknown }) => SiteBrowser,
+  siteBrowserOf?: (session: { session_id: string; binding: unknown }) => SiteBrowser,
 ): Route[] {
   const withSites = <T extends { session_id: string; binding: unknown }>(record: T) =>
     sites && siteBrowserOf
