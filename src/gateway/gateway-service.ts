@@ -32,7 +32,7 @@ import type { Logger } from '../log/logger.js';
 import type { SessionActivity } from './activity/session-activity.js';
 import { InFlightCalls } from './in-flight-calls.js';
 import { operatorRequired } from './operator/index.js';
-import { mayReceiveSecrets, type SecretGuard } from './secrets/index.js';
+import { mayReceiveSecrets, type SecretGuard, type VaultSnapshot } from './secrets/index.js';
 import type { SiteRules } from '../protocol/index.js';
 import { decideRoute, unsafeControllerArguments, type RouteDecision } from './router/route.js';
 import type {
@@ -90,6 +90,28 @@ interface RoutedCall extends ToolCallRequest<ToolName> {
   decision: RouteDecision;
   /** A takeover's record as it last stood, for its audit row (who decided). */
   takeover?: { record: ApprovalRecord | null };
+  /** The call's looks at the vault; none without a vault. */
+  vault?: CallVault;
+}
+
+/**
+ * A call's two looks at the vault, each one `stat` of its file. The checks and the fill use the vault
+ * as it stood when the call began; what leaves (the answer, the timeline, an error) is scrubbed against
+ * the vault as it stands when it leaves, so a secret stored while the call ran is not in its answer.
+ * No look is ever a cached answer of some age: a secret stored a moment ago is in the next call's.
+ */
+class CallVault {
+  private leaving: VaultSnapshot | null = null;
+
+  constructor(
+    private readonly guard: SecretGuard,
+    readonly atStart: VaultSnapshot,
+  ) {}
+
+  /** The vault as the call's outputs leave, looked at once, by the first output that leaves. */
+  atEnd(): VaultSnapshot {
+    return (this.leaving ??= this.guard.snapshot());
+  }
 }
 
 /** How a takeover ended, in the words of its audit row. */
@@ -325,17 +347,17 @@ export class DefaultGatewayService implements GatewayService {
 
   async callTool<N extends string>(request: ToolCallRequest<N>): Promise<CallResult<N>> {
     // First: a vault that cannot be read fails the call before anything is sent (fail closed).
-    const secrets = this.d.secrets?.active() ? this.d.secrets : undefined;
+    const vault = this.d.secrets ? new CallVault(this.d.secrets, this.d.secrets.snapshot()) : undefined;
     try {
-      const result = (await this.route(request)) as CallResult<N>;
-      return secrets ? secrets.scrub(result) : result;
+      const result = (await this.route(request, vault)) as CallResult<N>;
+      return vault ? vault.atEnd().scrub(result) : result;
     } catch (error) {
-      throw secrets ? secrets.scrubError(error) : error;
+      throw vault ? vault.atEnd().scrubError(error) : error;
     }
   }
 
   /** Unknown tool, then the session, then where its calls go now. */
-  private async route(request: ToolCallRequest): Promise<ToolResult<ToolName>> {
+  private async route(request: ToolCallRequest, vault: CallVault | undefined): Promise<ToolResult<ToolName>> {
     const { caller, sessionId, tool } = request;
     if (!isToolName(tool))
       throw new TabgateError('unknown_tool', `No tool named ${JSON.stringify(tool.slice(0, 100))}.`);
@@ -351,7 +373,14 @@ export class DefaultGatewayService implements GatewayService {
     const routedAs = tool === TAKEOVER_TOOL ? 'browser_tabs' : tool;
     const decision = this.decide(caller, sessionId, session.binding, routedAs, lane);
     const takeover = tool === TAKEOVER_TOOL ? { record: null } : undefined;
-    return this.audited({ ...request, tool, session, decision, ...(takeover ? { takeover } : {}) });
+    return this.audited({
+      ...request,
+      tool,
+      session,
+      decision,
+      ...(takeover ? { takeover } : {}),
+      ...(vault ? { vault } : {}),
+    });
   }
 
   /** Controller-routed calls (and every call with `audit.all_backends`) go into the audit log. */
@@ -365,7 +394,7 @@ export class DefaultGatewayService implements GatewayService {
         caller: call.caller,
         sessionId: call.sessionId,
         action: call.tool,
-        arguments: this.d.secrets ? this.d.secrets.scrub(call.arguments) : call.arguments,
+        arguments: call.vault ? call.vault.atStart.scrub(call.arguments) : call.arguments,
         toolCallId: call.toolCallId ?? null,
         // The session's own browser: after a live switch an open session keeps the one it opened on.
         backend:
@@ -417,7 +446,7 @@ export class DefaultGatewayService implements GatewayService {
     try {
       const result = await this.inFlightCall(call);
       // Never a vault value the page echoed.
-      end?.(null, this.d.secrets ? this.d.secrets.scrub(result) : result);
+      if (end) end(null, call.vault ? call.vault.atEnd().scrub(result) : result);
       return result;
     } catch (error) {
       end?.(error);
@@ -444,10 +473,10 @@ export class DefaultGatewayService implements GatewayService {
     const { decision, tool } = call;
     if (decision.kind === 'unavailable') throw new TabgateError(decision.code, decision.message);
     if (tool === TAKEOVER_TOOL) return this.takeover(call);
-    this.d.secrets?.checkArguments(tool, call.arguments);
+    call.vault?.atStart.checkArguments(tool, call.arguments);
     if (decision.kind === 'controller') return this.dispatchToController(call, decision.scope);
     const { wait, ...args } = parseToolArguments(tool, call.arguments) as Record<string, unknown>;
-    const secret = this.secretFor(args);
+    const secret = this.secretFor(call, args);
     const approvals = this.d.approvals?.gateFor(
       {
         sessionId: call.sessionId,
@@ -479,7 +508,7 @@ export class DefaultGatewayService implements GatewayService {
     if (unsafe) throw new TabgateError('controller_unavailable', unsafe);
     this.refuseBlockedSite(call.sessionId, tool, call.arguments);
     const { wait, ...args } = parseToolArguments(tool, call.arguments) as Record<string, unknown>;
-    const secret = this.secretFor(args);
+    const secret = this.secretFor(call, args);
     if (secret && !mayReceiveSecrets(scope)) {
       throw new TabgateError(
         'controller_unavailable',
@@ -597,13 +626,13 @@ export class DefaultGatewayService implements GatewayService {
   }
 
   /** The fill a `browser_type {secret}` names; `unknown_secret` when the vault has no such entry. */
-  private secretFor(args: object): SecretFill | undefined {
+  private secretFor(call: RoutedCall, args: object): SecretFill | undefined {
     const name = (args as { secret?: unknown }).secret;
     if (typeof name !== 'string') return undefined;
-    if (!this.d.secrets) {
+    if (!call.vault) {
       throw new TabgateError('unknown_secret', 'This gateway has no vault; nothing was typed.');
     }
-    return this.d.secrets.fillFor(name);
+    return call.vault.atStart.fillFor(name);
   }
 
   /**
