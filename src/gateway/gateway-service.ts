@@ -361,7 +361,10 @@ export class DefaultGatewayService implements GatewayService {
     const { caller, sessionId, tool } = request;
     if (!isToolName(tool))
       throw new TabgateError('unknown_tool', `No tool named ${JSON.stringify(tool.slice(0, 100))}.`);
-    const session = await this.d.sessions.require(caller, sessionId);
+    // A session in memory is routed in this turn: with nothing awaited before it, a controller's
+    // command leaves inside audit.track's run(), and the journal's write comes after the send.
+    const session =
+      this.d.sessions.cached(caller, sessionId) ?? (await this.d.sessions.require(caller, sessionId));
     // Answered by the gateway, which keeps the approvals, wherever the session's calls go.
     if (tool === 'browser_approval_status') return this.approvalStatus(sessionId, request.arguments);
     // A cluster node reads the lane from Redis first; the embedded broker answers inside decide().
@@ -528,15 +531,14 @@ export class DefaultGatewayService implements GatewayService {
     const asksInBrowser = mayReceiveSecrets(scope);
     this.d.approvals?.checkUserTab(tool, args, asksInBrowser);
     const approvalWindowMs = asksInBrowser ? this.d.approvals?.userTabWindowMs(tool) : undefined;
+    // Only the owner's extension hears `wait: false` (it then leaves the approval pending and answers
+    // approval_required); a protocol v1 controller gets the arguments of v1, byte for byte.
+    const sent = asksInBrowser && wait === false ? { ...args, wait: false } : args;
     const answer = await this.d.broker.dispatch({
       scope,
       action: tool,
-      // Only the owner's extension hears `wait: false` (it then leaves the approval pending and answers
-      // approval_required); a protocol v1 controller gets the arguments of v1, byte for byte.
-      arguments: await this.withUploadFiles(
-        tool,
-        asksInBrowser && wait === false ? { ...args, wait: false } : args,
-      ),
+      // Awaited only for an upload, which reads files: any other command leaves in this turn.
+      arguments: tool === 'browser_upload' ? await this.withUploadFiles(sent) : sent,
       toolCallId: call.toolCallId ?? null,
       signal: call.signal,
       ...(secret ? { secret } : {}),
@@ -549,11 +551,7 @@ export class DefaultGatewayService implements GatewayService {
    * A browser_upload to the user's tab carries the files' bytes (the browser cannot read this disk),
    * read only after the checks every backend makes; the audit row and the timeline keep the paths.
    */
-  private async withUploadFiles(
-    tool: ToolName,
-    args: Record<string, unknown>,
-  ): Promise<Record<string, unknown>> {
-    if (tool !== 'browser_upload') return args;
+  private async withUploadFiles(args: Record<string, unknown>): Promise<Record<string, unknown>> {
     const { paths } = args as { paths: string[] };
     const files = await readUploadFiles(paths, this.d.uploads ?? { roots: [], maxBytes: 0 });
     return { ...args, [UPLOAD_FILES_ARGUMENT]: files };
