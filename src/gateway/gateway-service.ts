@@ -357,28 +357,54 @@ export class DefaultGatewayService implements GatewayService {
   }
 
   /** Unknown tool, then the session, then where its calls go now. */
-  private async route(request: ToolCallRequest, vault: CallVault | undefined): Promise<ToolResult<ToolName>> {
+  private route(request: ToolCallRequest, vault: CallVault | undefined): Promise<ToolResult<ToolName>> {
     const { caller, sessionId, tool } = request;
     if (!isToolName(tool))
       throw new TabgateError('unknown_tool', `No tool named ${JSON.stringify(tool.slice(0, 100))}.`);
     // A session in memory is routed in this turn: with nothing awaited before it, a controller's
     // command leaves inside audit.track's run(), and the journal's write comes after the send.
-    const session =
-      this.d.sessions.cached(caller, sessionId) ?? (await this.d.sessions.require(caller, sessionId));
+    const session = this.d.sessions.cached(caller, sessionId);
+    if (session) return this.routeSession({ ...request, tool }, session, vault);
+    return this.d.sessions
+      .require(caller, sessionId)
+      .then((stored) => this.routeSession({ ...request, tool }, stored, vault));
+  }
+
+  /**
+   * Not `async` (nor is route): the answer's promise goes back as it is, with no microtask of their
+   * own between the browser's answer and the agent's. A refusal throws, into callTool's catch.
+   */
+  private routeSession(
+    request: ToolCallRequest<ToolName>,
+    session: SessionRecord,
+    vault: CallVault | undefined,
+  ): Promise<ToolResult<ToolName>> {
+    const { caller, sessionId, tool } = request;
     // Answered by the gateway, which keeps the approvals, wherever the session's calls go.
-    if (tool === 'browser_approval_status') return this.approvalStatus(sessionId, request.arguments);
+    if (tool === 'browser_approval_status')
+      return Promise.resolve(this.approvalStatus(sessionId, request.arguments));
     // A cluster node reads the lane from Redis first; the embedded broker answers inside decide().
-    const lane =
-      this.d.broker.lookupLane && this.d.extensionControl.enabled()
-        ? await this.d.broker.lookupLane(laneQuery(caller, sessionId))
-        : undefined;
+    if (this.d.broker.lookupLane && this.d.extensionControl.enabled()) {
+      return this.d.broker
+        .lookupLane(laneQuery(caller, sessionId))
+        .then((lane) => this.routeDecided(request, session, vault, lane));
+    }
+    return this.routeDecided(request, session, vault);
+  }
+
+  private routeDecided(
+    request: ToolCallRequest<ToolName>,
+    session: SessionRecord,
+    vault: CallVault | undefined,
+    lane?: LaneState,
+  ): Promise<ToolResult<ToolName>> {
+    const { caller, sessionId, tool } = request;
     // A takeover pauses the browser that serves the page, which reads it before and after.
     const routedAs = tool === TAKEOVER_TOOL ? 'browser_tabs' : tool;
     const decision = this.decide(caller, sessionId, session.binding, routedAs, lane);
     const takeover = tool === TAKEOVER_TOOL ? { record: null } : undefined;
     return this.audited({
       ...request,
-      tool,
       session,
       decision,
       ...(takeover ? { takeover } : {}),
@@ -457,8 +483,12 @@ export class DefaultGatewayService implements GatewayService {
     }
   }
 
-  /** One of the session's running calls, which Stop and delete end; a stopped session runs none. */
-  private async inFlightCall(call: RoutedCall): Promise<ToolResult<ToolName>> {
+  /**
+   * One of the session's running calls, which Stop and delete end; a stopped session runs none. Not
+   * `async`, nor is dispatch: the answer's promise comes back as it is, with no microtasks of their own
+   * between the browser's answer and the agent's (a refusal throws, into observed's catch).
+   */
+  private inFlightCall(call: RoutedCall): Promise<ToolResult<ToolName>> {
     // Refused here, inside the audit, so the log shows each refusal.
     if (call.session.stopped_at !== null) throw stoppedByOwner(`${call.tool} was not run`);
     // The person is using the page: the agent neither acts on it nor reads what they type.
@@ -471,8 +501,11 @@ export class DefaultGatewayService implements GatewayService {
     );
   }
 
-  /** The last refusals, then the call goes to the user's browser or to the session's backend. */
-  private async dispatch(call: RoutedCall): Promise<ToolResult<ToolName>> {
+  /**
+   * The last refusals, then the call goes to the user's browser or to the session's backend. A refusal
+   * throws: InFlightCalls.run makes it the call's rejection.
+   */
+  private dispatch(call: RoutedCall): Promise<ToolResult<ToolName>> {
     const { decision, tool } = call;
     if (decision.kind === 'unavailable') throw new TabgateError(decision.code, decision.message);
     if (tool === TAKEOVER_TOOL) return this.takeover(call);
