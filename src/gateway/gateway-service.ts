@@ -32,7 +32,7 @@ import type { Logger } from '../log/logger.js';
 import type { SessionActivity } from './activity/session-activity.js';
 import { InFlightCalls } from './in-flight-calls.js';
 import { operatorRequired } from './operator/index.js';
-import { mayReceiveSecrets, type SecretGuard } from './secrets/index.js';
+import { mayReceiveSecrets, type SecretGuard, type VaultSnapshot } from './secrets/index.js';
 import type { SiteRules } from '../protocol/index.js';
 import { decideRoute, unsafeControllerArguments, type RouteDecision } from './router/route.js';
 import type {
@@ -95,6 +95,28 @@ interface RoutedCall extends ToolCallRequest<ToolName> {
   backend?: string;
   /** A takeover's record as it last stood, for its audit row (who decided). */
   takeover?: { record: ApprovalRecord | null };
+  /** The call's looks at the vault; none without a vault. */
+  vault?: CallVault;
+}
+
+/**
+ * A call's two looks at the vault, each one `stat` of its file. The checks and the fill use the vault
+ * as it stood when the call began; what leaves (the answer, the timeline, an error) is scrubbed against
+ * the vault as it stands when it leaves, so a secret stored while the call ran is not in its answer.
+ * No look is ever a cached answer of some age: a secret stored a moment ago is in the next call's.
+ */
+class CallVault {
+  private leaving: VaultSnapshot | null = null;
+
+  constructor(
+    private readonly guard: SecretGuard,
+    readonly atStart: VaultSnapshot,
+  ) {}
+
+  /** The vault as the call's outputs leave, looked at once, by the first output that leaves. */
+  atEnd(): VaultSnapshot {
+    return (this.leaving ??= this.guard.snapshot());
+  }
 }
 
 /** How a takeover ended, in the words of its audit row. */
@@ -330,42 +352,74 @@ export class DefaultGatewayService implements GatewayService {
 
   async callTool<N extends string>(request: ToolCallRequest<N>): Promise<CallResult<N>> {
     // First: a vault that cannot be read fails the call before anything is sent (fail closed).
-    const secrets = this.d.secrets?.active() ? this.d.secrets : undefined;
+    const vault = this.d.secrets ? new CallVault(this.d.secrets, this.d.secrets.snapshot()) : undefined;
     try {
-      const result = (await this.route(request)) as CallResult<N>;
-      return secrets ? secrets.scrub(result) : result;
+      const result = (await this.route(request, vault)) as CallResult<N>;
+      return vault ? vault.atEnd().scrub(result) : result;
     } catch (error) {
-      throw secrets ? secrets.scrubError(error) : error;
+      throw vault ? vault.atEnd().scrubError(error) : error;
     }
   }
 
   /** Unknown tool, then the session, then where its calls go now. */
-  private async route(request: ToolCallRequest): Promise<ToolResult<ToolName>> {
+  private route(request: ToolCallRequest, vault: CallVault | undefined): Promise<ToolResult<ToolName>> {
     const { caller, sessionId, tool } = request;
     if (!isToolName(tool))
       throw new TabgateError('unknown_tool', `No tool named ${JSON.stringify(tool.slice(0, 100))}.`);
-    const session = await this.d.sessions.require(caller, sessionId);
+    // A session in memory is routed in this turn: with nothing awaited before it, a controller's
+    // command leaves inside audit.track's run(), and the journal's write comes after the send.
+    const session = this.d.sessions.cached(caller, sessionId);
+    if (session) return this.routeSession({ ...request, tool }, session, vault);
+    return this.d.sessions
+      .require(caller, sessionId)
+      .then((stored) => this.routeSession({ ...request, tool }, stored, vault));
+  }
+
+  /**
+   * Not `async` (nor is route): the answer's promise goes back as it is, with no microtask of their
+   * own between the browser's answer and the agent's. A refusal throws, into callTool's catch.
+   */
+  private routeSession(
+    request: ToolCallRequest<ToolName>,
+    session: SessionRecord,
+    vault: CallVault | undefined,
+  ): Promise<ToolResult<ToolName>> {
+    const { caller, sessionId, tool } = request;
     // Answered by the gateway, which keeps the approvals, wherever the session's calls go.
-    if (tool === 'browser_approval_status') return this.approvalStatus(sessionId, request.arguments);
+    if (tool === 'browser_approval_status')
+      return Promise.resolve(this.approvalStatus(sessionId, request.arguments));
     // A cluster node reads the lane from Redis first; the embedded broker answers inside decide().
-    const lane =
-      this.d.broker.lookupLane && this.d.extensionControl.enabled()
-        ? await this.d.broker.lookupLane(laneQuery(caller, sessionId))
-        : undefined;
+    if (this.d.broker.lookupLane && this.d.extensionControl.enabled()) {
+      return this.d.broker
+        .lookupLane(laneQuery(caller, sessionId))
+        .then((lane) => this.routeDecided(request, session, vault, lane));
+    }
+    return this.routeDecided(request, session, vault);
+  }
+
+  private routeDecided(
+    request: ToolCallRequest<ToolName>,
+    session: SessionRecord,
+    vault: CallVault | undefined,
+    lane?: LaneState,
+  ): Promise<ToolResult<ToolName>> {
+    const { caller, sessionId, tool } = request;
     // A takeover pauses the browser that serves the page, which reads it before and after.
     const routedAs = tool === TAKEOVER_TOOL ? 'browser_tabs' : tool;
     const decision = this.decide(caller, sessionId, session.binding, routedAs, lane);
     const takeover = tool === TAKEOVER_TOOL ? { record: null } : undefined;
     const named = decision.kind === 'backend' ? this.backendOf(sessionId) : undefined;
-    const backend = typeof named === 'object' ? await named : named;
-    return this.audited({
-      ...request,
-      tool,
-      session,
-      decision,
-      ...(backend ? { backend } : {}),
-      ...(takeover ? { takeover } : {}),
-    });
+    const routed = (backend: string | undefined) =>
+      this.audited({
+        ...request,
+        session,
+        decision,
+        ...(backend ? { backend } : {}),
+        ...(takeover ? { takeover } : {}),
+        ...(vault ? { vault } : {}),
+      });
+    // A promise only for the first call after a live switch: every other call is routed in this turn.
+    return typeof named === 'object' ? named.then(routed) : routed(named);
   }
 
   /**
@@ -395,7 +449,7 @@ export class DefaultGatewayService implements GatewayService {
       caller: call.caller,
       sessionId: call.sessionId,
       action: call.tool,
-      arguments: this.d.secrets ? this.d.secrets.scrub(call.arguments) : call.arguments,
+      arguments: call.vault ? call.vault.atStart.scrub(call.arguments) : call.arguments,
       toolCallId: call.toolCallId ?? null,
       // The session's own browser: after a live switch an open session keeps the one it opened on.
       backend: call.decision.kind === 'backend' ? (call.backend ?? this.d.backend.name) : 'controller',
@@ -446,7 +500,7 @@ export class DefaultGatewayService implements GatewayService {
     try {
       const result = await this.inFlightCall(call);
       // Never a vault value the page echoed.
-      end?.(null, this.d.secrets ? this.d.secrets.scrub(result) : result);
+      if (end) end(null, call.vault ? call.vault.atEnd().scrub(result) : result);
       return result;
     } catch (error) {
       end?.(error);
@@ -454,8 +508,12 @@ export class DefaultGatewayService implements GatewayService {
     }
   }
 
-  /** One of the session's running calls, which Stop and delete end; a stopped session runs none. */
-  private async inFlightCall(call: RoutedCall): Promise<ToolResult<ToolName>> {
+  /**
+   * One of the session's running calls, which Stop and delete end; a stopped session runs none. Not
+   * `async`, nor is dispatch: the answer's promise comes back as it is, with no microtasks of their own
+   * between the browser's answer and the agent's (a refusal throws, into observed's catch).
+   */
+  private inFlightCall(call: RoutedCall): Promise<ToolResult<ToolName>> {
     // Refused here, inside the audit, so the log shows each refusal.
     if (call.session.stopped_at !== null) throw stoppedByOwner(`${call.tool} was not run`);
     // The person is using the page: the agent neither acts on it nor reads what they type.
@@ -468,15 +526,18 @@ export class DefaultGatewayService implements GatewayService {
     );
   }
 
-  /** The last refusals, then the call goes to the user's browser or to the session's backend. */
-  private async dispatch(call: RoutedCall): Promise<ToolResult<ToolName>> {
+  /**
+   * The last refusals, then the call goes to the user's browser or to the session's backend. A refusal
+   * throws: InFlightCalls.run makes it the call's rejection.
+   */
+  private dispatch(call: RoutedCall): Promise<ToolResult<ToolName>> {
     const { decision, tool } = call;
     if (decision.kind === 'unavailable') throw new TabgateError(decision.code, decision.message);
     if (tool === TAKEOVER_TOOL) return this.takeover(call);
-    this.d.secrets?.checkArguments(tool, call.arguments);
+    call.vault?.atStart.checkArguments(tool, call.arguments);
     if (decision.kind === 'controller') return this.dispatchToController(call, decision.scope);
     const { wait, ...args } = parseToolArguments(tool, call.arguments) as Record<string, unknown>;
-    const secret = this.secretFor(args);
+    const secret = this.secretFor(call, args);
     const approvals = this.d.approvals?.gateFor(
       {
         sessionId: call.sessionId,
@@ -508,7 +569,7 @@ export class DefaultGatewayService implements GatewayService {
     if (unsafe) throw new TabgateError('controller_unavailable', unsafe);
     this.refuseBlockedSite(call.sessionId, tool, call.arguments);
     const { wait, ...args } = parseToolArguments(tool, call.arguments) as Record<string, unknown>;
-    const secret = this.secretFor(args);
+    const secret = this.secretFor(call, args);
     if (secret && !mayReceiveSecrets(scope)) {
       throw new TabgateError(
         'controller_unavailable',
@@ -528,15 +589,14 @@ export class DefaultGatewayService implements GatewayService {
     const asksInBrowser = mayReceiveSecrets(scope);
     this.d.approvals?.checkUserTab(tool, args, asksInBrowser);
     const approvalWindowMs = asksInBrowser ? this.d.approvals?.userTabWindowMs(tool) : undefined;
+    // Only the owner's extension hears `wait: false` (it then leaves the approval pending and answers
+    // approval_required); a protocol v1 controller gets the arguments of v1, byte for byte.
+    const sent = asksInBrowser && wait === false ? { ...args, wait: false } : args;
     const answer = await this.d.broker.dispatch({
       scope,
       action: tool,
-      // Only the owner's extension hears `wait: false` (it then leaves the approval pending and answers
-      // approval_required); a protocol v1 controller gets the arguments of v1, byte for byte.
-      arguments: await this.withUploadFiles(
-        tool,
-        asksInBrowser && wait === false ? { ...args, wait: false } : args,
-      ),
+      // Awaited only for an upload, which reads files: any other command leaves in this turn.
+      arguments: tool === 'browser_upload' ? await this.withUploadFiles(sent) : sent,
       toolCallId: call.toolCallId ?? null,
       signal: call.signal,
       ...(secret ? { secret } : {}),
@@ -549,11 +609,7 @@ export class DefaultGatewayService implements GatewayService {
    * A browser_upload to the user's tab carries the files' bytes (the browser cannot read this disk),
    * read only after the checks every backend makes; the audit row and the timeline keep the paths.
    */
-  private async withUploadFiles(
-    tool: ToolName,
-    args: Record<string, unknown>,
-  ): Promise<Record<string, unknown>> {
-    if (tool !== 'browser_upload') return args;
+  private async withUploadFiles(args: Record<string, unknown>): Promise<Record<string, unknown>> {
     const { paths } = args as { paths: string[] };
     const files = await readUploadFiles(paths, this.d.uploads ?? { roots: [], maxBytes: 0 });
     return { ...args, [UPLOAD_FILES_ARGUMENT]: files };
@@ -626,13 +682,13 @@ export class DefaultGatewayService implements GatewayService {
   }
 
   /** The fill a `browser_type {secret}` names; `unknown_secret` when the vault has no such entry. */
-  private secretFor(args: object): SecretFill | undefined {
+  private secretFor(call: RoutedCall, args: object): SecretFill | undefined {
     const name = (args as { secret?: unknown }).secret;
     if (typeof name !== 'string') return undefined;
-    if (!this.d.secrets) {
+    if (!call.vault) {
       throw new TabgateError('unknown_secret', 'This gateway has no vault; nothing was typed.');
     }
-    return this.d.secrets.fillFor(name);
+    return call.vault.atStart.fillFor(name);
   }
 
   /**

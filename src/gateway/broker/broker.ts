@@ -5,7 +5,6 @@
  * anything newer, deferred cancels before routing resumes) come from doing the sends synchronously, in
  * order, inside the method that changes state.
  */
-import { randomBytes } from 'node:crypto';
 import { FRAME_METHODS, TabgateError, type CancelParams } from '../../protocol/index.js';
 import type { Clock } from '../clock.js';
 import type { Logger } from '../../log/logger.js';
@@ -18,10 +17,8 @@ import { DeadlineQueue } from './deadlines.js';
 import type { ApprovalWaits, ControllerBroker, DispatchRequest, LaneState } from './controller-broker.js';
 import { commandError } from './command-error.js';
 import { commandParams } from './command-params.js';
+import { newCommandId } from './command-id.js';
 import type { BindingObserver } from '../session-binding.js';
-
-/** 32 lowercase hex characters, new for every dispatch (protocol v1). */
-const newCommandId = (): string => randomBytes(16).toString('hex');
 
 export interface BrokerOptions {
   tickets: TicketStore;

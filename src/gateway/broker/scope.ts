@@ -27,15 +27,24 @@ export interface LaneQuery {
 /** Every key is a JSON array of its fields: unambiguous whatever characters the ids hold. */
 const keyOf = (...fields: string[]): string => JSON.stringify(fields);
 
-export const identityKey = (s: ControllerScope): string =>
-  keyOf(
-    s.principal_id,
-    s.profile_id,
-    s.session_id,
-    s.controller_id,
-    s.browser_profile_id,
-    s.transport_family,
-  );
+/** Each scope's identity key, built once: a scope is never changed (a reconnect brings a new one). */
+const identities = new WeakMap<ControllerScope, string>();
+
+export const identityKey = (s: ControllerScope): string => {
+  let key = identities.get(s);
+  if (key === undefined) {
+    key = keyOf(
+      s.principal_id,
+      s.profile_id,
+      s.session_id,
+      s.controller_id,
+      s.browser_profile_id,
+      s.transport_family,
+    );
+    identities.set(s, key);
+  }
+  return key;
+};
 
 export const laneKey = (s: ControllerScope): string =>
   keyOf(s.principal_id, s.profile_id, s.session_id, s.transport_family);

