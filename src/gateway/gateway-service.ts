@@ -496,7 +496,13 @@ export class DefaultGatewayService implements GatewayService {
 
   /** The call on the dashboard's timeline: begun, and ended with the page it left or its error. */
   private async observed(call: RoutedCall): Promise<ToolResult<ToolName>> {
-    const end = this.d.activity?.begin(call.sessionId, call.tool, call.arguments);
+    // Arguments as the audit row keeps them: a URL the agent sent with a vault value in it is refused
+    // below, but the timeline has already shown the call.
+    const end = this.d.activity?.begin(
+      call.sessionId,
+      call.tool,
+      call.vault ? call.vault.atStart.scrub(call.arguments) : call.arguments,
+    );
     try {
       const result = await this.inFlightCall(call);
       // Never a vault value the page echoed.

