@@ -318,24 +318,30 @@ redis.call('SREM', KEYS[5], ARGV[5] .. ':' .. ARGV[1])
 return {f[4], f[1], frames, cancelled, redis.call('SCARD', KEYS[5])}`;
 
 /**
- * KEYS: sess, stop marker. ARGV: node, maxlen, cap, marker ttl ms. The owner's Stop: the marker is set
- * first, in the same step, so no dispatch after this one registers a command of the session (a call
- * that read its session before the Stop was stored is refused at its dispatch); then every pending
- * command of the session's controllers ends for its caller, wherever it waits (`cancelled` marked
- * `r: stop`), and each sent one gets its cancel (appended to its owner's inbox, returned when this node
- * holds the socket, deferred while the controller is away). → {flat pairs h, frame for this node,
- * command ids cancelled for this node, how many callers on other nodes were told}
+ * KEYS: sess, stop marker. ARGV: node, maxlen, cap, marker ttl ms, fence token. The owner's Stop: the
+ * marker is set first, in the same step, so no dispatch after this one registers a command of the
+ * session (a call that read its session before the Stop was stored is refused at its dispatch); then
+ * every pending command of the session's controllers ends for its caller, wherever it waits
+ * (`cancelled` marked `r: stop`), and each sent one gets its cancel (appended to its owner's inbox,
+ * returned when this node holds the socket, deferred while the controller is away). Every other node
+ * holding one of the session's sockets gets a fence after them (see stop-fences.ts): a cancel sent
+ * before this step (the caller's own abort) is also behind it. → {flat pairs h, frame for this node,
+ * command ids cancelled for this node, how many callers on other nodes were told, the fenced nodes}
  */
 export const CANCEL_SESSION = `${CANCEL_FRAME}
 ${PENDING}
 ${ROUTE_CANCEL}
 ${END_FOR_CALLER}
 redis.call('SET', KEYS[2], '1', 'PX', ARGV[4])
-local frames, cancelled, remote = {}, {}, 0
+local frames, cancelled, remote, fenced, fence = {}, {}, 0, {}, {}
 for _, m in ipairs(redis.call('SMEMBERS', KEYS[1])) do
   local S, h = string.match(m, '^([^:]*):(.*)$')
   local pre = 'tg:{' .. S .. '}:'
   local owner = cancelRoute(pre .. 'lane:' .. h)
+  if owner and owner ~= ARGV[1] and not fence[owner] then
+    fence[owner] = true
+    table.insert(fenced, owner)
+  end
   local pk = pre .. 'pend:' .. h
   local p = redis.call('HGETALL', pk)
   for i = 1, #p, 2 do
@@ -351,7 +357,10 @@ for _, m in ipairs(redis.call('SMEMBERS', KEYS[1])) do
   end
   redis.call('DEL', pk)
 end
-return {frames, cancelled, remote}`;
+for _, owner in ipairs(fenced) do
+  redis.call('XADD', 'tg:inbox:' .. owner, 'MAXLEN', '~', ARGV[2], '*', 'k', 'fence', 't', ARGV[5], 'c', ARGV[1])
+end
+return {frames, cancelled, remote, fenced}`;
 
 /**
  * KEYS: sess. ARGV: node, maxlen, session id, tool, approval id, expiry (epoch ms). The controller asked

@@ -104,7 +104,7 @@ export class SharedApprovalBook extends ApprovalBook {
 
   /** Listens for changes first, then reads what the cluster holds, so nothing falls between. */
   async start(): Promise<void> {
-    const subscriber = this.link.command.duplicate();
+    const subscriber = this.link.command.duplicate({ name: `tg-sub-${this.link.nodeId}` });
     subscriber.on('error', () => undefined); // the command connection's own handler reports Redis loss
     await subscriber.connect();
     await subscriber.subscribe(CHANNEL, (id) => void this.refresh(id));
@@ -126,6 +126,26 @@ export class SharedApprovalBook extends ApprovalBook {
         .catch(() => undefined);
     }, RESYNC_MS);
     this.resync.unref();
+  }
+
+  /**
+   * A request may name an approval another node opened a moment ago, before its announcement arrived
+   * here: the record is read from Redis before the answer is `approval_not_found`.
+   */
+  override async fetch(id: string, sessionId?: string): Promise<ApprovalRecord> {
+    if (!this.entries.has(id)) {
+      let fields: string[];
+      try {
+        fields = await this.link.command.sendCommand<string[]>(['HGETALL', recordKey(id)]);
+      } catch {
+        throw new TabgateError(
+          'cluster_unavailable',
+          `this gateway cannot reach its cluster's Redis to read approval ${JSON.stringify(id.slice(0, 100))}`,
+        );
+      }
+      this.take(fields);
+    }
+    return this.get(id, sessionId);
   }
 
   override open(...args: Parameters<ApprovalBook['open']>): ApprovalRecord {
