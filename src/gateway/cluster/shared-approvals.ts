@@ -195,8 +195,18 @@ export class SharedApprovalBook extends ApprovalBook {
       CHANNEL,
       id,
     ])) as [string, string[]];
-    if (verdict === 'not_found')
+    if (verdict === 'not_found') {
+      const known = this.entries.get(id);
+      if (known) {
+        // Held here but lost by Redis: it can no longer be decided anywhere.
+        this.forgotten(id);
+        throw new TabgateError(
+          'approval_expired',
+          `Approval ${id} was lost when the cluster's Redis restarted; ask for it again.`,
+        );
+      }
       throw new TabgateError('approval_not_found', `No approval ${JSON.stringify(id.slice(0, 100))} here.`);
+    }
     const state = this.take(fields);
     if (verdict === 'expired')
       throw new TabgateError('approval_expired', `Approval ${id} expired at ${state?.expires_at ?? ''}.`);
@@ -287,6 +297,23 @@ export class SharedApprovalBook extends ApprovalBook {
     }
   }
 
+  /**
+   * Redis no longer holds a record that is still undecided or unused here (it keeps each until well past
+   * its expiry): it restarted, failed over or was flushed, or the record never reached it. Nobody can
+   * decide or use it any more, so what waits for it ends now, as expired, rather than at its timeout.
+   */
+  private forgotten(id: string): void {
+    const entry = this.entries.get(id);
+    if (!entry || this.lapsed(entry)) return;
+    const { status } = entry.record;
+    if (status !== 'pending' && status !== 'approved') return;
+    this.log.warn("the cluster's Redis lost an approval; it ends as expired", {
+      approval_id: id,
+      session_id: entry.record.session_id,
+    });
+    this.settle(entry, 'expired');
+  }
+
   /** The cluster's state of one record, adopted here. */
   private take(fields: string[]): ApprovalRecord | null {
     const state = recordOf(fields);
@@ -297,7 +324,12 @@ export class SharedApprovalBook extends ApprovalBook {
 
   private async refresh(id: string): Promise<void> {
     try {
-      const record = this.take(await this.link.command.sendCommand<string[]>(['HGETALL', recordKey(id)]));
+      const fields = await this.link.command.sendCommand<string[]>(['HGETALL', recordKey(id)]);
+      if (fields.length === 0) {
+        this.forgotten(id);
+        return;
+      }
+      const record = this.take(fields);
       const entry = this.entries.get(id);
       if (record?.status === 'pending' && entry && entry.crop === undefined) {
         const crop = await this.link.command.sendCommand<string | null>(['GET', cropKey(id)]);
