@@ -1,4 +1,4 @@
-/* eslint-disable @typescript-eslint/no-unsafe-member-access, @typescript-eslint/no-unsafe-assignment -- tests read JSON bodies */
+/* eslint-disable @typescript-eslint/no-unsafe-member-access -- tests read JSON bodies */
 /**
  * A decision may reach a node before that node has heard of the approval: the owner decides through B
  * the instant the extension asked through A, and B's copy (announced on a channel) is not there yet.

@@ -1,4 +1,4 @@
-/* eslint-disable @typescript-eslint/no-unsafe-member-access, @typescript-eslint/no-unsafe-assignment -- tests read JSON bodies */
+/* eslint-disable @typescript-eslint/no-unsafe-member-access, @typescript-eslint/no-unsafe-return -- tests read JSON bodies */
 /**
  * A Redis restart forgets the cluster's approvals (it holds routing state only, without persistence).
  * Nobody can decide or use a forgotten one, so what waits for it ends at once, as expired, on every

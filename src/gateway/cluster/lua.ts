@@ -76,27 +76,30 @@ end`;
 export const MINT = `${NOW_MS}
 if redis.call('EXISTS', KEYS[1]) == 1 then return {'exists'} end
 local exp = now + tonumber(ARGV[2])
-redis.call('HSET', KEYS[1], 'scope', ARGV[1], 'exp', string.format('%.0f', exp), 'used', '0')
+redis.call('HSET', KEYS[1], 'scope', ARGV[1], 'exp', string.format('%.0f', exp))
 if ARGV[3] == '1' then redis.call('HSET', KEYS[1], 'pa', '1') end
 redis.call('PEXPIRE', KEYS[1], tonumber(ARGV[2]) + 60000)
 return {'ok', string.format('%.0f', now), string.format('%.0f', exp)}`;
 
 /**
  * KEYS: ticket. → {'ok', scope, paired} | {'unknown'} | {'consumed'} | {'expired'}; at exactly exp it
- * still succeeds.
+ * still succeeds. The spent ticket becomes a bare string for the rest of its life: it only has to
+ * tell a replay "consumed" from "unknown", and a small string costs a fraction of a hash (one whose
+ * scope once exceeded the listpack limit stays a hash table even emptied).
  */
-export const CONSUME = `local v = redis.call('HMGET', KEYS[1], 'scope', 'exp', 'used', 'pa')
-if v[3] == '1' then return {'consumed'} end
+export const CONSUME = `if redis.call('TYPE', KEYS[1]).ok == 'string' then return {'consumed'} end
+local v = redis.call('HMGET', KEYS[1], 'scope', 'exp', 'pa')
 if not v[1] then return {'unknown'} end
 ${NOW_MS}
 if now > tonumber(v[2]) then return {'expired'} end
--- The spent ticket keeps only what tells a replay "consumed" from "unknown", not its scope.
-redis.call('HSET', KEYS[1], 'used', '1')
-redis.call('HDEL', KEYS[1], 'scope', 'pa')
-return {'ok', v[1], v[4] or '0'}`;
+local ttl = redis.call('PTTL', KEYS[1])
+redis.call('DEL', KEYS[1])
+if ttl > 0 then redis.call('SET', KEYS[1], '1', 'PX', ttl) end
+return {'ok', v[1], v[3] or '0'}`;
 
 /**
- * KEYS: idx, lane, sess, this node's lease. ARGV: h, scope JSON, laneKey, caps ",a,b,", node, prefix, S,
+ * KEYS: idx, lane, sess, this node's lease. ARGV: h, scope JSON without its capabilities (kept once, as
+ * caps), laneKey, caps ",a,b,", node, prefix, S,
  * maxlen, paired. Replaces other identities of the same lane (their callers told `cancelled`, their
  * owners `revoke`), then takes the lane for this node with a new generation. → {gen, deferred cancel
  * frames} | {'nolease'}: no node would route to a lane whose owner has no lease (a Redis that restarted
@@ -153,15 +156,16 @@ end
 return {'more', left}`;
 
 /**
- * KEYS: idx. ARGV: prefix. → flat list of scope JSON, '1' when routable now (connected, owner alive),
- * '1' when the owner paired it (registered with a pairing token). Declared read-only (the shebang must
+ * KEYS: idx. ARGV: prefix. → flat list of scope JSON (without its capabilities), '1' when routable now
+ * (connected, owner alive), '1' when the owner paired it (registered with a pairing token), the
+ * capabilities as ",a,b,". Declared read-only (the shebang must
  * be the first line): Redis runs it while writes are paused (`CLIENT PAUSE WRITE`, a failover), so a
  * call reaches its dispatch, whose deadline then bounds it, instead of waiting out the pause unbounded.
  */
 export const LOOKUP = `#!lua flags=no-writes
 local out = {}
 for _, m in ipairs(redis.call('SMEMBERS', KEYS[1])) do
-  local f = redis.call('HMGET', ARGV[1] .. 'lane:' .. m, 'scope', 'state', 'owner', 'pa')
+  local f = redis.call('HMGET', ARGV[1] .. 'lane:' .. m, 'scope', 'state', 'owner', 'pa', 'caps')
   if f[1] then
     local live = '0'
     if f[2] == 'connected' and f[3] and f[3] ~= '' and redis.call('EXISTS', 'tg:node:' .. f[3]) == 1 then
@@ -170,6 +174,7 @@ for _, m in ipairs(redis.call('SMEMBERS', KEYS[1])) do
     table.insert(out, f[1])
     table.insert(out, live)
     table.insert(out, f[4] or '0')
+    table.insert(out, f[5] or ',,')
   end
 end
 return out`;
