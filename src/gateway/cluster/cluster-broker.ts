@@ -36,7 +36,7 @@ import * as lua from './lua.js';
 import { INBOX_MAXLEN } from './redis-failures.js';
 
 /** How often a caller looks whether a command queued to a vanished owner can be given up. */
-const ABANDON_SWEEP_MS = 500;
+const ABANDON_SWEEP_MS = 250;
 
 export interface ClusterBrokerOptions {
   link: RedisLink;
