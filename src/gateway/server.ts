@@ -15,7 +15,7 @@ import type { BrowserBackend } from './backends/index.js';
 import { resolveBackend } from './backends/resolve.js';
 import { createInMemoryBroker } from './broker/index.js';
 import type { ControllerBroker } from './broker/controller-broker.js';
-import { SharedApprovalBook, startClusterBroker } from './cluster/index.js';
+import { relayStoreChanges, SharedApprovalBook, startClusterBroker } from './cluster/index.js';
 import { systemClock, timersOf, type Clock } from './clock.js';
 import {
   configPath,
@@ -52,7 +52,7 @@ import { mcpRoutes } from './mcp/routes.js';
 import type { GatewayService } from './service.js';
 import { Sessions } from './sessions.js';
 import { openStore } from './store/open-store.js';
-import type { Store } from './store/store.js';
+import type { Store, StoreChange } from './store/store.js';
 import { PairingGrants } from './pairing/grant-mirror.js';
 import { GrantAudit } from './sites/grant-audit.js';
 import { siteGrantRoutes } from './sites/grant-routes.js';
@@ -141,12 +141,13 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
       log.error('session binding not stored', { session_id: sessionId, reason: String(error) }),
   });
   // Another gateway sharing the store changed something this one holds in memory.
-  const unwatchStore = store.onChange((change) => {
+  const storeChanged = (change: StoreChange) => {
     const failed = (error: unknown) =>
       log.warn('store change not applied', { table: change.table, reason: String(error) });
     sitePolicies.storeChanged(change).catch(failed);
     pairingGrants.storeChanged(change).catch(failed);
-  });
+  };
+  let unwatchStore = store.onChange(storeChanged);
   // After the store: the home folder exists now, so the flag can watch it.
   const extensionControl = new LiveExtensionControlFlag(
     configPath(config.home),
@@ -182,6 +183,22 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
         await clusterBroker.close();
         throw error;
       });
+      // Nodes on one SQLite file learn of each other's grant writes through Redis.
+      if (store.kind === 'sqlite') {
+        const book = sharedBook;
+        const unwatch = await relayStoreChanges(store, clusterBroker.link, storeChanged, log).catch(
+          async (error: unknown) => {
+            book.close();
+            await clusterBroker.close();
+            throw error;
+          },
+        );
+        const unwatchOwn = unwatchStore;
+        unwatchStore = () => {
+          unwatch();
+          unwatchOwn();
+        };
+      }
     } else broker = createInMemoryBroker(brokerOptions);
   } catch (error) {
     await audit.close();

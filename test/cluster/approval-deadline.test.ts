@@ -13,7 +13,7 @@ import type { TestGateway } from '../gateway/fixtures/gateway.js';
 import { pairedController } from '../gateway/fixtures/paired-controller.js';
 import { asOperator, withToken } from '../extension/pairing-helpers.js';
 import { waitFor } from '../helpers/wait-for.js';
-import { usePostgresCluster } from './fixtures/cluster-nodes.js';
+import { usePostgresCluster, type ClusterNode } from './fixtures/cluster-nodes.js';
 
 const COMMAND_TIMEOUT_S = 1;
 const APPROVAL_TIMEOUT_S = 30;
@@ -102,6 +102,27 @@ describe('a command that waits for approval, across nodes', () => {
     const result = await click;
     assert.equal(result.body.error.code, 'approval_denied', JSON.stringify(result.body));
     assert.equal(result.body.error.approval_id, opened.body.approval.approval_id);
+    await controller.close();
+  });
+
+  // Last: it kills B.
+  it('cancels the command at the controller when B dies while the person still decides', async () => {
+    const { controller, click, command, opened } = await clickWaitingForApproval();
+    assert.equal(opened.status, 201, JSON.stringify(opened.body));
+    void click.catch(() => null);
+    // Past the command's own deadline and two leases: how long A used to watch for a dead caller.
+    const ownDeadline = Number(command.params.deadline_at) - APPROVAL_TIMEOUT_S * 1000;
+    await waitFor(() => Date.now() > ownDeadline + 7000, {
+      what: 'the command deadline and two leases to pass',
+      within: (COMMAND_TIMEOUT_S + 10) * 1000,
+      every: 100,
+    });
+    const b = fixture.cluster.nodes[1] as ClusterNode;
+    b.child.kill('SIGKILL');
+    await b.exited;
+    // B's lease lives 3 s; A looks every 0.5 s.
+    const cancel = await controller.next('browser.controller.cancel', 8000);
+    assert.equal(cancel.params.command_id, command.params.command_id);
     await controller.close();
   });
 });

@@ -28,7 +28,7 @@ describe('cluster chaos', () => {
 
   it(`loses no result and sends no command twice while inbox readers are killed (${COMMANDS} commands)`, async () => {
     const nodes = fixture.gateways() as [TestGateway, TestGateway, TestGateway];
-    const sessions: { id: string; controller: TestController; seen: string[] }[] = [];
+    const sessions: { id: string; controller: TestController; seen: string[]; toolCalls: string[] }[] = [];
     for (let s = 0; s < SESSIONS; s++) {
       const id = await nodes[0].createSession();
       // Sockets on B and C; calls round robin over all three: two in three cross nodes.
@@ -37,9 +37,10 @@ describe('cluster chaos', () => {
         await register(nodes[s % 3]!, { sessionId: id }),
       );
       const seen: string[] = [];
+      const toolCalls: string[] = [];
       await firstCall(nodes[(s + 1) % 3]!, id, answerFirstCommand(controller));
-      autoAnswer(controller.ws, seen);
-      sessions.push({ id, controller, seen });
+      autoAnswer(controller.ws, seen, toolCalls);
+      sessions.push({ id, controller, seen, toolCalls });
     }
 
     let kills = 0;
@@ -55,15 +56,23 @@ describe('cluster chaos', () => {
     }, KILL_EVERY_MS);
 
     const outcomes = new Map<string, number>();
+    /** Calls whose HTTP exchange failed (no status): which, through which node, after how long. */
+    const transport: { toolCallId: string; node: number; ms: number; cause: string }[] = [];
     let next = 0;
     const worker = async () => {
       while (next < COMMANDS) {
         const n = next++;
         const session = sessions[n % SESSIONS]!;
-        const result = await callTool(nodes[n % 3]!, session.id).catch((error: unknown) => ({
-          status: 0,
-          body: { error: { code: `transport: ${String((error as Error).cause ?? error)}` } },
-        }));
+        const toolCallId = `chaos-${n}`;
+        const started = performance.now();
+        const result = await nodes[n % 3]!.request('POST', `/v1/sessions/${session.id}/tools/browser_tabs`, {
+          body: {},
+          headers: { 'x-tool-call-id': toolCallId },
+        }).catch((error: unknown) => {
+          const cause = String((error as Error).cause ?? error);
+          transport.push({ toolCallId, node: n % 3, ms: Math.round(performance.now() - started), cause });
+          return { status: 0, body: { error: { code: `transport: ${cause}` } } };
+        });
         const key =
           result.status === 200 ? `200 ${session.id}` : `${result.status} ${result.body?.error?.code}`;
         outcomes.set(key, (outcomes.get(key) ?? 0) + 1);
@@ -80,6 +89,11 @@ describe('cluster chaos', () => {
     }
     const sent = sessions.flatMap((s) => s.seen);
     console.log(`reader kills: ${kills} connections killed during ${COMMANDS} commands`);
+    // A failed HTTP exchange is named with whether its command reached a controller: a reset of a
+    // kept-alive connection before the request was read leaves nothing sent; anything else is a lost result.
+    const ran = new Set(sessions.flatMap((s) => s.toolCalls));
+    for (const t of transport)
+      console.log(`transport failure: ${JSON.stringify({ ...t, ran: ran.has(t.toolCallId) })}`);
     assert.ok(kills > 0, 'no reader was killed');
     // Every call answered with its own result: nothing lost, nothing refused, nothing timed out.
     assert.deepEqual(

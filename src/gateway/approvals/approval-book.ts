@@ -186,6 +186,14 @@ export class ApprovalBook {
     return { ...entry.record };
   }
 
+  /**
+   * As `get`, for a request naming an id it may have learnt a moment ago from another node: a cluster's
+   * replica reads the shared record on a miss before it answers `approval_not_found`.
+   */
+  fetch(id: string, sessionId?: string): ApprovalRecord | Promise<ApprovalRecord> {
+    return this.get(id, sessionId);
+  }
+
   /** Every approval, newest first; only the pending ones with `pendingOnly`. */
   list(pendingOnly = false): ApprovalRecord[] {
     const records: ApprovalRecord[] = [];

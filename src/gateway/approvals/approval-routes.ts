@@ -73,7 +73,7 @@ export function approvalRoutes(d: ApprovalRouteDeps): Route[] {
       auth: 'custom',
       handle: async (ctx) => {
         const caller = readerOf(ctx.req);
-        const record = d.approvals.book.get(ctx.params.id ?? '');
+        const record = await d.approvals.book.fetch(ctx.params.id ?? '');
         if (caller.credential !== 'operator') {
           // The agent sees approvals of its own sessions only, and cannot tell others exist.
           try {

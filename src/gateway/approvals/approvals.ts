@@ -274,13 +274,13 @@ export class Approvals {
     return this.audited(caller, id, approve, channel);
   }
 
-  private audited(
+  private async audited(
     caller: Caller,
     id: string,
     approve: boolean,
     channel: ApprovalChannel,
   ): Promise<ApprovalRecord> {
-    const record = this.book.get(id);
+    const record = await this.book.fetch(id);
     const takeover = record.kind === 'takeover';
     const decide = async () => {
       const decided = await this.book.decide(id, approve, caller.principalId, channel);

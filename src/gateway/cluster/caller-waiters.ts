@@ -11,15 +11,19 @@ import type { CommandOutcome } from '../broker/commands.js';
 import { DeadlineQueue } from '../broker/deadlines.js';
 import { commandError } from '../broker/command-error.js';
 import { stoppedByOwner } from '../stopped-by-owner.js';
-import type { LaneKeys } from './keys.js';
+import { nodeKey, type LaneKeys } from './keys.js';
 import type { LocalLanes } from './local-lanes.js';
 import * as lua from './lua.js';
-import { LEASE_TTL_MS } from './node-lease.js';
 import type { RedisLink } from './redis-link.js';
 import { INBOX_MAXLEN } from './redis-failures.js';
 
-/** A command queued to a node whose lease is gone is given up after this long (and that lease's TTL). */
-const ABANDON_AFTER_MS = 1000;
+/**
+ * A command queued to another node is looked after from this age on: once that node's lease is gone,
+ * one it never sent is given up at the next sweep. Short, so that a call queued to a node in the last
+ * moments of its lease is refused as soon as the lease is, not a second later; the sweep asks Redis
+ * once per owner node, not once per command.
+ */
+const ABANDON_AFTER_MS = 100;
 
 /**
  * Besides the embedded broker's outcomes: the owner node could not send it (gone, or the socket moved),
@@ -156,12 +160,26 @@ export class CallerWaiters {
   /** Commands queued to an owner whose lease has gone and that it never sent end now, not at their deadline. */
   abandonSweep(): void {
     const now = performance.now();
+    const byOwner = new Map<string, [string, Waiter][]>();
     for (const [id, waiter] of this.waiters) {
-      if (waiter.owner === null || now - waiter.queuedAt < Math.min(ABANDON_AFTER_MS, LEASE_TTL_MS)) continue;
-      this.o.link
-        .run(lua.ABANDON, [waiter.keys.pend], [id, waiter.owner])
-        .then((gone) => {
-          if (gone === 1) this.settle(id, { kind: 'unavailable' });
+      if (waiter.owner === null || now - waiter.queuedAt < ABANDON_AFTER_MS) continue;
+      const list = byOwner.get(waiter.owner) ?? [];
+      list.push([id, waiter]);
+      byOwner.set(waiter.owner, list);
+    }
+    for (const [owner, queued] of byOwner) {
+      this.o.link.command
+        .sendCommand(['EXISTS', nodeKey(owner)])
+        .then((alive: unknown) => {
+          if (alive !== 0) return;
+          // The script checks the lease again, with the command's state, in one step.
+          for (const [id, waiter] of queued)
+            this.o.link
+              .run(lua.ABANDON, [waiter.keys.pend], [id, owner])
+              .then((gone) => {
+                if (gone === 1) this.settle(id, { kind: 'unavailable' });
+              })
+              .catch(() => undefined);
         })
         .catch(() => undefined);
     }

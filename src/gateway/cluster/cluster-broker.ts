@@ -30,12 +30,13 @@ import { NodeLease } from './node-lease.js';
 import type { RedisLink } from './redis-link.js';
 import { RedisLossGuard } from './redis-loss.js';
 import { cancelSessionCommands, clearSessionStop } from './session-cancel.js';
+import { StopFences } from './stop-fences.js';
 import { sessionKey } from './keys.js';
 import * as lua from './lua.js';
 import { INBOX_MAXLEN } from './redis-failures.js';
 
 /** How often a caller looks whether a command queued to a vanished owner can be given up. */
-const ABANDON_SWEEP_MS = 500;
+const ABANDON_SWEEP_MS = 250;
 
 export interface ClusterBrokerOptions {
   link: RedisLink;
@@ -60,6 +61,7 @@ export class ClusterBroker implements ControllerBroker, ApprovalWaits {
   private readonly membership: LaneMembership;
   private readonly delivery: CommandDelivery;
   private readonly commands: CommandDispatchOptions;
+  private readonly fences: StopFences;
   private readonly loss: RedisLossGuard;
   private readonly lease: NodeLease;
   private reader: InboxReader | null = null;
@@ -104,6 +106,7 @@ export class ClusterBroker implements ControllerBroker, ApprovalWaits {
       commandTimeoutMs: o.commandTimeoutMs,
       renewLease: () => this.lease.renew(),
     };
+    this.fences = new StopFences(link, nodeId, this.lanes);
     this.loss = new RedisLossGuard(link, nodeId, this.lanes, log);
     this.lease = new NodeLease(link, nodeId, o.leaseValue, log, this.loss);
   }
@@ -166,7 +169,7 @@ export class ClusterBroker implements ControllerBroker, ApprovalWaits {
   }
 
   cancelSession(sessionId: string): Promise<number> {
-    return cancelSessionCommands(this.commands, sessionId);
+    return cancelSessionCommands({ ...this.commands, fences: this.fences }, sessionId);
   }
 
   resumeSession(sessionId: string): Promise<void> {
@@ -246,6 +249,16 @@ export class ClusterBroker implements ControllerBroker, ApprovalWaits {
         return;
       case 'unavailable':
         this.waiters.settle(entry.id ?? '', { kind: 'unavailable' });
+        return;
+      case 'fence':
+        this.fences
+          .answer(entry.t ?? '', entry.c ?? '')
+          .catch((error: unknown) =>
+            this.o.log.warn('a Stop fence was not answered', { reason: (error as Error).message }),
+          );
+        return;
+      case 'fenced':
+        this.fences.acked(entry.t ?? '', entry.n ?? '');
         return;
       case 'await':
         this.waiters.awaitingApproval(entry.s ?? '', entry.t ?? '', entry.a ?? '', Number(entry.x));

@@ -35,10 +35,11 @@ interface SentForOther {
 }
 
 /**
- * A live caller ends its command by its deadline (END_EARLY); past that and a lease's life, a command
- * still tracked here is no longer this node's to watch.
+ * A live caller ends its command by its deadline (END_EARLY), unless the person's approval moved it:
+ * past the deadline and a lease's life, a command still tracked here is looked up in Redis, and watched
+ * on while it is still pending there.
  */
-const FORGET_MARGIN_MS = 2 * LEASE_TTL_MS;
+const RECHECK_AFTER_MS = 2 * LEASE_TTL_MS;
 
 export class CommandDelivery {
   private readonly sentForOthers = new Map<string, SentForOther>();
@@ -56,10 +57,18 @@ export class CommandDelivery {
     try {
       const now = performance.now();
       const callers = new Set<string>();
+      const overdue: [string, SentForOther][] = [];
       for (const [id, sent] of this.sentForOthers) {
-        if (now - sent.since > this.o.commandTimeoutMs + FORGET_MARGIN_MS) this.sentForOthers.delete(id);
-        else callers.add(sent.caller);
+        callers.add(sent.caller);
+        if (now - sent.since > this.o.commandTimeoutMs + RECHECK_AFTER_MS) overdue.push([id, sent]);
       }
+      await Promise.all(
+        overdue.map(async ([id, sent]) => {
+          const pending: unknown = await this.o.link.command.sendCommand(['HEXISTS', sent.keys.pend, id]);
+          if (pending === 0) this.sentForOthers.delete(id);
+          else sent.since = now; // Waits for a person: looked at again a deadline later.
+        }),
+      );
       const alive = new Map<string, boolean>();
       await Promise.all(
         [...callers].map(async (caller) => {

@@ -69,9 +69,9 @@ export class LaneLookup {
       true,
     )) as string[];
     const controllers: LaneState['controllers'][number][] = [];
-    for (let i = 0; i + 2 < flat.length; i += 3)
+    for (let i = 0; i + 3 < flat.length; i += 4)
       controllers.push({
-        scope: scopeOf(flat[i] as string, flat[i + 2] === '1'),
+        scope: scopeOf(flat[i] as string, flat[i + 2] === '1', flat[i + 3]),
         connected: flat[i + 1] === '1',
       });
     const state: LaneState = { registered: controllers.length > 0, controllers };

@@ -37,13 +37,14 @@ export class LaneMembership {
     const { link, nodeId } = this.o;
     const keys = laneKeys(scope);
     const caps = `,${scope.capabilities.join(',')},`;
+    const { capabilities: _kept, ...stored } = scope;
     const take = async () =>
       (await link.run(
         lua.ATTACH,
         [keys.idx, keys.lane, sessionKey(scope.session_id), nodeKey(nodeId)],
         [
           keys.h,
-          JSON.stringify(scope),
+          JSON.stringify(stored),
           laneKey(scope),
           caps,
           nodeId,

@@ -76,27 +76,30 @@ end`;
 export const MINT = `${NOW_MS}
 if redis.call('EXISTS', KEYS[1]) == 1 then return {'exists'} end
 local exp = now + tonumber(ARGV[2])
-redis.call('HSET', KEYS[1], 'scope', ARGV[1], 'exp', string.format('%.0f', exp), 'used', '0')
+redis.call('HSET', KEYS[1], 'scope', ARGV[1], 'exp', string.format('%.0f', exp))
 if ARGV[3] == '1' then redis.call('HSET', KEYS[1], 'pa', '1') end
 redis.call('PEXPIRE', KEYS[1], tonumber(ARGV[2]) + 60000)
 return {'ok', string.format('%.0f', now), string.format('%.0f', exp)}`;
 
 /**
  * KEYS: ticket. → {'ok', scope, paired} | {'unknown'} | {'consumed'} | {'expired'}; at exactly exp it
- * still succeeds.
+ * still succeeds. The spent ticket becomes a bare string for the rest of its life: it only has to
+ * tell a replay "consumed" from "unknown", and a small string costs a fraction of a hash (one whose
+ * scope once exceeded the listpack limit stays a hash table even emptied).
  */
-export const CONSUME = `local v = redis.call('HMGET', KEYS[1], 'scope', 'exp', 'used', 'pa')
-if v[3] == '1' then return {'consumed'} end
+export const CONSUME = `if redis.call('TYPE', KEYS[1]).ok == 'string' then return {'consumed'} end
+local v = redis.call('HMGET', KEYS[1], 'scope', 'exp', 'pa')
 if not v[1] then return {'unknown'} end
 ${NOW_MS}
 if now > tonumber(v[2]) then return {'expired'} end
--- The spent ticket keeps only what tells a replay "consumed" from "unknown", not its scope.
-redis.call('HSET', KEYS[1], 'used', '1')
-redis.call('HDEL', KEYS[1], 'scope', 'pa')
-return {'ok', v[1], v[4] or '0'}`;
+local ttl = redis.call('PTTL', KEYS[1])
+redis.call('DEL', KEYS[1])
+if ttl > 0 then redis.call('SET', KEYS[1], '1', 'PX', ttl) end
+return {'ok', v[1], v[3] or '0'}`;
 
 /**
- * KEYS: idx, lane, sess, this node's lease. ARGV: h, scope JSON, laneKey, caps ",a,b,", node, prefix, S,
+ * KEYS: idx, lane, sess, this node's lease. ARGV: h, scope JSON without its capabilities (kept once, as
+ * caps), laneKey, caps ",a,b,", node, prefix, S,
  * maxlen, paired. Replaces other identities of the same lane (their callers told `cancelled`, their
  * owners `revoke`), then takes the lane for this node with a new generation. → {gen, deferred cancel
  * frames} | {'nolease'}: no node would route to a lane whose owner has no lease (a Redis that restarted
@@ -153,15 +156,16 @@ end
 return {'more', left}`;
 
 /**
- * KEYS: idx. ARGV: prefix. → flat list of scope JSON, '1' when routable now (connected, owner alive),
- * '1' when the owner paired it (registered with a pairing token). Declared read-only (the shebang must
+ * KEYS: idx. ARGV: prefix. → flat list of scope JSON (without its capabilities), '1' when routable now
+ * (connected, owner alive), '1' when the owner paired it (registered with a pairing token), the
+ * capabilities as ",a,b,". Declared read-only (the shebang must
  * be the first line): Redis runs it while writes are paused (`CLIENT PAUSE WRITE`, a failover), so a
  * call reaches its dispatch, whose deadline then bounds it, instead of waiting out the pause unbounded.
  */
 export const LOOKUP = `#!lua flags=no-writes
 local out = {}
 for _, m in ipairs(redis.call('SMEMBERS', KEYS[1])) do
-  local f = redis.call('HMGET', ARGV[1] .. 'lane:' .. m, 'scope', 'state', 'owner', 'pa')
+  local f = redis.call('HMGET', ARGV[1] .. 'lane:' .. m, 'scope', 'state', 'owner', 'pa', 'caps')
   if f[1] then
     local live = '0'
     if f[2] == 'connected' and f[3] and f[3] ~= '' and redis.call('EXISTS', 'tg:node:' .. f[3]) == 1 then
@@ -170,6 +174,7 @@ for _, m in ipairs(redis.call('SMEMBERS', KEYS[1])) do
     table.insert(out, f[1])
     table.insert(out, live)
     table.insert(out, f[4] or '0')
+    table.insert(out, f[5] or ',,')
   end
 end
 return out`;
@@ -318,24 +323,30 @@ redis.call('SREM', KEYS[5], ARGV[5] .. ':' .. ARGV[1])
 return {f[4], f[1], frames, cancelled, redis.call('SCARD', KEYS[5])}`;
 
 /**
- * KEYS: sess, stop marker. ARGV: node, maxlen, cap, marker ttl ms. The owner's Stop: the marker is set
- * first, in the same step, so no dispatch after this one registers a command of the session (a call
- * that read its session before the Stop was stored is refused at its dispatch); then every pending
- * command of the session's controllers ends for its caller, wherever it waits (`cancelled` marked
- * `r: stop`), and each sent one gets its cancel (appended to its owner's inbox, returned when this node
- * holds the socket, deferred while the controller is away). → {flat pairs h, frame for this node,
- * command ids cancelled for this node, how many callers on other nodes were told}
+ * KEYS: sess, stop marker. ARGV: node, maxlen, cap, marker ttl ms, fence token. The owner's Stop: the
+ * marker is set first, in the same step, so no dispatch after this one registers a command of the
+ * session (a call that read its session before the Stop was stored is refused at its dispatch); then
+ * every pending command of the session's controllers ends for its caller, wherever it waits
+ * (`cancelled` marked `r: stop`), and each sent one gets its cancel (appended to its owner's inbox,
+ * returned when this node holds the socket, deferred while the controller is away). Every other node
+ * holding one of the session's sockets gets a fence after them (see stop-fences.ts): a cancel sent
+ * before this step (the caller's own abort) is also behind it. → {flat pairs h, frame for this node,
+ * command ids cancelled for this node, how many callers on other nodes were told, the fenced nodes}
  */
 export const CANCEL_SESSION = `${CANCEL_FRAME}
 ${PENDING}
 ${ROUTE_CANCEL}
 ${END_FOR_CALLER}
 redis.call('SET', KEYS[2], '1', 'PX', ARGV[4])
-local frames, cancelled, remote = {}, {}, 0
+local frames, cancelled, remote, fenced, fence = {}, {}, 0, {}, {}
 for _, m in ipairs(redis.call('SMEMBERS', KEYS[1])) do
   local S, h = string.match(m, '^([^:]*):(.*)$')
   local pre = 'tg:{' .. S .. '}:'
   local owner = cancelRoute(pre .. 'lane:' .. h)
+  if owner and owner ~= ARGV[1] and not fence[owner] then
+    fence[owner] = true
+    table.insert(fenced, owner)
+  end
   local pk = pre .. 'pend:' .. h
   local p = redis.call('HGETALL', pk)
   for i = 1, #p, 2 do
@@ -351,7 +362,10 @@ for _, m in ipairs(redis.call('SMEMBERS', KEYS[1])) do
   end
   redis.call('DEL', pk)
 end
-return {frames, cancelled, remote}`;
+for _, owner in ipairs(fenced) do
+  redis.call('XADD', 'tg:inbox:' .. owner, 'MAXLEN', '~', ARGV[2], '*', 'k', 'fence', 't', ARGV[5], 'c', ARGV[1])
+end
+return {frames, cancelled, remote, fenced}`;
 
 /**
  * KEYS: sess. ARGV: node, maxlen, session id, tool, approval id, expiry (epoch ms). The controller asked

@@ -54,7 +54,8 @@ export class RedisLink {
     /** Replaced whole when it has gone deaf (see replaceReader). */
     public reader: RedisClient,
     private readonly url: string,
-    private readonly readerName: string,
+    /** The node these connections serve; each connection is named after it (`CLIENT LIST`). */
+    readonly nodeId: string,
     private readonly log: Logger,
   ) {}
 
@@ -78,7 +79,7 @@ export class RedisLink {
         `cannot reach the cluster's Redis at ${redactRedisUrl(url)}: ${(error as Error).message}`,
       );
     }
-    return new RedisLink(command, reads, reader, url, `tg-inbox-${nodeId}`, log);
+    return new RedisLink(command, reads, reader, url, nodeId, log);
   }
 
   /**
@@ -86,7 +87,7 @@ export class RedisLink {
    * reader is then replaced by a new connection, and the blocked read on the old one fails.
    */
   async replaceReader(): Promise<void> {
-    const fresh = makeClient(this.url, this.readerName, this.log);
+    const fresh = makeClient(this.url, `tg-inbox-${this.nodeId}`, this.log);
     await fresh.connect();
     const old = this.reader;
     this.reader = fresh;

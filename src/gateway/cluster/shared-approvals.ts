@@ -104,7 +104,7 @@ export class SharedApprovalBook extends ApprovalBook {
 
   /** Listens for changes first, then reads what the cluster holds, so nothing falls between. */
   async start(): Promise<void> {
-    const subscriber = this.link.command.duplicate();
+    const subscriber = this.link.command.duplicate({ name: `tg-sub-${this.link.nodeId}` });
     subscriber.on('error', () => undefined); // the command connection's own handler reports Redis loss
     await subscriber.connect();
     await subscriber.subscribe(CHANNEL, (id) => void this.refresh(id));
@@ -126,6 +126,26 @@ export class SharedApprovalBook extends ApprovalBook {
         .catch(() => undefined);
     }, RESYNC_MS);
     this.resync.unref();
+  }
+
+  /**
+   * A request may name an approval another node opened a moment ago, before its announcement arrived
+   * here: the record is read from Redis before the answer is `approval_not_found`.
+   */
+  override async fetch(id: string, sessionId?: string): Promise<ApprovalRecord> {
+    if (!this.entries.has(id)) {
+      let fields: string[];
+      try {
+        fields = await this.link.command.sendCommand<string[]>(['HGETALL', recordKey(id)]);
+      } catch {
+        throw new TabgateError(
+          'cluster_unavailable',
+          `this gateway cannot reach its cluster's Redis to read approval ${JSON.stringify(id.slice(0, 100))}`,
+        );
+      }
+      this.take(fields);
+    }
+    return this.get(id, sessionId);
   }
 
   override open(...args: Parameters<ApprovalBook['open']>): ApprovalRecord {
@@ -175,8 +195,18 @@ export class SharedApprovalBook extends ApprovalBook {
       CHANNEL,
       id,
     ])) as [string, string[]];
-    if (verdict === 'not_found')
+    if (verdict === 'not_found') {
+      const known = this.entries.get(id);
+      if (known) {
+        // Held here but lost by Redis: it can no longer be decided anywhere.
+        this.forgotten(id);
+        throw new TabgateError(
+          'approval_expired',
+          `Approval ${id} was lost when the cluster's Redis restarted; ask for it again.`,
+        );
+      }
       throw new TabgateError('approval_not_found', `No approval ${JSON.stringify(id.slice(0, 100))} here.`);
+    }
     const state = this.take(fields);
     if (verdict === 'expired')
       throw new TabgateError('approval_expired', `Approval ${id} expired at ${state?.expires_at ?? ''}.`);
@@ -267,6 +297,23 @@ export class SharedApprovalBook extends ApprovalBook {
     }
   }
 
+  /**
+   * Redis no longer holds a record that is still undecided or unused here (it keeps each until well past
+   * its expiry): it restarted, failed over or was flushed, or the record never reached it. Nobody can
+   * decide or use it any more, so what waits for it ends now, as expired, rather than at its timeout.
+   */
+  private forgotten(id: string): void {
+    const entry = this.entries.get(id);
+    if (!entry || this.lapsed(entry)) return;
+    const { status } = entry.record;
+    if (status !== 'pending' && status !== 'approved') return;
+    this.log.warn("the cluster's Redis lost an approval; it ends as expired", {
+      approval_id: id,
+      session_id: entry.record.session_id,
+    });
+    this.settle(entry, 'expired');
+  }
+
   /** The cluster's state of one record, adopted here. */
   private take(fields: string[]): ApprovalRecord | null {
     const state = recordOf(fields);
@@ -277,7 +324,12 @@ export class SharedApprovalBook extends ApprovalBook {
 
   private async refresh(id: string): Promise<void> {
     try {
-      const record = this.take(await this.link.command.sendCommand<string[]>(['HGETALL', recordKey(id)]));
+      const fields = await this.link.command.sendCommand<string[]>(['HGETALL', recordKey(id)]);
+      if (fields.length === 0) {
+        this.forgotten(id);
+        return;
+      }
+      const record = this.take(fields);
       const entry = this.entries.get(id);
       if (record?.status === 'pending' && entry && entry.crop === undefined) {
         const crop = await this.link.command.sendCommand<string | null>(['GET', cropKey(id)]);

@@ -97,8 +97,8 @@ export function extensionApprovalRoutes(d: ExtensionApprovalDeps): Route[] {
     return record;
   };
   /** An approval of that session; another session's is as unknown as a made-up id. */
-  const approvalOf = (ctx: RouteContext, sessionId: string): ApprovalRecord =>
-    d.approvals.book.get(ctx.params.approval ?? '', sessionId);
+  const approvalOf = async (ctx: RouteContext, sessionId: string): Promise<ApprovalRecord> =>
+    d.approvals.book.fetch(ctx.params.approval ?? '', sessionId);
 
   const ownerOf = (caller: Caller): Caller => ({
     principalId: caller.principalId,
@@ -118,7 +118,7 @@ export function extensionApprovalRoutes(d: ExtensionApprovalDeps): Route[] {
       const caller = pairedExtension(ctx);
       fromExtension(ctx, d.originGuard);
       const session = await servedSession(ctx);
-      const record = approvalOf(ctx, session.session_id);
+      const record = await approvalOf(ctx, session.session_id);
       const kept = await d.approvals.book.keptKey(record.approval_id);
       if (!sameKey(objectBody(ctx.body).decision_key, kept)) {
         throw new TabgateError(
@@ -139,7 +139,7 @@ export function extensionApprovalRoutes(d: ExtensionApprovalDeps): Route[] {
       pairedExtension(ctx);
       fromExtension(ctx, d.originGuard);
       const session = await servedSession(ctx);
-      const record = approvalOf(ctx, session.session_id);
+      const record = await approvalOf(ctx, session.session_id);
       if (record.kind !== 'takeover' || record.status !== 'pending')
         throw new TabgateError('approval_not_found', 'No takeover of this session waits for the person.');
       // Once: a pairing token used outside the extension, after the worker took it, gets nothing.
@@ -238,7 +238,7 @@ export function extensionApprovalRoutes(d: ExtensionApprovalDeps): Route[] {
       auth: 'controller',
       handle: async (ctx) => {
         const session = await servedSession(ctx);
-        const id = approvalOf(ctx, session.session_id).approval_id;
+        const id = (await approvalOf(ctx, session.session_id)).approval_id;
         let onGone: (() => void) | undefined;
         const gone = new Promise<'gone'>((resolve) => {
           onGone = () => resolve('gone');
@@ -264,7 +264,7 @@ export function extensionApprovalRoutes(d: ExtensionApprovalDeps): Route[] {
       auth: 'controller',
       handle: async (ctx) => {
         const session = await servedSession(ctx);
-        const record = approvalOf(ctx, session.session_id);
+        const record = await approvalOf(ctx, session.session_id);
         d.approvals.book.withdraw(record.approval_id);
         return { status: 200, body: { approval: d.approvals.book.get(record.approval_id) } };
       },
