@@ -285,7 +285,7 @@ const HANDLERS: { [N in ToolName]: Handler<N> } = {
     if (!ledger) {
       throw new TabgateError(
         'unsupported_on_backend',
-        "This session's browser keeps no downloads: it is not on the gateway's machine (a provider's or the user's own), so tabgate cannot read its disk.",
+        "This session's browser keeps no downloads: it is not on the gateway's machine (a provider's), so tabgate cannot read its disk.",
       );
     }
     await ledger.settle(Math.min(10_000, options.commandTimeoutMs / 2), DOWNLOAD_GRACE_MS);
