@@ -17,6 +17,7 @@ import {
 import { CallGate, originOfRef, type ActionGate } from './action-gate.js';
 import { fillSecret } from './secret-fill.js';
 import { click, pressKey, settleAfterInput, typeInto } from './actions.js';
+import { watchSubmit, type SubmitWatch } from './submit-watch.js';
 import { describeDialog } from './dialogs.js';
 import { fillForm, selectOptions } from './forms.js';
 import { goBack, goInHistory, navigate, pageInfo, reload } from './navigation.js';
@@ -93,8 +94,8 @@ async function dialogSnapshot(tab: Tab, options: EngineOptions) {
 }
 
 /** `settleAfterInput`, unless the input opened a dialog: the page then waits for the answer. */
-async function settle(tab: Tab, options: EngineOptions): Promise<void> {
-  await tab.dialogs.unlessDialog(settleAfterInput(tab, options.commandTimeoutMs), undefined);
+async function settle(tab: Tab, options: EngineOptions, watch?: SubmitWatch): Promise<void> {
+  await tab.dialogs.unlessDialog(settleAfterInput(tab, options.commandTimeoutMs, watch), undefined);
 }
 
 /** How long after an action browser_downloads waits for a download it started to begin. */
@@ -132,8 +133,9 @@ const HANDLERS: { [N in ToolName]: Handler<N> } = {
   async browser_click(host, { ref, button, double, modifiers }, options, _fill, gate) {
     const tab = await host.activeTab();
     await gate?.input(tab, refOf(ref), 'click');
+    const watch = await watchSubmit(tab);
     await click(tab, refOf(ref), { button, double, modifiers });
-    await settle(tab, options);
+    await settle(tab, options, watch);
     return { clicked: refOf(ref) };
   },
   async browser_type(host, { ref, text, secret, submit }, options, fill, gate) {
@@ -152,8 +154,9 @@ const HANDLERS: { [N in ToolName]: Handler<N> } = {
       if (secretOrigin !== null) gate?.gate.secretUsed(secretOrigin);
     } else await typeInto(tab, refOf(ref), text ?? '');
     if (submit) {
+      const watch = await watchSubmit(tab);
       await tab.dialogs.unlessDialog(pressKey(tab, 'Enter', []), undefined);
-      await settle(tab, options);
+      await settle(tab, options, watch);
     }
     return { typed_into: refOf(ref), submitted: submit === true, ...(secret ? { secret } : {}) };
   },
@@ -164,8 +167,9 @@ const HANDLERS: { [N in ToolName]: Handler<N> } = {
     await gate?.input(tab, null, combo.key === 'Enter' ? 'enter' : 'type');
     const held: KeyModifier[] = [...(modifiers ?? [])];
     for (const modifier of combo.modifiers) if (!held.includes(modifier)) held.push(modifier);
+    const watch = combo.key === 'Enter' ? await watchSubmit(tab) : undefined;
     await tab.dialogs.unlessDialog(pressKey(tab, combo.key, held), undefined);
-    if (combo.key === 'Enter') await settle(tab, options);
+    if (watch) await settle(tab, options, watch);
     return { pressed: [...held, combo.key].join('+') };
   },
   async browser_hover(host, { ref }) {
