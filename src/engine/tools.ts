@@ -101,10 +101,35 @@ async function settle(tab: Tab, options: EngineOptions, watch?: SubmitWatch): Pr
 /** How long after an action browser_downloads waits for a download it started to begin. */
 const DOWNLOAD_GRACE_MS = 1_000;
 
+/**
+ * The downloads a navigation that Chromium abandoned (`ERR_ABORTED`) became, once they are written or
+ * stopped; null when it became none, and the failure stands.
+ */
+async function downloadedInstead(
+  host: TabHost,
+  error: unknown,
+  options: EngineOptions,
+): Promise<DownloadInfo[] | null> {
+  const ledger = host.downloads;
+  if (!ledger || !(error instanceof TabgateError) || error.code !== 'navigation_failed') return null;
+  if (!/ERR_ABORTED/.test(error.message)) return null;
+  await ledger.settle(Math.min(10_000, options.commandTimeoutMs / 2), DOWNLOAD_GRACE_MS);
+  const downloads = ledger.drain();
+  return downloads.length > 0 ? downloads : null;
+}
+
 const HANDLERS: { [N in ToolName]: Handler<N> } = {
   async browser_navigate(host, { url, snapshot }, options) {
     const tab = await host.activeTab();
-    const navigated = await navigate(tab, url, options, Math.max(1000, options.commandTimeoutMs - 2000));
+    let navigated;
+    try {
+      navigated = await navigate(tab, url, options, Math.max(1000, options.commandTimeoutMs - 2000));
+    } catch (error) {
+      const downloaded = await downloadedInstead(host, error, options);
+      if (!downloaded) throw error;
+      // A URL that is a file leaves the page where it was, as in a person's browser: the file is the answer.
+      return { ...(await pageInfo(tab)), status: null, downloads: downloaded };
+    }
     if (snapshot === 'none') return navigated;
     if (snapshot === 'full')
       return { ...navigated, snapshot: await snapshotResult(tab, false, { offset: 0 }, options) };

@@ -308,6 +308,23 @@ describe("uploads and downloads on the user's tab, approved in the popup", () =>
     assert.deepEqual(downloadsOnDisk(), [], "nothing in the person's own downloads folder");
   });
 
+  it('asks for a navigation to a file like any download, and answers it with the file once approved', async () => {
+    await ok('browser_navigate', { url: site.url('/downloads') });
+    const running = call('browser_navigate', { url: site.url('/file?name=navigated-report.csv') });
+    const asked = await pending();
+    assert.deepEqual(asked.classes, ['download']);
+    await decideInPopup(asked.approval_id, 'approve');
+    const result = await running;
+    assert.equal(result.status, 200, JSON.stringify(result.body));
+    assert.match(String(result.body.result.url), /\/downloads$/, 'the tab stays on its page');
+    const [file] = result.body.result.downloads as { name: string; sha256: string; state: string }[];
+    assert.deepEqual(
+      [file?.name, file?.state, file?.sha256],
+      ['navigated-report.csv', 'complete', sha256(fileBytes('navigated-report.csv'))],
+    );
+    assert.deepEqual(downloadsOnDisk(), [], "nothing in the person's own downloads folder");
+  });
+
   it('refuses a download the page makes itself (a blob: link), saving it nowhere', async () => {
     await ok('browser_navigate', { url: site.url('/blob') });
     const running = call('browser_click', { ref: await refOf('link "Made here"') });
