@@ -212,12 +212,15 @@ export async function settleAfterInput(tab: Tab, timeoutMs: number, watch?: Subm
   const before = watch?.navigations ?? tab.navigations;
   const requested = watch?.requested ?? tab.requestedNavigations;
   const submitted = watch ? await watch.outcome() : 'none';
-  if (submitted === 'native') {
-    let loaded = false;
-    await tab.waitUntil(() => {
-      loaded ||= tab.loading;
-      return tab.navigations !== before || (loaded && !tab.loading);
-    }, timeoutMs);
+  if (submitted === 'native' && watch) {
+    // Committed; or a load began and ended without a document (a download); or the guard refused it.
+    await tab.waitUntil(
+      () =>
+        tab.navigations !== before ||
+        (tab.loadsStarted !== watch.loadsStarted && !tab.loading) ||
+        tab.refusedNavigations !== watch.refused,
+      timeoutMs,
+    );
   } else if (submitted === 'taken') {
     const since = watch?.at ?? Date.now();
     const moved = () => tab.loading || tab.navigations !== before || tab.requestedNavigations !== requested;

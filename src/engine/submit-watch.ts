@@ -18,6 +18,8 @@ export interface SubmitWatch {
   /** The main frame's navigations and requested navigations when the watch began (before the input). */
   navigations: number;
   requested: number;
+  loadsStarted: number;
+  refused: number;
   /** When the watch began. */
   at: number;
   /** What became of a submission since: one round trip to the page, after the input. */
@@ -74,8 +76,15 @@ function pageSubmitSince(_agent: PageAgent, mark: number): SubmitOutcome {
 export async function watchSubmit(tab: Tab): Promise<SubmitWatch> {
   const navigations = tab.navigations;
   const requested = tab.requestedNavigations;
+  const counts = { loadsStarted: tab.loadsStarted, refused: tab.refusedNavigations };
   const at = Date.now();
-  const none: SubmitWatch = { navigations, requested, at, outcome: () => Promise.resolve('none') };
+  const none: SubmitWatch = {
+    navigations,
+    requested,
+    ...counts,
+    at,
+    outcome: () => Promise.resolve('none'),
+  };
   let contextId: number;
   let mark: number;
   try {
@@ -88,6 +97,7 @@ export async function watchSubmit(tab: Tab): Promise<SubmitWatch> {
   return {
     navigations,
     requested,
+    ...counts,
     at,
     outcome: async () => {
       try {

@@ -45,6 +45,8 @@ export class Tab {
   crashed = false;
   /** Main-frame navigation state, read by the waits of navigation and actions. */
   loading = false;
+  /** Loads the main frame began, committed or not (a download, a refused navigation end without one). */
+  loadsStarted = 0;
   navigations = 0;
   sameDocumentNavigations = 0;
   mainLoaderId = '';
@@ -139,7 +141,9 @@ export class Tab {
         this.poke();
       }),
       page.on<{ frameId: string }>('Page.frameStartedLoading', ({ frameId }) => {
-        if (frameId === this.mainFrameId) this.loading = true;
+        if (frameId !== this.mainFrameId) return this.poke();
+        this.loading = true;
+        this.loadsStarted++;
         this.poke();
       }),
       page.on<{ frameId: string }>('Page.frameStoppedLoading', ({ frameId }) => {
