@@ -82,6 +82,8 @@ export class TabDownloads implements DownloadLedger {
   private sessionId: string | null = null;
   private began = 0;
   private lastDrain = 0;
+  /** How many downloads had begun at the last drain (the end of the last call). */
+  private drainedSeq = 0;
   private readonly waiters = new Set<() => void>();
   private readonly acks = new Map<string, (ack: DownloadAckParams) => void>();
   /** Sessions whose person just approved a click on a download link, until when. */
@@ -342,6 +344,7 @@ export class TabDownloads implements DownloadLedger {
     const fresh = this.entries.filter((e) => !e.reported && !e.busy);
     for (const entry of fresh) entry.reported = true;
     this.lastDrain = Date.now();
+    this.drainedSeq = this.began;
     return fresh.map((e) => e.info);
   }
 
@@ -353,8 +356,12 @@ export class TabDownloads implements DownloadLedger {
   settle(timeoutMs: number, graceMs = 0): Promise<void> {
     const graceUntil = this.lastDrain + graceMs;
     const known = this.began;
-    const busy = () => this.entries.some((e) => e.busy);
-    const asking = () => this.entries.some((e) => e.busy && e.info.state === 'awaiting_approval');
+    // Only what began since the last call's report: an older download still waiting for the person
+    // (one they started themselves) does not hold every call up.
+    const since = this.drainedSeq;
+    const busy = () => this.entries.some((e) => e.busy && e.seq > since);
+    const asking = () =>
+      this.entries.some((e) => e.busy && e.seq > since && e.info.state === 'awaiting_approval');
     const settled = () => !busy() && (this.began > known || Date.now() >= graceUntil);
     if (settled()) return Promise.resolve();
     let deadline = Date.now() + timeoutMs;
