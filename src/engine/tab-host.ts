@@ -34,7 +34,7 @@ export interface TabHost {
    * holds (the fill waits for it). Absent where the network is not intercepted by this engine.
    */
   secretFilled?(fill: SecretFill): void | Promise<void>;
-  /** Absent where downloads are not kept (a remote browser's disk, the user's own browser). */
+  /** Absent where downloads are not kept (a remote browser's disk). */
   readonly downloads?: DownloadLedger;
 }
 

@@ -17,6 +17,7 @@ import type {
 import { ConsoleLog } from './console-log.js';
 import { DEFAULT_DIALOG_SETTINGS, TabDialogs, type DialogSettings } from './dialogs.js';
 import { FrameWorlds } from './frame-worlds.js';
+import { PageActivity } from './page-activity.js';
 import type { NetworkGuard, Refusal } from './network-guard.js';
 import { RedirectLog } from './redirect-log.js';
 import { refusalOfErrorPage } from './refused-page.js';
@@ -36,12 +37,16 @@ const KEPT_DOCUMENTS = 20;
 export class Tab {
   readonly pageWorlds: FrameWorlds;
   readonly console = new ConsoleLog();
+  /** The page session's requests under way (actions.ts waits on them after a submission taken over). */
+  readonly activity = new PageActivity();
   readonly refs: RefTable;
   readonly dialogs: TabDialogs;
   mainFrameId = '';
   crashed = false;
   /** Main-frame navigation state, read by the waits of navigation and actions. */
   loading = false;
+  /** Loads the main frame began, committed or not (a download, a refused navigation end without one). */
+  loadsStarted = 0;
   navigations = 0;
   sameDocumentNavigations = 0;
   mainLoaderId = '';
@@ -92,6 +97,7 @@ export class Tab {
     const page = this.page;
     const watching = this.watch(page);
     this.unsubscribe.push(
+      ...this.activity.listen(page, () => this.poke()),
       page.on<LifecycleEvent>('Page.lifecycleEvent', (event) => {
         if (event.frameId !== this.mainFrameId) return;
         if (event.name === 'init') {
@@ -135,7 +141,9 @@ export class Tab {
         this.poke();
       }),
       page.on<{ frameId: string }>('Page.frameStartedLoading', ({ frameId }) => {
-        if (frameId === this.mainFrameId) this.loading = true;
+        if (frameId !== this.mainFrameId) return this.poke();
+        this.loading = true;
+        this.loadsStarted++;
         this.poke();
       }),
       page.on<{ frameId: string }>('Page.frameStoppedLoading', ({ frameId }) => {

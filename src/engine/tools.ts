@@ -17,6 +17,7 @@ import {
 import { CallGate, originOfRef, type ActionGate } from './action-gate.js';
 import { fillSecret } from './secret-fill.js';
 import { click, pressKey, settleAfterInput, typeInto } from './actions.js';
+import { watchSubmit, type SubmitWatch } from './submit-watch.js';
 import { describeDialog } from './dialogs.js';
 import { fillForm, selectOptions } from './forms.js';
 import { goBack, goInHistory, navigate, pageInfo, reload } from './navigation.js';
@@ -93,17 +94,42 @@ async function dialogSnapshot(tab: Tab, options: EngineOptions) {
 }
 
 /** `settleAfterInput`, unless the input opened a dialog: the page then waits for the answer. */
-async function settle(tab: Tab, options: EngineOptions): Promise<void> {
-  await tab.dialogs.unlessDialog(settleAfterInput(tab, options.commandTimeoutMs), undefined);
+async function settle(tab: Tab, options: EngineOptions, watch?: SubmitWatch): Promise<void> {
+  await tab.dialogs.unlessDialog(settleAfterInput(tab, options.commandTimeoutMs, watch), undefined);
 }
 
 /** How long after an action browser_downloads waits for a download it started to begin. */
 const DOWNLOAD_GRACE_MS = 1_000;
 
+/**
+ * The downloads a navigation that Chromium abandoned (`ERR_ABORTED`) became, once they are written or
+ * stopped; null when it became none, and the failure stands.
+ */
+async function downloadedInstead(
+  host: TabHost,
+  error: unknown,
+  options: EngineOptions,
+): Promise<DownloadInfo[] | null> {
+  const ledger = host.downloads;
+  if (!ledger || !(error instanceof TabgateError) || error.code !== 'navigation_failed') return null;
+  if (!/ERR_ABORTED/.test(error.message)) return null;
+  await ledger.settle(Math.min(10_000, options.commandTimeoutMs / 2), DOWNLOAD_GRACE_MS);
+  const downloads = ledger.drain();
+  return downloads.length > 0 ? downloads : null;
+}
+
 const HANDLERS: { [N in ToolName]: Handler<N> } = {
   async browser_navigate(host, { url, snapshot }, options) {
     const tab = await host.activeTab();
-    const navigated = await navigate(tab, url, options, Math.max(1000, options.commandTimeoutMs - 2000));
+    let navigated;
+    try {
+      navigated = await navigate(tab, url, options, Math.max(1000, options.commandTimeoutMs - 2000));
+    } catch (error) {
+      const downloaded = await downloadedInstead(host, error, options);
+      if (!downloaded) throw error;
+      // A URL that is a file leaves the page where it was, as in a person's browser: the file is the answer.
+      return { ...(await pageInfo(tab)), status: null, downloads: downloaded };
+    }
     if (snapshot === 'none') return navigated;
     if (snapshot === 'full')
       return { ...navigated, snapshot: await snapshotResult(tab, false, { offset: 0 }, options) };
@@ -132,8 +158,9 @@ const HANDLERS: { [N in ToolName]: Handler<N> } = {
   async browser_click(host, { ref, button, double, modifiers }, options, _fill, gate) {
     const tab = await host.activeTab();
     await gate?.input(tab, refOf(ref), 'click');
+    const watch = await watchSubmit(tab);
     await click(tab, refOf(ref), { button, double, modifiers });
-    await settle(tab, options);
+    await settle(tab, options, watch);
     return { clicked: refOf(ref) };
   },
   async browser_type(host, { ref, text, secret, submit }, options, fill, gate) {
@@ -152,8 +179,9 @@ const HANDLERS: { [N in ToolName]: Handler<N> } = {
       if (secretOrigin !== null) gate?.gate.secretUsed(secretOrigin);
     } else await typeInto(tab, refOf(ref), text ?? '');
     if (submit) {
+      const watch = await watchSubmit(tab);
       await tab.dialogs.unlessDialog(pressKey(tab, 'Enter', []), undefined);
-      await settle(tab, options);
+      await settle(tab, options, watch);
     }
     return { typed_into: refOf(ref), submitted: submit === true, ...(secret ? { secret } : {}) };
   },
@@ -164,8 +192,9 @@ const HANDLERS: { [N in ToolName]: Handler<N> } = {
     await gate?.input(tab, null, combo.key === 'Enter' ? 'enter' : 'type');
     const held: KeyModifier[] = [...(modifiers ?? [])];
     for (const modifier of combo.modifiers) if (!held.includes(modifier)) held.push(modifier);
+    const watch = combo.key === 'Enter' ? await watchSubmit(tab) : undefined;
     await tab.dialogs.unlessDialog(pressKey(tab, combo.key, held), undefined);
-    if (combo.key === 'Enter') await settle(tab, options);
+    if (watch) await settle(tab, options, watch);
     return { pressed: [...held, combo.key].join('+') };
   },
   async browser_hover(host, { ref }) {
@@ -285,7 +314,7 @@ const HANDLERS: { [N in ToolName]: Handler<N> } = {
     if (!ledger) {
       throw new TabgateError(
         'unsupported_on_backend',
-        "This session's browser keeps no downloads: it is not on the gateway's machine (a provider's or the user's own), so tabgate cannot read its disk.",
+        "This session's browser keeps no downloads: it is not on the gateway's machine (a provider's), so tabgate cannot read its disk.",
       );
     }
     await ledger.settle(Math.min(10_000, options.commandTimeoutMs / 2), DOWNLOAD_GRACE_MS);

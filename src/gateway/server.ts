@@ -45,6 +45,7 @@ import { sessionControlRoutes } from './http/routes/session-control.js';
 import { sessionRoutes } from './http/routes/sessions.js';
 import { toolRoutes } from './http/routes/tools.js';
 import { downloadRoutes } from './http/routes/downloads.js';
+import { UserTabDownloads } from './user-tab-downloads.js';
 import { createLogger, type Logger } from '../log/logger.js';
 import { SecretGuard, Vault } from './secrets/index.js';
 import { McpHttpEndpoint } from './mcp/http-endpoint.js';
@@ -364,6 +365,10 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
     originGuard,
     log,
     keepaliveMs: options.keepaliveMs,
+    downloads: new UserTabDownloads(
+      join(config.home, 'downloads'),
+      Math.round(config.browser.download_max_mb * 1024 * 1024),
+    ),
     onAccepted: (socket) => connections.prove(socket),
   });
   const headersTimeoutMs = limits.headers_timeout * 1000;

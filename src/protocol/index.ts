@@ -8,6 +8,7 @@ export * from './wire/capabilities.js';
 export * from './wire/frames.js';
 export * from './wire/registration.js';
 export * from './wire/upload-files.js';
+export * from './wire/download-frames.js';
 export * from './errors.js';
 export * from './tools/define.js';
 export * from './tools/catalog.js';

@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { ScrollResult } from '../../src/protocol/index.js';
-import { waitFor } from '../helpers/wait-for.js';
 import { fullText, refOf, rejectsWith } from './helpers.js';
 import { withSession } from './session-fixture.js';
 import type { HarnessRef } from './harness.js';
@@ -40,16 +39,25 @@ export function actionCases(get: HarnessRef): void {
           text: 'Carol',
           submit: true,
         });
-        // The answer page, read again as an agent would: on a loaded host a backend may answer the
-        // Enter before the browser has begun the form's navigation (the settle is a bounded guess).
-        const answered = await waitFor(
-          async () => {
-            const text = await fullText(s);
-            return /Hello Carol/.test(text) ? text : null;
-          },
-          { what: 'the form to be answered', within: 5_000, every: 100 },
-        );
-        assert.match(answered, /Hello Carol/);
+        // The answer at once: a submission is waited for until its page has loaded (submit-watch.ts).
+        assert.match(await fullText(s), /Hello Carol/);
+      }),
+    );
+
+    it(
+      'type with submit, and a click on a submit button, answer on the page the form leads to when the page submits it a moment later',
+      withSession(get, async (s) => {
+        await s.call('browser_navigate', { url: get().url('/tasks/late-submit') });
+        await s.call('browser_type', {
+          ref: await refOf(s, 'textbox "Your name"'),
+          text: 'Dana',
+          submit: true,
+        });
+        assert.match(await fullText(s), /Hello Dana/);
+        await s.call('browser_navigate', { url: get().url('/tasks/late-submit') });
+        await s.call('browser_type', { ref: await refOf(s, 'textbox "Your name"'), text: 'Eve' });
+        await s.call('browser_click', { ref: await refOf(s, 'button "Send"') });
+        assert.match(await fullText(s), /Hello Eve/);
       }),
     );
 

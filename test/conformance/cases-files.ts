@@ -100,6 +100,24 @@ export function fileCases(get: HarnessRef): void {
     );
 
     it(
+      'navigate to a file answers with its download and leaves the page where it was',
+      withSession(get, async (s, t) => {
+        await s.call('browser_navigate', { url: get().url('/tasks/downloads') });
+        if (await assertedRefusal(get, t, s, 'browser_downloads')) return;
+        const result = (await s.call('browser_navigate', {
+          url: get().url('/download?name=direct.csv&size=3000'),
+        })) as { url: string; downloads?: DownloadsResult['downloads'] };
+        assert.equal(new URL(result.url).pathname, '/tasks/downloads');
+        const [file] = result.downloads ?? [];
+        assert.deepEqual(
+          [file?.name, file?.size, file?.state, file?.sha256],
+          ['direct.csv', 3000, 'complete', sha256(downloadBytes(3000))],
+        );
+        assert.deepEqual(await readFile(file?.path ?? ''), downloadBytes(3000));
+      }),
+    );
+
+    it(
       'a download bigger than browser.download_max_mb is stopped and nothing of it is kept',
       withSession(get, async (s, t) => {
         await s.call('browser_navigate', { url: get().url('/tasks/downloads') });

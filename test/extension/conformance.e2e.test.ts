@@ -25,13 +25,16 @@ import {
 // for (on the user's tab a dialog accepted would otherwise be refused until the extension can ask).
 /** The gateway reads the files of an upload to the user's tab from here (browser.upload_roots). */
 const UPLOAD_ROOT = mkdtempSync(join(tmpdir(), 'tabgate-ext-conformance-uploads-'));
+/** browser.download_max_mb: the cap the download cases check, as on the local browser. */
+const DOWNLOAD_MAX_MB = 1;
 const CONFIG = {
-  browser: { upload_roots: [UPLOAD_ROOT], extension_control: { enabled: true, command_timeout: 30 } },
+  browser: {
+    upload_roots: [UPLOAD_ROOT],
+    download_max_mb: DOWNLOAD_MAX_MB,
+    extension_control: { enabled: true, command_timeout: 30 },
+  },
   safety: { ...LOOPBACK_TEST_SITES, approvals: { user_tab: 'none' } },
 };
-/** Why the gateway's own downloads folder is not the user's tab's: the person's folder is theirs. */
-const PERSONS_FOLDER =
-  "on the user's tab a download lands in the person's own downloads folder, which tabgate neither reads nor caps";
 
 class ToolError extends Error {
   constructor(
@@ -142,14 +145,9 @@ runConformanceSuite('extension (the user tab, through the gateway)', async () =>
             'docs/protocol.md "Routing a browser_* call" rule 4: the gateway refuses it as unsafe arguments before dispatch',
         },
       },
-      // test/extension/user-tab-files.e2e.test.ts holds, approves and lists downloads on the user's tab.
-      skippedCases: {
-        'a download is saved in the session folder with its size, type and sha256, and its bytes match': `${PERSONS_FOLDER}, so browser_downloads has no path and no sha256 there`,
-        'a download bigger than browser.download_max_mb is stopped and nothing of it is kept': `${PERSONS_FOLDER}: browser.download_max_mb bounds the gateway's folder only`,
-      },
     },
-    // No downloadMaxBytes applies to the person's own folder; the download cases are skipped above.
-    files: { uploadRoot: UPLOAD_ROOT, downloadMaxBytes: 0 },
+    // Downloads on the user's tab land in the gateway's folder for the session, under the same cap.
+    files: { uploadRoot: UPLOAD_ROOT, downloadMaxBytes: DOWNLOAD_MAX_MB * 1024 * 1024 },
     // No crashBrowser: killing the user's own browser is not something tabgate does or can recover from.
     close: async () => {
       await stage.close();

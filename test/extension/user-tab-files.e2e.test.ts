@@ -3,8 +3,9 @@
  * Uploads and downloads on the user's own tab, through the real extension in a real Chromium, decided
  * in its popup as a person would. An upload: the gateway reads the file from `browser.upload_roots`, the
  * extension sets it on the page's file input only after Approve (the page sees nothing before, nor after
- * Deny). A download the shared tab starts: held before Chrome saves it, listed by browser_downloads once
- * approved (in the person's own downloads folder), cancelled with nothing saved when denied.
+ * Deny). A download the shared tab starts: held below the page until approved, then kept in the session's
+ * folder on the gateway (hashed, served over HTTP), never in the person's own downloads folder; denied,
+ * nothing is saved anywhere; one the page makes itself (blob:) is refused.
  */
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
@@ -12,7 +13,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync, mkdirSyn
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { USER_TAB_UPLOAD_MAX_BYTES } from '../../src/protocol/index.js';
 import type { HttpResult } from '../gateway/fixtures/gateway.js';
@@ -39,6 +40,10 @@ const UPLOAD_PAGE = `<!doctype html><title>Upload</title>
     document.getElementById('out').textContent = 'received ' + parts.join('; ');
   });
 </script>`;
+
+const BLOB_PAGE = `<!doctype html><title>Blob</title>
+<a id="made" download="made-here.txt">Made here</a>
+<script>document.getElementById('made').href = URL.createObjectURL(new Blob(['made in the page']));</script>`;
 
 const DOWNLOAD_PAGE = `<!doctype html><title>Downloads</title>
 <a href="/file?name=plain-report.csv">Plain report</a>
@@ -80,8 +85,12 @@ async function startFileSite(): Promise<FileSite> {
       response.end(bytes);
       return;
     }
-    const page =
-      url.pathname === '/upload' ? UPLOAD_PAGE : url.pathname === '/downloads' ? DOWNLOAD_PAGE : null;
+    const pages: Record<string, string> = {
+      '/upload': UPLOAD_PAGE,
+      '/downloads': DOWNLOAD_PAGE,
+      '/blob': BLOB_PAGE,
+    };
+    const page = pages[url.pathname];
     if (!page) return void response.writeHead(404).end();
     response.writeHead(200, { 'content-type': 'text/html' }).end(page);
   });
@@ -132,13 +141,6 @@ describe("uploads and downloads on the user's tab, approved in the popup", () =>
   const downloadsOnDisk = () => readdirSync(downloadsDir).sort();
   /** What the person would see in their folder: Chrome receives a held download into a hidden file. */
   const savedFiles = () => downloadsOnDisk().filter((name) => !name.startsWith('.'));
-  /** What Chrome itself says of a download, read from an extension page (the agent sees none of it). */
-  const chromeDownload = (name: string) =>
-    stage.browser.cdp.evaluate<{ state: string; error?: string; exists: boolean; filename: string } | null>(
-      stage.browser.popup,
-      `chrome.downloads.search({}).then((all) => all.find((d) => d.url.endsWith(${JSON.stringify(`name=${name}`)})) ?? null)`,
-    );
-
   before(async () => {
     mkdirSync(uploadRoot);
     mkdirSync(downloadsDir);
@@ -233,23 +235,16 @@ describe("uploads and downloads on the user's tab, approved in the popup", () =>
     assert.match(await pageText(), /no file/);
   });
 
-  it('holds a download the tab starts until approved, then lists it; denied, nothing is saved', async () => {
+  it('holds a download the tab starts until approved, then keeps it in the session folder; denied, nothing is saved anywhere', async () => {
     await ok('browser_navigate', { url: site.url('/downloads') });
-    // A plain link: nothing on the page says it downloads; Chrome learns it from the response.
+    // A plain link: nothing on the page says it downloads; the response's Content-Disposition does.
     const denied = call('browser_click', { ref: await refOf('link "Secret report"') });
     const askedFirst = await pending();
     assert.deepEqual(askedFirst.classes, ['download']);
     assert.match(askedFirst.summary, /denied-report\.csv/);
-    assert.deepEqual(savedFiles(), [], 'nothing saved while the person decides');
     await decideInPopup(askedFirst.approval_id, 'deny');
     const deniedResult = await denied;
     assert.equal(codeOf(deniedResult), 'approval_denied', JSON.stringify(deniedResult.body));
-    const cancelled = await waitFor('Chrome to cancel the download', async () => {
-      const item = await chromeDownload('denied-report.csv');
-      return item?.state === 'interrupted' ? item : null;
-    });
-    assert.equal(cancelled.error, 'USER_CANCELED');
-    await waitFor('Chrome to delete what it had received', async () => downloadsOnDisk().length === 0);
 
     await ok('browser_navigate', { url: site.url('/downloads') });
     const approved = call('browser_click', { ref: await refOf('link "Plain report"') });
@@ -258,29 +253,44 @@ describe("uploads and downloads on the user's tab, approved in the popup", () =>
     await decideInPopup(asked.approval_id, 'approve');
     const result = await approved;
     assert.equal(result.status, 200, JSON.stringify(result.body));
-    // The click that started it reports it, as on every browser.
-    assert.deepEqual(
-      (result.body.result.downloads as { name: string }[]).map((d) => d.name),
-      ['plain-report.csv'],
-    );
-
-    const listed = await waitFor('the download to complete', async () => {
-      const { downloads } = (await ok('browser_downloads')) as unknown as {
-        downloads: Record<string, unknown>[];
-      };
-      return downloads.find((d) => d.name === 'plain-report.csv' && d.state === 'complete')
-        ? downloads
-        : null;
-    });
     const bytes = fileBytes('plain-report.csv');
+    // The click that started it reports it, as on every browser: kept by the gateway, hashed.
+    const [report] = result.body.result.downloads as Record<string, unknown>[];
     assert.deepEqual(
-      listed.find((d) => d.name === 'plain-report.csv'),
-      { name: 'plain-report.csv', size: bytes.length, mime: 'text/csv', state: 'complete' },
-      'no path and no sha256: the file is in the person’s folder, which tabgate does not read',
+      { ...report, path: undefined },
+      {
+        name: 'plain-report.csv',
+        size: bytes.length,
+        mime: 'text/csv',
+        sha256: sha256(bytes),
+        path: undefined,
+        state: 'complete',
+      },
     );
-    assert.deepEqual(listed.find((d) => d.name === 'denied-report.csv')?.state, 'stopped');
-    assert.deepEqual(downloadsOnDisk(), ['plain-report.csv'], 'the denied one left nothing behind');
-    assert.deepEqual(readFileSync(join(downloadsDir, 'plain-report.csv')), bytes);
+    assert.deepEqual(readFileSync(String(report?.path)), bytes);
+    const served = await fetch(`${stage.gw.url}/v1/sessions/${sid}/downloads/plain-report.csv`, {
+      headers: { authorization: `Bearer ${stage.gw.key}` },
+    });
+    assert.equal(served.status, 200);
+    assert.deepEqual(Buffer.from(await served.arrayBuffer()), bytes);
+
+    const { downloads } = (await ok('browser_downloads')) as unknown as {
+      downloads: Record<string, unknown>[];
+    };
+    assert.deepEqual(
+      downloads.map((d) => [d.name, d.state, d.reason]),
+      [
+        ['denied-report.csv', 'stopped', 'denied by the person'],
+        ['plain-report.csv', 'complete', undefined],
+      ],
+    );
+    assert.deepEqual(
+      readdirSync(dirname(String(report?.path))),
+      ['plain-report.csv'],
+      'the denied one left nothing',
+    );
+    assert.deepEqual(downloadsOnDisk(), [], "nothing in the person's own downloads folder");
+    assert.deepEqual(site.served.filter((name) => name === 'plain-report.csv').length, 1, 'fetched once');
   });
 
   it('asks once for a click on a download link: the approved click lets its download through', async () => {
@@ -291,9 +301,50 @@ describe("uploads and downloads on the user's tab, approved in the popup", () =>
     await decideInPopup(asked.approval_id, 'approve');
     const result = await running;
     assert.equal(result.status, 200, JSON.stringify(result.body));
-    await waitFor('the download to be saved', async () => downloadsOnDisk().includes('linked-report.csv'));
     assert.deepEqual(await pendingApprovals(), [], 'the download was not asked for a second time');
-    const { downloads } = (await ok('browser_downloads')) as unknown as { downloads: { name: string }[] };
-    assert.ok(downloads.some((d) => d.name === 'linked-report.csv'));
+    const [linked] = result.body.result.downloads as { name: string; sha256: string }[];
+    assert.equal(linked?.name, 'linked-report.csv');
+    assert.equal(linked?.sha256, sha256(fileBytes('linked-report.csv')));
+    assert.deepEqual(downloadsOnDisk(), [], "nothing in the person's own downloads folder");
+  });
+
+  it('asks for a navigation to a file like any download, and answers it with the file once approved', async () => {
+    await ok('browser_navigate', { url: site.url('/downloads') });
+    const running = call('browser_navigate', { url: site.url('/file?name=navigated-report.csv') });
+    const asked = await pending();
+    assert.deepEqual(asked.classes, ['download']);
+    await decideInPopup(asked.approval_id, 'approve');
+    const result = await running;
+    assert.equal(result.status, 200, JSON.stringify(result.body));
+    assert.match(String(result.body.result.url), /\/downloads$/, 'the tab stays on its page');
+    const [file] = result.body.result.downloads as { name: string; sha256: string; state: string }[];
+    assert.deepEqual(
+      [file?.name, file?.state, file?.sha256],
+      ['navigated-report.csv', 'complete', sha256(fileBytes('navigated-report.csv'))],
+    );
+    assert.deepEqual(downloadsOnDisk(), [], "nothing in the person's own downloads folder");
+  });
+
+  it('refuses a download the page makes itself (a blob: link), saving it nowhere', async () => {
+    await ok('browser_navigate', { url: site.url('/blob') });
+    const running = call('browser_click', { ref: await refOf('link "Made here"') });
+    const asked = await pending();
+    await decideInPopup(asked.approval_id, 'approve');
+    const result = await running;
+    assert.equal(codeOf(result), 'unsupported_on_backend', JSON.stringify(result.body));
+    assert.match(String(result.body.error.message), /blob: or data: URL/);
+    const { downloads } = (await ok('browser_downloads')) as unknown as {
+      downloads: Record<string, unknown>[];
+    };
+    const made = downloads.find((d) => d.name === 'made-here.txt');
+    assert.equal(made?.state, 'stopped', JSON.stringify(downloads));
+    // What Chrome itself says of it, read from an extension page (the agent sees none of it).
+    const blob = () =>
+      stage.browser.cdp.evaluate<{ state: string } | null>(
+        stage.browser.popup,
+        `chrome.downloads.search({}).then((all) => all.find((d) => d.url.startsWith('blob:')) ?? null)`,
+      );
+    await waitFor('Chrome to cancel it', async () => (await blob())?.state === 'interrupted');
+    assert.deepEqual(savedFiles(), [], "nothing in the person's own downloads folder");
   });
 });

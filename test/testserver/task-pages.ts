@@ -178,6 +178,22 @@ export const TASK_PAGES: Record<string, string> = {
       });
     </script>`,
   ),
+  // A form whose page submits it itself a moment after the person asked (a check first, then submit()):
+  // an answer that comes before that reads the form again.
+  '/tasks/late-submit': page(
+    'Late submit',
+    `<h1>Late submit</h1>
+    <form action="/thanks" method="get">
+      <label>Your name <input name="name"></label>
+      <button type="submit">Send</button>
+    </form>
+    <script>
+      document.querySelector('form').addEventListener('submit', (event) => {
+        event.preventDefault();
+        setTimeout(() => event.target.submit(), 100);
+      });
+    </script>`,
+  ),
   '/tasks/downloads': page(
     'Downloads',
     `<h1>Downloads</h1>

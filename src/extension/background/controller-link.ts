@@ -11,6 +11,7 @@ import {
   FRAME_METHODS,
   parseFrame,
   TICKET_SUBPROTOCOL_PREFIX,
+  type DownloadAckParams,
   type Frame,
 } from '../../protocol/index.js';
 import { chrome } from '../chrome-api.js';
@@ -26,6 +27,8 @@ export interface LinkHandlers {
   onCancel(commandId: string): void;
   /** Registration refused for good (token revoked, feature off): the owner of the share decides what ends. */
   onRefused(error: GatewayError): Promise<void>;
+  /** The gateway's answer to a chunk of a download (tab-downloads.ts). */
+  onDownloadAck?(ack: DownloadAckParams): void;
 }
 
 export class ControllerLink {
@@ -59,12 +62,18 @@ export class ControllerLink {
     return attempt;
   }
 
-  /** Sends a frame now, or keeps a result for the next socket (a reconnect may still complete it). */
-  send(frame: Frame): void {
+  /**
+   * Sends a frame now, or keeps a result for the next socket (a reconnect may still complete it).
+   * Whether it went out now.
+   */
+  send(frame: Frame): boolean {
     const text = encodeFrame(frame);
-    if (this.socket?.readyState === WebSocket.OPEN) this.socket.send(text);
-    else if (frame.method === FRAME_METHODS.result && this.outbox.length < OUTBOX_LIMIT)
-      this.outbox.push(text);
+    if (this.socket?.readyState === WebSocket.OPEN) {
+      this.socket.send(text);
+      return true;
+    }
+    if (frame.method === FRAME_METHODS.result && this.outbox.length < OUTBOX_LIMIT) this.outbox.push(text);
+    return false;
   }
 
   /** Stop: tell the gateway (`detach`), close, and do not come back until the next share. */
@@ -162,6 +171,7 @@ export class ControllerLink {
     if (!frame) return;
     if (frame.method === FRAME_METHODS.command) this.handlers.onCommand(frame);
     else if (frame.method === FRAME_METHODS.cancel) this.handlers.onCancel(frame.params.command_id);
+    else if (frame.method === FRAME_METHODS.downloadAck) this.handlers.onDownloadAck?.(frame.params);
   }
 
   private async onClose(socket: WebSocket): Promise<void> {

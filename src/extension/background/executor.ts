@@ -12,7 +12,6 @@ import {
   isTabgateError,
   parseToolArguments,
   type CommandParams,
-  type DownloadInfo,
   type Frame,
   type ToolInput,
   type ToolName,
@@ -25,6 +24,7 @@ import type { SiteGuard } from './site-guard.js';
 import type { TabApprovals } from './tab-approvals.js';
 import { readLocal } from './durable-state.js';
 import type { DownloadHolds } from './download-holds.js';
+import type { TabDownloads } from './tab-downloads.js';
 import { uploadFilesOf, uploadToUserTab } from './upload-files.js';
 
 /** The reference protocol's cap on a screenshot data URL. */
@@ -64,8 +64,8 @@ export class CommandExecutor {
     /** The session's approvals: consequential inputs wait for the person (tab-approvals.ts). */
     private readonly approvals?: TabApprovals,
     private readonly snapshotMaxChars = SNAPSHOT_MAX_CHARS,
-    /** Downloads the shared tabs start, held until the person approves (download-holds.ts). */
-    private readonly downloads?: DownloadHolds,
+    /** The shared tabs' downloads, kept on the gateway (tab-downloads.ts), and the net under them. */
+    private readonly downloads?: { taken: TabDownloads; holds: DownloadHolds },
   ) {}
 
   get pending(): number {
@@ -170,30 +170,28 @@ export class CommandExecutor {
       ? await this.approvals?.gateFor(share.session_id, action, raw, signal, () => this.tabs.currentTab())
       : undefined;
     if (signal.aborted) throw new CommandError('cancelled', 'the command was cancelled');
-    const downloads = this.downloads?.begin(action);
+    const shared = share ?? (this.downloads ? await readLocal('share') : null);
+    if (shared) await this.downloads?.taken.ready(shared.session_id);
+    const taken = this.downloads?.taken.begin(action);
+    const held = this.downloads?.holds.begin();
+    let result: unknown;
+    let refusal = null;
     try {
       if (upload) {
         const { ref } = args as ToolInput<'browser_upload'>;
-        return await uploadToUserTab(this.tabs, ref, upload.files, gate);
+        result = await uploadToUserTab(this.tabs, ref, upload.files, gate);
+      } else {
+        // The engine reports the downloads the action started (the shared tabs' ledger, tab-downloads.ts).
+        result = await this.run(action, args, deadline, params.secret, gate);
       }
-      if (action === 'browser_downloads') return await this.listDownloads();
-      const result = await this.run(action, args, deadline, params.secret, gate);
-      // A download the action started is held for the person; the action answers with their decision.
-      const started = downloads ? await this.downloads?.settle(downloads.created, signal) : undefined;
-      return started && started.length > 0 && typeof result === 'object' && result !== null
-        ? { ...result, downloads: started }
-        : result;
     } finally {
-      downloads?.end();
+      held?.();
+      refusal = taken?.end() ?? null;
       await this.sites.done(action);
     }
-  }
-
-  /** browser_downloads on the user's tab: the share's downloads, as the person's browser has them. */
-  private async listDownloads(): Promise<{ downloads: DownloadInfo[] }> {
-    const share = await readLocal('share');
-    if (!share || !this.downloads) return { downloads: [] };
-    return { downloads: await this.downloads.list(share.session_id) };
+    // A download the action started that the person refused, or that tabgate cannot keep, is said so.
+    if (refusal) throw refusal;
+    return result;
   }
 
   /**

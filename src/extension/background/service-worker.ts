@@ -16,6 +16,7 @@ import { adoptTab, forgetTab, guardLiveShare } from './share.js';
 import { SharedTabs } from './shared-tabs.js';
 import { loadSessionSites, SiteGuard } from './site-guard.js';
 import { TabApprovals } from './tab-approvals.js';
+import { TabDownloads } from './tab-downloads.js';
 
 const WAKE_ALARM = 'tabgate-wake';
 /** How often the shared session's sites are read again while a tab is shared. */
@@ -29,17 +30,20 @@ const link: ControllerLink = new ControllerLink({
   onRefused: async (error) => {
     await gatewayRefused(parts, error);
   },
+  onDownloadAck: (ack) => downloads.onAck(ack),
 });
 const sites = new SiteGuard();
 const approvals = new TabApprovals();
-const downloads = new DownloadHolds(approvals);
+const downloads = new TabDownloads(approvals, (frame) => link.send(frame));
+tabs.downloads = downloads;
+const holds = new DownloadHolds(downloads);
 const executor = new CommandExecutor(
   tabs,
   (frame) => link.send(frame),
   sites,
   approvals,
   SNAPSHOT_MAX_CHARS,
-  downloads,
+  { taken: downloads, holds },
 );
 const parts: Parts = { link, executor, tabs, sites, approvals };
 // A takeover is the gateway's pause, not a protocol v1 command: the worker looks for one while sharing.
@@ -64,7 +68,7 @@ async function wake(reason: string): Promise<void> {
 }
 
 installDebuggerListeners();
-downloads.install();
+holds.install();
 chrome.runtime.onMessage.addListener(popupListener(parts));
 // A notification of an approval opens the popup, where the person decides (never the page).
 chrome.notifications?.onClicked.addListener(() => {

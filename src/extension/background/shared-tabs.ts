@@ -20,6 +20,7 @@ import { DebuggerTransport } from './debugger-transport.js';
 import { readLocal, readSession, writeSession } from './durable-state.js';
 import { installSecretRules, removeSecretRules } from './secret-rules.js';
 import { adoptTab, agentIdOf, forgetTab, setActiveTab, shareSettled, tabIdOfAgentId } from './share.js';
+import type { TabDownloads } from './tab-downloads.js';
 import { TabNetwork, type Decision, type Interception, type PausedRequest } from './tab-network.js';
 
 /** How long a shared tab's pending navigation may hold our first attach before it is stopped. */
@@ -53,6 +54,8 @@ export class SharedTabs implements TabHost {
    * still running (a cancelled call's last steps, a command that crossed the Stop on the wire).
    */
   private stopped = false;
+  /** The shared tabs' downloads: taken off their network layer, kept on the gateway (tab-downloads.ts). */
+  downloads: TabDownloads | undefined;
 
   /** Stop agent: detaches from every tab and keeps the debugger off them (the share goes on). */
   async stop(): Promise<void> {
@@ -327,7 +330,10 @@ export class SharedTabs implements TabHost {
       // From the tab's first request on, and its frames' and workers' before they run.
       const share = await readLocal('share');
       if (share) await this.filledSecrets(share.session_id);
-      const network = new TabNetwork((request) => this.decide(tab, request));
+      const network = new TabNetwork(
+        (request) => this.decide(tab, request),
+        (response) => this.downloads?.respond(response) ?? Promise.resolve(GO),
+      );
       const drop = () => {
         network.dispose();
         if (this.networks.get(tab) === network) this.networks.delete(tab);

@@ -150,7 +150,7 @@ export class TabApprovals {
   private watching: ReturnType<typeof setInterval> | undefined;
   /**
    * Told when the person approved an input of the `download` class (a click on a download link): the
-   * download it starts is what they approved, and is not asked for again (download-holds.ts).
+   * download it starts is what they approved, and is not asked for again (tab-downloads.ts).
    */
   onDownloadApproved: ((sessionId: string) => void) | undefined;
 
@@ -303,7 +303,7 @@ export class TabApprovals {
   }
 
   /**
-   * A download a shared tab started, held until the person decides (download-holds.ts): asked like an
+   * A download a shared tab started, held until the person decides (tab-downloads.ts): asked like an
    * action, with no element and no crop. Resolves when approved; rejects as the action would.
    */
   askDownload(

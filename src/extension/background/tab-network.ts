@@ -6,7 +6,9 @@
  *
  * How much is intercepted follows what must be judged: nothing; the requests that can carry a body a
  * person must approve (while a call's approvals watch the tab); or every request (once a vault secret
- * was filled in the share, until it ends). The decision itself is the caller's.
+ * was filled in the share, until it ends). The decision itself is the caller's. Whatever the level,
+ * the response of every document request is paused too, so a response that would become a download is
+ * taken here before Chrome writes anything to the person's disk (tab-downloads.ts).
  */
 import { bodyText, type RequestBody } from '../../engine/secret-forms.js';
 import type { CdpSession } from '../../engine/transport.js';
@@ -26,27 +28,55 @@ export interface PausedRequest {
 /** Let it go, or fail it with Chromium's network error. */
 export type Decision = { go: true } | { go: false; errorReason: 'BlockedByClient' | 'Aborted' };
 
+/** A document's response, paused before Chrome renders or saves it. */
+export interface PausedResponse {
+  /** The debugger session it was paused on: its body is read there. */
+  session: CdpSession;
+  requestId: string;
+  url: string;
+  status: number;
+  headers: readonly { name: string; value: string }[];
+  requestHeaders: Readonly<Record<string, string>>;
+}
+
 interface RequestPaused {
   requestId: string;
-  request: { url: string; method?: string } & RequestBody;
+  request: { url: string; method?: string; headers?: Record<string, string> } & RequestBody;
   resourceType: string;
   frameId?: string;
+  responseStatusCode?: number;
+  responseErrorReason?: string;
+  responseHeaders?: { name: string; value: string }[];
 }
 
 /** The resource types whose requests can carry a body the person must approve (action-gate.ts). */
 const HELD_TYPES = ['Document', 'XHR', 'Fetch', 'Other', 'Ping', 'EventSource'];
 
-function patternsOf(level: Exclude<Interception, 'none'>): object[] {
-  if (level === 'every') return [{ urlPattern: '*', requestStage: 'Request' }];
-  return HELD_TYPES.map((resourceType) => ({ urlPattern: '*', resourceType, requestStage: 'Request' }));
+/** A download is a document's response (a navigation, or `a[download]`, which Chrome fetches as one). */
+const DOCUMENT_RESPONSES = { urlPattern: '*', resourceType: 'Document', requestStage: 'Response' };
+
+function patternsOf(level: Interception): object[] {
+  if (level === 'none') return [DOCUMENT_RESPONSES];
+  if (level === 'every') return [{ urlPattern: '*', requestStage: 'Request' }, DOCUMENT_RESPONSES];
+  return [
+    ...HELD_TYPES.map((resourceType) => ({ urlPattern: '*', resourceType, requestStage: 'Request' })),
+    DOCUMENT_RESPONSES,
+  ];
 }
+
+const CONTINUE: Decision = { go: true };
 
 export class TabNetwork {
   /** The tab's own session (key undefined) and its children, by session id, with their unsubscribes. */
   private readonly sessions = new Map<string | undefined, { session: CdpSession; off: () => void }>();
   private level: Interception = 'none';
 
-  constructor(private readonly decide: (request: PausedRequest) => Promise<Decision>) {}
+  constructor(
+    private readonly decide: (request: PausedRequest) => Promise<Decision>,
+    /** A document's response: let it be rendered, or fail it (a download taken off the person's disk). */
+    private readonly respond: (response: PausedResponse) => Promise<Decision> = () =>
+      Promise.resolve(CONTINUE),
+  ) {}
 
   /**
    * Adds the tab's session, or a child's before it runs, intercepted at the current level from its
@@ -61,7 +91,6 @@ export class TabNetwork {
       ),
     ];
     this.sessions.set(session.id, { session, off: () => offs.forEach((off) => off()) });
-    if (this.level === 'none') return;
     const applied = this.apply(session, this.level);
     await (session.id === undefined ? applied : applied.catch(() => undefined));
   }
@@ -89,12 +118,13 @@ export class TabNetwork {
   }
 
   private async apply(session: CdpSession, level: Interception): Promise<void> {
-    // Disabling lets go of nothing held: a call waits for every hold before it ends.
-    if (level === 'none') await session.send('Fetch.disable').catch(() => undefined);
-    else await session.send('Fetch.enable', { patterns: patternsOf(level) });
+    // New patterns let go of nothing held: a call waits for every hold before it ends.
+    await session.send('Fetch.enable', { patterns: patternsOf(level) });
   }
 
   private async paused(session: CdpSession, event: RequestPaused): Promise<void> {
+    if (event.responseStatusCode !== undefined || event.responseErrorReason !== undefined)
+      return this.responded(session, event);
     let decision: Decision;
     try {
       decision = await this.decide({
@@ -108,6 +138,33 @@ export class TabNetwork {
       decision = { go: false, errorReason: 'BlockedByClient' };
     }
     // A request the page abandoned meanwhile is gone from Chromium: its answer fails, harmlessly.
+    await session
+      .send(
+        decision.go ? 'Fetch.continueRequest' : 'Fetch.failRequest',
+        decision.go
+          ? { requestId: event.requestId }
+          : { requestId: event.requestId, errorReason: decision.errorReason },
+      )
+      .catch(() => undefined);
+  }
+
+  private async responded(session: CdpSession, event: RequestPaused): Promise<void> {
+    let decision: Decision = CONTINUE;
+    if (event.responseStatusCode !== undefined) {
+      try {
+        decision = await this.respond({
+          session,
+          requestId: event.requestId,
+          url: event.request.url,
+          status: event.responseStatusCode,
+          headers: event.responseHeaders ?? [],
+          requestHeaders: event.request.headers ?? {},
+        });
+      } catch {
+        // A response that may be a download and could not be judged is not saved anywhere.
+        decision = { go: false, errorReason: 'Aborted' };
+      }
+    }
     await session
       .send(
         decision.go ? 'Fetch.continueRequest' : 'Fetch.failRequest',

@@ -242,7 +242,12 @@ export class Approvals {
    * timeout for a tool the extension may hold (with a class on), else nothing.
    */
   userTabWindowMs(tool: string): number | undefined {
-    const mayHold = USER_TAB_INPUTS.has(tool) || tool === 'browser_dialog' || tool === 'browser_upload';
+    const mayHold =
+      USER_TAB_INPUTS.has(tool) ||
+      tool === 'browser_dialog' ||
+      tool === 'browser_upload' ||
+      // A navigation to a file is a download the person may be asked about, as a click's is.
+      (tool === 'browser_navigate' && this.policies.user_tab.classes.includes('download'));
     return mayHold && this.policies.user_tab.classes.length > 0
       ? this.o.safety.approval_timeout_s * 1000
       : undefined;

@@ -1,5 +1,6 @@
 /**
- * One accepted controller socket: frames in (results, heartbeats, detach), nothing else. The connection
+ * One accepted controller socket: frames in (results, heartbeats, detach, and a tabgate controller's
+ * download chunks), nothing else. The connection
  * is the owner token of its scope in the broker, so a socket that has been replaced by a reconnect can
  * no longer take the controller offline or detach it.
  *
@@ -8,10 +9,17 @@
  * open.
  */
 import type { WebSocket } from 'ws';
-import { encodeFrame, FRAME_METHODS, isSuccessfulResult, parseFrame } from '../../protocol/index.js';
+import {
+  encodeFrame,
+  FRAME_METHODS,
+  isSuccessfulResult,
+  parseFrame,
+  type DownloadParams,
+} from '../../protocol/index.js';
 import { settle, type ControllerBroker, type MaybePromise } from '../broker/controller-broker.js';
 import type { ControllerScope } from '../broker/scope.js';
 import type { Logger } from '../../log/logger.js';
+import type { UserTabDownloads } from '../user-tab-downloads.js';
 
 /** Consecutive frames that are not protocol frames before the socket is closed with 1008. */
 export const GARBAGE_FRAME_LIMIT = 64;
@@ -29,6 +37,8 @@ export class ControllerConnection {
     readonly scope: ControllerScope,
     private readonly broker: ControllerBroker,
     private readonly log: Logger,
+    /** Where the downloads of a controller with the `browser_downloads` capability are written. */
+    private readonly downloads?: UserTabDownloads,
   ) {}
 
   /** Attaches to the broker; false when the attach failed (the lane is taken offline again). */
@@ -62,6 +72,7 @@ export class ControllerConnection {
     this.gone = true;
     this.early = [];
     this.quietly(this.broker.disconnect(this.scope, this));
+    void this.downloads?.abandonAll(this);
   }
 
   close(code: number, reason: string): void {
@@ -103,6 +114,35 @@ export class ControllerConnection {
     ws.send(encodeFrame({ method: FRAME_METHODS.heartbeat, params: { nonce, ok: true } }));
   }
 
+  /** A chunk of a download on the user's tab: written to the lane's session folder, then answered. */
+  private download(params: DownloadParams): void {
+    // A controller that did not ask for downloads never streams one (protocol v1 has no such frame).
+    if (!this.downloads || !this.scope.capabilities.includes('browser_downloads')) return;
+    this.downloads.receive(this.scope.session_id, this, params).then(
+      (ack) => {
+        const ws = this.ws;
+        if (ws && ws.readyState === ws.OPEN)
+          ws.send(encodeFrame({ method: FRAME_METHODS.downloadAck, params: ack }));
+      },
+      (error: unknown) => {
+        this.log.warn('user tab download not written', { reason: (error as Error).message });
+        const ws = this.ws;
+        if (ws && ws.readyState === ws.OPEN)
+          ws.send(
+            encodeFrame({
+              method: FRAME_METHODS.downloadAck,
+              params: {
+                download_id: params.download_id,
+                seq: params.seq,
+                ok: false,
+                info: { name: 'download', size: 0, mime: '', state: 'stopped', reason: 'not written' },
+              },
+            }),
+          );
+      },
+    );
+  }
+
   private onMessage(data: unknown, isBinary: boolean): void {
     const text = isBinary ? null : Buffer.isBuffer(data) ? data.toString('utf8') : null;
     const frame = text === null ? null : parseFrame(text);
@@ -140,6 +180,9 @@ export class ControllerConnection {
               ws.send(encodeFrame({ method: FRAME_METHODS.detach, params: { ok: true } }));
           }),
         );
+        return;
+      case FRAME_METHODS.download:
+        this.download(frame.params);
         return;
       default:
         // Commands and cancels only flow server → controller; from a controller they mean nothing.

@@ -22,6 +22,7 @@ import { settle } from '../broker/controller-broker.js';
 import type { HostGuard } from '../guards/host.js';
 import type { OriginGuard } from '../guards/origin.js';
 import type { Logger } from '../../log/logger.js';
+import type { UserTabDownloads } from '../user-tab-downloads.js';
 import { ControllerConnection } from './controller-connection.js';
 import { checkUpgrade } from './upgrade-guards.js';
 
@@ -32,6 +33,8 @@ export interface ControllerEndpointDeps {
   originGuard: OriginGuard;
   log: Logger;
   keepaliveMs?: number;
+  /** Writes the downloads the user's tab streams (user-tab-downloads.ts). */
+  downloads?: UserTabDownloads;
   /** A ticket upgraded this socket to a controller socket (the connection limits stop counting it). */
   onAccepted?: (socket: Duplex) => void;
 }
@@ -130,7 +133,7 @@ export class ControllerEndpoint {
     // for a session not bound yet, the gateway's own browser. What the broker writes meanwhile waits in
     // the connection. Holding calls until the attach settles instead would only help calls on this
     // node: the others cannot see an attach in progress.
-    const connection = new ControllerConnection(consumed.scope, this.d.broker, this.d.log);
+    const connection = new ControllerConnection(consumed.scope, this.d.broker, this.d.log, this.d.downloads);
     const gone = () => connection.abandon();
     socket.once('close', gone);
     void settle(connection.attach(), (attached) => {

@@ -7,8 +7,8 @@ import { z } from 'zod';
 
 /**
  * A download of the session; a result field of its own and a notice. `sha256` and `path` are there
- * where the gateway keeps the file (the local browser); on the user's tab the file is in the person's
- * own downloads folder, which tabgate does not read, so both are absent.
+ * once the gateway kept the file in the session's folder (the local browser's, and the user's tab's,
+ * which the extension streams to the gateway).
  */
 export const downloadInfoSchema = z.object({
   name: z.string(),
@@ -18,7 +18,7 @@ export const downloadInfoSchema = z.object({
   path: z.string().optional(),
   /**
    * `complete`; `stopped` with why (over the size cap, cancelled, denied by the person); on the user's
-   * tab also `in_progress` and `awaiting_approval` (held until the person decides in the extension).
+   * tab also `in_progress` and `awaiting_approval` (held below the page until the person decides).
    */
   state: z.enum(['complete', 'stopped', 'in_progress', 'awaiting_approval']),
   reason: z.string().optional(),

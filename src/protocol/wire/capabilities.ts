@@ -19,8 +19,8 @@ export const CONTROLLER_CAPABILITIES = [
 /**
  * What tabgate adds, granted only to a controller that asks for each by name (tabgate's extension does):
  * actions that are safe on a user's own tab. An upload carries the bytes of files the gateway read from
- * `browser.upload_roots` (upload-files.ts), and downloads land in the person's own downloads folder,
- * each shown to the person before it happens. Still no raw CDP, no script evaluation, no console, no
+ * `browser.upload_roots` (upload-files.ts), and a download is streamed to the gateway's folder for the
+ * session (download-frames.ts), never saved on the person's disk. Still no raw CDP, no script evaluation, no console, no
  * vision.
  */
 export const EXTENDED_CONTROLLER_CAPABILITIES = [

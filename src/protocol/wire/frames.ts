@@ -5,6 +5,12 @@
 import { z } from 'zod';
 import { secretFillSchema } from '../secret-fill.js';
 import { HEARTBEAT_NONCE_MAX_CHARS } from './constants.js';
+import {
+  downloadAckParamsSchema,
+  downloadParamsSchema,
+  type DownloadAckParams,
+  type DownloadParams,
+} from './download-frames.js';
 
 export const FRAME_METHODS = {
   command: 'browser.controller.command',
@@ -12,6 +18,10 @@ export const FRAME_METHODS = {
   result: 'browser.controller.result',
   heartbeat: 'browser.controller.heartbeat',
   detach: 'browser.controller.detach',
+  /** tabgate (download-frames.ts): controller → gateway, a chunk of a download on the user's tab. */
+  download: 'browser.controller.download',
+  /** tabgate: gateway → controller, the answer to each `download` frame. */
+  downloadAck: 'browser.controller.download_ack',
 } as const;
 
 export type FrameMethod = (typeof FRAME_METHODS)[keyof typeof FRAME_METHODS];
@@ -69,7 +79,9 @@ export type Frame =
   | { method: typeof FRAME_METHODS.cancel; params: CancelParams }
   | { method: typeof FRAME_METHODS.result; params: ResultParams }
   | { method: typeof FRAME_METHODS.heartbeat; params: HeartbeatParams }
-  | { method: typeof FRAME_METHODS.detach; params: DetachParams };
+  | { method: typeof FRAME_METHODS.detach; params: DetachParams }
+  | { method: typeof FRAME_METHODS.download; params: DownloadParams }
+  | { method: typeof FRAME_METHODS.downloadAck; params: DownloadAckParams };
 
 const paramsSchemas = {
   [FRAME_METHODS.command]: commandParamsSchema,
@@ -77,6 +89,8 @@ const paramsSchemas = {
   [FRAME_METHODS.result]: resultParamsSchema,
   [FRAME_METHODS.heartbeat]: heartbeatParamsSchema,
   [FRAME_METHODS.detach]: detachParamsSchema,
+  [FRAME_METHODS.download]: downloadParamsSchema,
+  [FRAME_METHODS.downloadAck]: downloadAckParamsSchema,
 } as const;
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {

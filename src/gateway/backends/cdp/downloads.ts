@@ -51,6 +51,11 @@ export function safeFileName(suggested: string): string {
   return cleaned.length > 0 ? cleaned : 'download';
 }
 
+/** Why a download was stopped at the cap: the same words on every backend. */
+export function tooLargeReason(maxBytes: number): string {
+  return `bigger than browser.download_max_mb (${Math.round(maxBytes / 1024 / 1024)} MB)`;
+}
+
 /** A session id as a folder name. */
 export function sessionFolder(root: string, sessionId: string): string {
   return join(root, safeFileName(sessionId));
@@ -106,7 +111,7 @@ export class SessionDownloads implements DownloadLedger {
     if (!entry) return;
     // The cap holds whatever the event's state: a small file can finish before its cancel lands.
     if (!entry.stopped && Math.max(event.totalBytes, event.receivedBytes) > this.maxBytes)
-      entry.stopped = `bigger than browser.download_max_mb (${Math.round(this.maxBytes / 1024 / 1024)} MB)`;
+      entry.stopped = tooLargeReason(this.maxBytes);
     if (event.state === 'inProgress') {
       if (entry.stopped && !entry.cancelSent) {
         entry.cancelSent = true;

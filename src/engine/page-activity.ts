@@ -1,0 +1,47 @@
+/**
+ * The requests of a tab's page session under way, and when the last one began or ended: what tells a
+ * page that took a form's submission over (an app posting it itself, a check before it submits) from
+ * one that is done. Long-lived requests (a poll, an event stream) that began before the input are not
+ * waited for.
+ */
+import type { CdpSession } from './transport.js';
+
+/** More in flight than this is a page that never goes quiet; the oldest are forgotten. */
+const TRACKED = 500;
+
+export class PageActivity {
+  /** Request id → when it began. */
+  private readonly inFlight = new Map<string, number>();
+  private lastChange = 0;
+
+  /** Starts listening; returns the unsubscribes. */
+  listen(page: CdpSession, changed: () => void): (() => void)[] {
+    const ended = ({ requestId }: { requestId: string }) => {
+      if (this.inFlight.delete(requestId)) {
+        this.lastChange = Date.now();
+        changed();
+      }
+    };
+    return [
+      page.on<{ requestId: string }>('Network.requestWillBeSent', ({ requestId }) => {
+        // A redirect comes under the same id: still the same request.
+        this.inFlight.set(requestId, this.inFlight.get(requestId) ?? Date.now());
+        if (this.inFlight.size > TRACKED) this.inFlight.delete(this.inFlight.keys().next().value ?? '');
+        this.lastChange = Date.now();
+        changed();
+      }),
+      page.on<{ requestId: string }>('Network.loadingFinished', ended),
+      page.on<{ requestId: string }>('Network.loadingFailed', ended),
+    ];
+  }
+
+  /**
+   * Whether no request that began at or after `since` is still under way, and nothing began or ended
+   * in the last `quietMs`, `since` included.
+   */
+  quiet(since: number, quietMs: number): boolean {
+    if (Date.now() - Math.max(this.lastChange, since) < quietMs) return false;
+    for (const began of this.inFlight.values()) if (began >= since) return false;
+    return true;
+  }
+}

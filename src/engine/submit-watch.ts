@@ -1,0 +1,111 @@
+/**
+ * Whether an input submitted a form of the main frame, told by the form's own `submit` event, seen
+ * from our isolated world (a capture listener the page cannot remove or see). It makes the settle
+ * after an input (actions.ts) deterministic where it used to guess: a submission the browser carries
+ * out itself is waited for until its navigation commits; one the page took over (`preventDefault`) is
+ * waited for until the page navigates or its own requests are done.
+ */
+import type { PageAgent } from './frame-worlds.js';
+import type { Tab } from './tab.js';
+
+/**
+ * `none`; `native`: the browser navigates to the form's answer in this frame; `taken`: the page took
+ * it over (an app posting it itself, a check before it submits, a `dialog` form, another target).
+ */
+export type SubmitOutcome = 'none' | 'native' | 'taken';
+
+export interface SubmitWatch {
+  /** The main frame's navigations and requested navigations when the watch began (before the input). */
+  navigations: number;
+  requested: number;
+  loadsStarted: number;
+  refused: number;
+  /** When the watch began. */
+  at: number;
+  /** What became of a submission since: one round trip to the page, after the input. */
+  outcome(): Promise<SubmitOutcome>;
+}
+
+interface Seen {
+  count: number;
+  last: { event: Event; navigates: boolean } | null;
+}
+
+/** Page side: the listener, installed once per document; answers how many submissions it saw. */
+function pageSubmitMark(_agent: PageAgent, _arg: null): number {
+  const g = globalThis as unknown as { __tabgateSubmits?: Seen };
+  let seen = g.__tabgateSubmits;
+  if (!seen) {
+    const state: Seen = { count: 0, last: null };
+    seen = state;
+    g.__tabgateSubmits = state;
+    addEventListener(
+      'submit',
+      (event) => {
+        const form = event.target instanceof HTMLFormElement ? event.target : null;
+        const submitter = event.submitter;
+        const method = (submitter?.getAttribute('formmethod') ?? form?.getAttribute('method') ?? '')
+          .trim()
+          .toLowerCase();
+        const target = (
+          submitter?.getAttribute('formtarget') ??
+          form?.getAttribute('target') ??
+          document.querySelector('base[target]')?.getAttribute('target') ??
+          ''
+        )
+          .trim()
+          .toLowerCase();
+        const here = ['', '_self', '_top', '_parent'].includes(target);
+        state.count++;
+        state.last = { event, navigates: form !== null && method !== 'dialog' && here };
+      },
+      true,
+    );
+  }
+  return seen.count;
+}
+
+/** Page side: what became of the submissions since `mark`. Read after the input, when it is final. */
+function pageSubmitSince(_agent: PageAgent, mark: number): SubmitOutcome {
+  const seen = (globalThis as unknown as { __tabgateSubmits?: Seen }).__tabgateSubmits;
+  if (!seen || seen.count === mark || !seen.last) return 'none';
+  return seen.last.navigates && !seen.last.event.defaultPrevented ? 'native' : 'taken';
+}
+
+/** Begins watching the main frame for a submission, before an input that may submit. */
+export async function watchSubmit(tab: Tab): Promise<SubmitWatch> {
+  const navigations = tab.navigations;
+  const requested = tab.requestedNavigations;
+  const counts = { loadsStarted: tab.loadsStarted, refused: tab.refusedNavigations };
+  const at = Date.now();
+  const none: SubmitWatch = {
+    navigations,
+    requested,
+    ...counts,
+    at,
+    outcome: () => Promise.resolve('none'),
+  };
+  let contextId: number;
+  let mark: number;
+  try {
+    contextId = await tab.pageWorlds.contextFor(tab.mainFrameId);
+    mark = await tab.pageWorlds.call(contextId, pageSubmitMark, null);
+  } catch {
+    // No world in this document (it is going away): the settle's own signals still hold.
+    return none;
+  }
+  return {
+    navigations,
+    requested,
+    ...counts,
+    at,
+    outcome: async () => {
+      try {
+        return await tab.pageWorlds.call(contextId, pageSubmitSince, mark);
+      } catch {
+        // The document is gone: the input navigated, which the settle waits for anyway.
+        return 'none';
+      }
+    },
+  };
+}
