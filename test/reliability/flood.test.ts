@@ -66,6 +66,47 @@ describe('a flood of sockets without a credential', () => {
     );
   });
 
+  it('serves an agent that opens 300 connections at once, before any of them has sent its request', async () => {
+    // The default caps: an agent starting 300 sessions at once (the admission burst) opens a socket per
+    // call from loopback, and none has proved its key yet when the last is accepted.
+    await withGateway({}, async (gw) => {
+      const held = await openSockets({ port: gw.port, count: 300, batch: 300 });
+      // The gateway accepts in arrival order: once a call on a later connection is answered, it has
+      // accepted (and counted) all 300.
+      const later = await freshRequest(gw.url, {
+        method: 'GET',
+        path: '/v1/sessions',
+        headers: { authorization: `Bearer ${gw.key}` },
+      });
+      assert.equal(later.status, 200);
+      const statuses = await Promise.all(
+        held.map(
+          (h) =>
+            new Promise<string>((resolve) => {
+              const { socket } = h;
+              if (h.closed) return resolve('closed before sending');
+              let head = '';
+              socket.on('data', (chunk: Buffer) => {
+                head += chunk.toString('latin1');
+                const line = /^HTTP\/1\.1 (\d{3})/.exec(head);
+                if (line) resolve(line[1] ?? '');
+              });
+              socket.once('close', () => resolve(head ? head.slice(0, 12) : 'closed'));
+              socket.write(
+                `GET /v1/sessions HTTP/1.1\r\nHost: 127.0.0.1:${gw.port}\r\n` +
+                  `Authorization: Bearer ${gw.key}\r\nConnection: close\r\n\r\n`,
+              );
+            }),
+        ),
+      );
+      for (const h of held) h.socket.destroy();
+      assert.deepEqual(
+        statuses.filter((status) => status !== '200'),
+        [],
+      );
+    });
+  });
+
   it(`keeps answering the owner while ${IDLE} idle sockets are opened and held`, async () => {
     // The default caps; a headers timeout long enough that only the caps close sockets here.
     await withGateway({ headers_timeout: 300 }, async (gw) => {

@@ -36,8 +36,12 @@ export const DEFAULT_CONNECTION_LIMITS = {
   max_connections: 4096,
   /** Sockets that have not proved a credential yet; the oldest is closed to make room. */
   max_unauthenticated: 1024,
-  /** The same, per peer address; all of loopback is one peer. */
-  max_unauthenticated_per_peer: 256,
+  /**
+   * The same, per peer address. All of loopback is one peer, and a local agent's burst of calls opens
+   * a socket each before any proves its key, so by default it is the total cap: a lower one closed the
+   * first sockets of a 300-session burst (test/reliability/flood.test.ts).
+   */
+  max_unauthenticated_per_peer: 1024,
 } as const;
 
 /** A host as a URL names it (no scheme, port or path); a metadata endpoint is never one to allow. */
