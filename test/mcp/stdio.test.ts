@@ -75,6 +75,13 @@ describe('tabgate mcp over stdio', () => {
       const bad = await callTool(client, 'browser_navigate', { url: 42 });
       assert.equal(bad.isError, true);
       assert.match(bad.text, /invalid_arguments: .*url/);
+      // The listed schemas leave out `additionalProperties: false` (it costs every tool list); the
+      // gateway still refuses an argument the tool does not take, naming it.
+      const listed = JSON.stringify((await client.listTools()).tools);
+      assert.ok(!listed.includes('additionalProperties'), 'compact schemas');
+      const extra = await callTool(client, 'browser_tabs', { target_id: 'T1' });
+      assert.equal(extra.isError, true);
+      assert.match(extra.text, /invalid_arguments: .*target_id/);
     } finally {
       await client.close();
       fs.rmSync(home, { recursive: true, force: true, maxRetries: 10 });

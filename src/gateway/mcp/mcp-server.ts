@@ -26,10 +26,39 @@ export const MCP_TOOLS: Tool[] = describeTools().map((tool) => ({
   name: tool.name,
   title: tool.title,
   description: tool.description,
-  inputSchema: tool.inputSchema as Tool['inputSchema'],
+  inputSchema: compactSchema(tool.inputSchema) as Tool['inputSchema'],
   // The title is the tool's own (above); repeating it in the annotations costs every tool list.
   annotations: withoutDefaultHints(tool.annotations),
 }));
+
+/**
+ * A tool's input schema as MCP clients get it, without what says nothing to a model and costs every tool
+ * list (27 tools): `additionalProperties: false` (the gateway refuses an unknown argument itself, with
+ * `invalid_arguments` naming it, whatever the client sends), an empty `properties`, and a `maximum` of
+ * `Number.MAX_SAFE_INTEGER` (the bound every integer has). `GET /v1/tools` keeps the full schemas.
+ */
+function compactSchema(schema: unknown): unknown {
+  if (Array.isArray(schema)) return schema.map(compactSchema);
+  if (typeof schema !== 'object' || schema === null) return schema;
+  const kept: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(schema as Record<string, unknown>)) {
+    if (key === 'additionalProperties' && value === false) continue;
+    if (key === 'maximum' && value === Number.MAX_SAFE_INTEGER) continue;
+    if (
+      key === 'properties' &&
+      typeof value === 'object' &&
+      value !== null &&
+      Object.keys(value).length === 0
+    )
+      continue;
+    kept[key] = key === 'properties' ? mapValues(value as object, compactSchema) : compactSchema(value);
+  }
+  return kept;
+}
+
+function mapValues(object: object, map: (value: unknown) => unknown): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(object).map(([key, value]) => [key, map(value)]));
+}
 
 /**
  * MCP defines each hint's default (readOnly false, destructive true, idempotent false, openWorld true);

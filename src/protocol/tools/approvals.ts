@@ -30,18 +30,16 @@ export const approvalRecordSchema = result({
 
 /**
  * On every tool that may need the owner's approval: whether the call waits for the decision (the
- * default) or answers at once with `approval_required {approval_id}`.
+ * default) or answers at once with `approval_required {approval_id}`. Explained once, in
+ * browser_approval_status's description: the same words on seven tools cost every tool list.
  */
-export const approvalWaitSchema = z
-  .boolean()
-  .optional()
-  .describe('false: if the owner must approve, answer at once with approval_required {approval_id}');
+export const approvalWaitSchema = z.boolean().optional();
 
 export const browserApprovalStatus = defineTool({
   name: 'browser_approval_status',
   title: 'Follow an approval',
   description:
-    'Where an approval this session asked the owner for stands: pending, approved (repeat the same call now), denied, expired or used.',
+    'Where an approval the owner was asked for stands: pending, approved (repeat the same call now), denied, expired or used. With wait: false an action answers approval_required {approval_id} at once.',
   input: z.strictObject({
     approval_id: z.string().min(1).max(100),
   }),

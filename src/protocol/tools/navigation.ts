@@ -6,7 +6,7 @@ export const browserNavigate = defineTool({
   name: 'browser_navigate',
   title: 'Open a URL',
   description:
-    'Open an http(s) URL and wait until it settles, following HTTP, meta and script redirects. Returns the final URL, title, status, redirects and the page outline (a small page whole).',
+    'Open an http(s) URL and wait until it settles, following every kind of redirect. Returns the final URL, title, status, redirects and the page outline (a small page whole).',
   input: z.strictObject({
     url: z.string().min(1).max(8192).describe('Absolute http(s) URL, or about:blank'),
     snapshot: z

@@ -12,7 +12,7 @@ export const browserSnapshot = defineTool({
   name: 'browser_snapshot',
   title: 'Read the page',
   description:
-    'Text outline of the page: interactive elements with refs like @e3, headings and text. Take one before acting and after the page changes. full: all text; ref: one element and its content; find: only lines containing a text.',
+    'Text outline of the page: interactive elements with refs like @e3, headings and text. Take one before acting and after the page changes. full: all text; ref: one element; find: only lines containing a text.',
   input: z.strictObject({
     full: z.boolean().optional(),
     offset: z.number().int().min(0).optional().describe('Character offset to continue from'),

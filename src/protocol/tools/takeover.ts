@@ -13,13 +13,13 @@ const reasonSchema = z
   .min(1)
   .max(300)
   .refine((text) => !/\p{Cc}/u.test(text), 'must not contain control characters (newlines included)')
-  .describe('What the person should do and why, in one line: "Log in to example.com", "Solve the CAPTCHA"');
+  .describe('What the person should do, in one line: "Log in to example.com"');
 
 export const browserRequestTakeover = defineTool({
   name: TAKEOVER_TOOL,
   title: 'Ask the person to take over',
   description:
-    'Pause this session and ask the person to do one step on the page themselves (log in, solve a CAPTCHA, confirm on their phone). Blocks until they mark it done, decline or the time runs out; meanwhile every other call of the session is refused. You learn only that it was done and where the page is now, never what they typed.',
+    'Pause the session and ask the person to do one step themselves (log in, solve a CAPTCHA). Waits until they are done, decline or time runs out; other calls are refused meanwhile. You learn only that it was done, never what they typed.',
   input: z.strictObject({
     reason: reasonSchema,
     timeout_s: z
@@ -28,9 +28,7 @@ export const browserRequestTakeover = defineTool({
       .min(10)
       .max(MAX_TAKEOVER_TIMEOUT_S)
       .optional()
-      .describe(
-        "Seconds to wait for the person; at most the gateway's safety.takeover_timeout_s (the default)",
-      ),
+      .describe('Seconds to wait; at most safety.takeover_timeout_s (the default)'),
   }),
   result: result({
     done: z.literal(true),
