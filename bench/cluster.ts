@@ -6,7 +6,7 @@
  * trip (node-redis PING, and redis-benchmark) is measured in the same run, since cluster budgets are
  * expressed in it.
  */
-import { execFileSync, fork } from 'node:child_process';
+import { execFileSync, fork, type ChildProcess } from 'node:child_process';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -16,6 +16,7 @@ import { TestController, register } from '../test/gateway/fixtures/controller.js
 import type { TestGateway } from '../test/gateway/fixtures/gateway.js';
 import { startCluster } from '../test/cluster/fixtures/cluster-nodes.js';
 import { startRedis } from '../test/cluster/fixtures/redis-server.js';
+import type { NodeOrder, NodeStarted } from './cluster-node.js';
 import { post } from './post.js';
 import { pct, throughput } from './stats.js';
 
@@ -24,6 +25,7 @@ const CALLS = Number(process.env.BENCH_CALLS ?? 2000);
 const WARMUP = Number(process.env.BENCH_WARMUP ?? 500);
 const THROUGHPUT_CALLS = Number(process.env.BENCH_THROUGHPUT_CALLS ?? 3000);
 const IDLE = Number(process.env.BENCH_IDLE ?? 150);
+const NODE_IDLE = Number(process.env.BENCH_NODE_IDLE ?? 900);
 const CONCURRENCY = 32;
 
 /** A controller that answers every command at once. */
@@ -73,6 +75,60 @@ function redisCpu(cli: (...args: string[]) => string): number {
   const info = cli('INFO', 'cpu');
   const get = (name: string) => Number(new RegExp(`${name}:([\\d.]+)`).exec(info)?.[1] ?? 0);
   return get('used_cpu_sys') + get('used_cpu_user');
+}
+
+function ask<T>(child: ChildProcess, message: NodeOrder): Promise<T> {
+  return new Promise((resolve) => {
+    child.once('message', (answer) => resolve(answer as T));
+    child.send(message);
+  });
+}
+
+/**
+ * Node memory per idle controller: a node of its own (own process and, in cluster mode, own Redis, so
+ * nothing else shares its heap), heap+external after GC before and after NODE_IDLE controllers connect.
+ */
+async function nodeMemoryRow(cluster: boolean): Promise<string[]> {
+  const redis = cluster ? await startRedis() : undefined;
+  const child = fork(path.join(here, 'cluster-node.ts'), [redis?.url ?? '', String(NODE_IDLE)], {
+    execArgv: ['--import', 'tsx'],
+  });
+  const controllers: TestController[] = [];
+  try {
+    const started = await new Promise<NodeStarted>((resolve) =>
+      child.once('message', (m) => resolve(m as NodeStarted)),
+    );
+    const gw = {
+      url: started.url.replace(/\/$/, ''),
+      request: async (method: string, pathname: string, init: { body?: unknown } = {}) => {
+        const response = await fetch(started.url.replace(/\/$/, '') + pathname, {
+          method,
+          headers: { authorization: `Bearer ${started.key}`, 'content-type': 'application/json' },
+          body: JSON.stringify(init.body),
+        });
+        return { status: response.status, body: (await response.json()) as unknown };
+      },
+    } as unknown as TestGateway;
+    // Warm the paths once (first register, first upgrade) so lazy module state is not counted.
+    controllers.push(await TestController.open(gw, await register(gw, { sessionId: started.sessions[0]! })));
+    const before = await ask<{ heap: number }>(child, { kind: 'memory' });
+    for (const sessionId of started.sessions.slice(1))
+      controllers.push(await TestController.open(gw, await register(gw, { sessionId })));
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const after = await ask<{ heap: number }>(child, { kind: 'memory' });
+    const perController = (after.heap - before.heap) / (started.sessions.length - 1);
+    return [
+      `node memory per idle controller (KB), ${cluster ? 'cluster node' : 'single-node mode'}`,
+      (perController / 1024).toFixed(1),
+      '',
+      `heap+external delta / ${started.sessions.length - 1}, after GC (goal ≤ 30)`,
+    ];
+  } finally {
+    for (const controller of controllers) controller.ws.terminate();
+    child.send({ kind: 'exit' });
+    await new Promise((resolve) => child.once('exit', resolve));
+    await redis?.stop();
+  }
 }
 
 async function main(): Promise<void> {
@@ -197,6 +253,7 @@ async function main(): Promise<void> {
       `${IDLE} controllers (goal ≤ 2048)`,
     ]);
     for (const controller of idle) await controller.close();
+    rows.push(await nodeMemoryRow(false), await nodeMemoryRow(true));
   } finally {
     echo.close();
     floorChild.kill();

@@ -16,6 +16,7 @@ import { waitFor } from '../helpers/wait-for.js';
 import { answerFirstCommand, callTool, firstCall } from './broker-suite.js';
 import { autoAnswer } from './fixtures/call-load.js';
 import { useCluster, type ClusterNode } from './fixtures/cluster-nodes.js';
+import { ticketRace } from './fixtures/ticket-race.js';
 
 const CHAOS = process.env.CHAOS === '1';
 const COMMANDS = CHAOS ? 10_000 : 300;
@@ -126,3 +127,67 @@ describe('cluster chaos', () => {
     await waitFor(() => controller.ws.readyState === controller.ws.CLOSED, { what: 'the socket to close' });
   });
 });
+
+const TICKETS = Number(process.env.CHAOS_TICKETS ?? 10_000);
+const ATTEMPTS_PER_TICKET = 4;
+
+describe(
+  'cluster chaos: the full ticket race',
+  { skip: !CHAOS && 'full size: npm run chaos:cluster' },
+  () => {
+    const fixture = useCluster(3);
+
+    it(`${ATTEMPTS_PER_TICKET * TICKETS} upgrades race for ${TICKETS} tickets over three nodes, through a kill -9 and a Redis pause`, async () => {
+      const nodes = fixture.cluster.nodes as [ClusterNode, ClusterNode, ClusterNode];
+      const victim = nodes[2];
+      const sessionId = await nodes[0].gw.createSession();
+      let killedAt = -1;
+      let pausedAt = -1;
+      const result = await ticketRace({
+        nodes: nodes.map((node) => node.gw),
+        sessionId,
+        tickets: TICKETS,
+        attemptsPerTicket: ATTEMPTS_PER_TICKET,
+        alive: (n) => n !== 2 || killedAt < 0,
+        onIssued(issued) {
+          if (killedAt < 0 && issued >= TICKETS * 0.4) {
+            killedAt = issued;
+            victim.child.kill('SIGKILL');
+          }
+          if (pausedAt < 0 && issued >= TICKETS * 0.7) {
+            pausedAt = issued;
+            fixture.redis.cli('CLIENT', 'PAUSE', '500');
+          }
+        },
+      });
+      await victim.exited;
+      const accepted = result.wins.filter((w) => w === 1).length;
+      const twice = result.wins.filter((w) => w > 1).length;
+      const unanswered = result.wins.filter((w, t) => w === 0 && !result.lost[t]).length;
+      const lostNotAccepted = result.wins.filter((w, t) => w === 0 && result.lost[t]).length;
+      console.log(
+        `ticket race: ${JSON.stringify({
+          tickets: result.wins.length,
+          attempts: result.wins.length * ATTEMPTS_PER_TICKET,
+          accepted,
+          acceptedTwice: twice,
+          lostWithTheNodeAndNotAccepted: lostNotAccepted,
+          refused: Object.fromEntries(result.refused),
+          registerRetries: Object.fromEntries(result.registerRetries),
+          killedAtTicket: killedAt,
+          pausedAtTicket: pausedAt,
+          ms: result.ms,
+        })}`,
+      );
+      assert.equal(result.wins.length, TICKETS, 'every ticket was issued');
+      assert.ok(killedAt > 0 && pausedAt > 0, 'both faults happened mid-run');
+      // The rule: no ticket ever opens two sockets. A ticket whose attempt died with the node (or met a
+      // 503) may have been spent there, so it opens one socket elsewhere or none; every other ticket one.
+      assert.equal(twice, 0, 'no ticket opened two sockets');
+      assert.equal(unanswered, 0, 'every ticket whose attempts were all answered opened one socket');
+      // Refused only because the ticket was spent, or because the node died or Redis was paused.
+      for (const key of result.refused.keys())
+        assert.ok(/ invalid_ticket$|^transport$|^503 /.test(key), `an attempt refused as ${key}`);
+    });
+  },
+);
