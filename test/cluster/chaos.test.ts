@@ -156,7 +156,7 @@ describe(
           }
           if (pausedAt < 0 && issued >= TICKETS * 0.7) {
             pausedAt = issued;
-            fixture.redis.cli('CLIENT', 'PAUSE', '500');
+            assert.equal(fixture.redis.cli('CLIENT', 'PAUSE', '500'), 'OK');
           }
         },
       });
