@@ -12,15 +12,7 @@ import type { TestGateway } from '../gateway/fixtures/gateway.js';
 import { pairedController } from '../gateway/fixtures/paired-controller.js';
 import { asOperator, withToken } from '../extension/pairing-helpers.js';
 import { useProxiedCluster } from './fixtures/cluster-nodes.js';
-
-const ASK = {
-  tool: 'browser_click',
-  arguments: { ref: '@e3' },
-  ref: '@e3',
-  frame_origin: 'https://shop.example',
-  classes: ['form_submit'],
-  summary: 'click @e3 button "Place order" on https://shop.example',
-};
+import { PLACE_ORDER_ASK as ASK } from '../gateway/fixtures/approval-ask.js';
 
 describe('a decision through a node that has not yet heard of the approval', () => {
   const fixture = useProxiedCluster(2);

@@ -12,16 +12,9 @@ import { pairedController } from '../gateway/fixtures/paired-controller.js';
 import { asOperator, withToken } from '../extension/pairing-helpers.js';
 import { waitFor } from '../helpers/wait-for.js';
 import { CLUSTER_CONFIG, useCluster } from './fixtures/cluster-nodes.js';
+import { PLACE_ORDER_ASK as ASK } from '../gateway/fixtures/approval-ask.js';
 
 const APPROVAL_TIMEOUT_S = 120;
-const ASK = {
-  tool: 'browser_click',
-  arguments: { ref: '@e3' },
-  ref: '@e3',
-  frame_origin: 'https://shop.example',
-  classes: ['form_submit'],
-  summary: 'click @e3 button "Place order" on https://shop.example',
-};
 
 describe('pending approvals across a Redis restart', () => {
   const fixture = useCluster(2, { ...CLUSTER_CONFIG, safety: { approval_timeout_s: APPROVAL_TIMEOUT_S } });

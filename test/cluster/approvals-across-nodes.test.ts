@@ -14,16 +14,9 @@ import { pairedController } from '../gateway/fixtures/paired-controller.js';
 import { asOperator, withToken } from '../extension/pairing-helpers.js';
 import { waitFor } from '../helpers/wait-for.js';
 import { usePostgresCluster } from './fixtures/cluster-nodes.js';
+import { PLACE_ORDER_ASK as ASK } from '../gateway/fixtures/approval-ask.js';
 
 const COMMAND = 'browser.controller.command';
-const ASK = {
-  tool: 'browser_click',
-  arguments: { ref: '@e3' },
-  ref: '@e3',
-  frame_origin: 'https://shop.example',
-  classes: ['form_submit'],
-  summary: 'click @e3 button "Place order" on https://shop.example',
-};
 
 interface Served {
   sid: string;

@@ -14,18 +14,11 @@ import { catalogAnswer, type TestController } from './fixtures/controller.js';
 import { pairedController } from './fixtures/paired-controller.js';
 import { startTestGateway, type HttpResult, type TestGateway } from './fixtures/gateway.js';
 import { RecordingBackend } from './fixtures/recording-backend.js';
+import { PLACE_ORDER_ASK as ASK } from './fixtures/approval-ask.js';
 
 const ORIGIN = `chrome-extension://${EXTENSION_ID}`;
 const COMMAND_TIMEOUT_S = 30;
 const APPROVAL_TIMEOUT_S = 60;
-const ASK = {
-  tool: 'browser_click',
-  arguments: { ref: '@e3' },
-  ref: '@e3',
-  frame_origin: 'https://shop.example',
-  classes: ['form_submit'],
-  summary: 'click @e3 button "Place order" on https://shop.example',
-};
 
 describe("the user's tab waits for the person as long as the approval does", () => {
   const clock = new ManualClock();

@@ -13,16 +13,9 @@ import { pairedController } from '../gateway/fixtures/paired-controller.js';
 import { ENABLED_CONFIG, startTestGateway, type TestGateway } from '../gateway/fixtures/gateway.js';
 import { RecordingBackend } from '../gateway/fixtures/recording-backend.js';
 import { withToken } from '../extension/pairing-helpers.js';
+import { PLACE_ORDER_ASK as ASK } from '../gateway/fixtures/approval-ask.js';
 
 const ORIGIN = `chrome-extension://${EXTENSION_ID}`;
-const ASK = {
-  tool: 'browser_click',
-  arguments: { ref: '@e3' },
-  ref: '@e3',
-  frame_origin: 'https://shop.example',
-  classes: ['form_submit'],
-  summary: 'click @e3 button "Place order" on https://shop.example',
-};
 
 describe("the extension's approval channel (gateway routes)", () => {
   let gw: TestGateway;

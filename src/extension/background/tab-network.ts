@@ -137,15 +137,7 @@ export class TabNetwork {
     } catch {
       decision = { go: false, errorReason: 'BlockedByClient' };
     }
-    // A request the page abandoned meanwhile is gone from Chromium: its answer fails, harmlessly.
-    await session
-      .send(
-        decision.go ? 'Fetch.continueRequest' : 'Fetch.failRequest',
-        decision.go
-          ? { requestId: event.requestId }
-          : { requestId: event.requestId, errorReason: decision.errorReason },
-      )
-      .catch(() => undefined);
+    await answer(session, event.requestId, decision);
   }
 
   private async responded(session: CdpSession, event: RequestPaused): Promise<void> {
@@ -165,13 +157,17 @@ export class TabNetwork {
         decision = { go: false, errorReason: 'Aborted' };
       }
     }
-    await session
-      .send(
-        decision.go ? 'Fetch.continueRequest' : 'Fetch.failRequest',
-        decision.go
-          ? { requestId: event.requestId }
-          : { requestId: event.requestId, errorReason: decision.errorReason },
-      )
-      .catch(() => undefined);
+    await answer(session, event.requestId, decision);
   }
+}
+
+/** Lets a paused request go on, or fails it with the decision's reason. */
+async function answer(session: CdpSession, requestId: string, decision: Decision): Promise<void> {
+  // A request the page abandoned meanwhile is gone from Chromium: its answer fails, harmlessly.
+  await session
+    .send(
+      decision.go ? 'Fetch.continueRequest' : 'Fetch.failRequest',
+      decision.go ? { requestId } : { requestId, errorReason: decision.errorReason },
+    )
+    .catch(() => undefined);
 }
