@@ -28,7 +28,9 @@ function toolsDoc(): string {
     'A session bound to a browser controller (the tabgate extension) can run only the tools of the ' +
     'controller allowlist; the others fail with `controller_unavailable`. In the controller column, ' +
     "`yes` is the reference protocol's allowlist and `extension` a capability tabgate's extension asks " +
-    'for by name (docs/protocol.md, "Capabilities").\n\n';
+    'for by name (docs/protocol.md, "Capabilities"). The schemas below are those of `GET /v1/tools`; ' +
+    "MCP's `tools/list` leaves out `additionalProperties: false`, empty `properties` and the largest-" +
+    'integer bound to keep the list short; unknown arguments are refused all the same.\n\n';
   out += '| tool | what it does | read-only | controller |\n|---|---|---|---|\n';
   for (const tool of describeTools()) {
     out += `| \`${tool.name}\` | ${cell(tool.description)} | ${tool.annotations.readOnlyHint ? 'yes' : 'no'} | ${allow.has(tool.name) ? 'yes' : extended.has(tool.name) ? 'extension' : 'no'} |\n`;
