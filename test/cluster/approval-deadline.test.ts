@@ -14,6 +14,7 @@ import { pairedController } from '../gateway/fixtures/paired-controller.js';
 import { asOperator, withToken } from '../extension/pairing-helpers.js';
 import { waitFor } from '../helpers/wait-for.js';
 import { usePostgresCluster, type ClusterNode } from './fixtures/cluster-nodes.js';
+import { PLACE_ORDER_ASK } from '../gateway/fixtures/approval-ask.js';
 
 const COMMAND_TIMEOUT_S = 1;
 const APPROVAL_TIMEOUT_S = 30;
@@ -23,14 +24,7 @@ function openApproval(node: TestGateway, sid: string, token: string) {
   return waitFor(
     async () => {
       const answer = await node.request('POST', `/v1/browser-control/sessions/${sid}/approvals`, {
-        body: {
-          tool: 'browser_click',
-          arguments: { ref: '@e3' },
-          ref: '@e3',
-          frame_origin: 'https://shop.example',
-          classes: ['form_submit'],
-          summary: 'click @e3 button "Place order" on https://shop.example',
-        },
+        body: PLACE_ORDER_ASK,
         headers: withToken(token, { origin: EXTENSION_ORIGIN }),
       });
       // The store shows the session bound to the extension a moment after its socket opened.
