@@ -1,6 +1,6 @@
 /**
  * The far side of bench/controller.ts, run as a child process so the gateway's memory and CPU are
- * measured apart from its clients: one bare ws echo client (the floor), one controller without
+ * measured apart from its clients: one bare ws echo client (the floor) or many, one controller without
  * registration (for the floor carrying protocol frames), or N protocol v1 controllers that answer every
  * command at once. Driven over IPC.
  */
@@ -14,6 +14,7 @@ import {
 
 type Order =
   | { kind: 'echo'; url: string }
+  | { kind: 'echoes'; url: string; count: number }
   | { kind: 'frames'; url: string }
   | { kind: 'controllers'; url: string; key: string; sessions: string[] }
   | { kind: 'exit' };
@@ -88,7 +89,12 @@ process.on('message', (order: Order) => {
       process.exit(0);
     }
     if (order.kind === 'echo') await echo(order.url);
-    else if (order.kind === 'frames') await framesPeer(order.url);
+    else if (order.kind === 'echoes') {
+      // In batches, as the controllers connect.
+      for (let i = 0; i < order.count; i += 50) {
+        await Promise.all(Array.from({ length: Math.min(50, order.count - i) }, () => echo(order.url)));
+      }
+    } else if (order.kind === 'frames') await framesPeer(order.url);
     else {
       // Connect in batches: 1,000 simultaneous registrations only measure the accept queue.
       for (let i = 0; i < order.sessions.length; i += 50) {

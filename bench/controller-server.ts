@@ -27,6 +27,9 @@ export type ServerOrder = { kind: 'start' } | { kind: 'memory' } | { kind: 'exit
 export interface Started {
   floorUrl: string;
   floorWsUrl: string;
+  /** The floor spread over many ws peers: `POST <url><i>` goes through peer i (mod their number). */
+  spreadFloorUrl: string;
+  spreadFloorWsUrl: string;
   framesUrl: string;
   framesWsUrl: string;
   gatewayUrl: string;
@@ -91,6 +94,42 @@ function startFloor(): Promise<Relay> {
 }
 
 /**
+ * The floor spread over every ws peer that connects (1,000 in the bench, one per controller as the
+ * gateway has them): the request's path picks the peer, and each peer's echoes answer its own requests
+ * in order. What spreading calls over that many sockets costs by itself, with nothing of the gateway's.
+ */
+async function startSpreadFloor(): Promise<Relay> {
+  const wss = new WebSocketServer({ port: 0, host: '127.0.0.1', perMessageDeflate: false });
+  await new Promise((resolve) => wss.once('listening', resolve));
+  const peers: { ws: WebSocket; waiting: (() => void)[] }[] = [];
+  wss.on('connection', (ws) => {
+    const peer = { ws, waiting: [] as (() => void)[] };
+    peers.push(peer);
+    ws.on('message', () => peer.waiting.shift()?.());
+  });
+  const server = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const peer = peers[Number((req.url ?? '/').slice(1)) % peers.length];
+      if (!peer) return;
+      peer.waiting.push(() => answer(res, '{"ok":true,"result":{"tabs":[]}}'));
+      peer.ws.send(Buffer.concat(chunks).toString('utf8'));
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/`,
+    wsUrl: `ws://127.0.0.1:${(wss.address() as AddressInfo).port}`,
+    close() {
+      server.closeAllConnections();
+      server.close();
+      wss.close();
+    },
+  };
+}
+
+/**
  * The floor carrying protocol frames: the body becomes a command frame as the gateway would send it, a
  * protocol controller answers with a result frame, and the result goes back as `{ok, result}`. Nothing
  * of the gateway's own (auth, sessions, routing, audit) is done.
@@ -133,6 +172,7 @@ fs.writeFileSync(path.join(home, 'config.yaml'), 'browser:\n  extension_control:
 // The gateway logs as `tabgate serve 2>>file` does: one line per request, written at once.
 const logFd = fs.openSync(path.join(home, 'gateway.log'), 'a');
 const floor = await startFloor();
+const spreadFloor = await startSpreadFloor();
 const frames = await startFramesRelay();
 // One peer registers 1,000 controllers here: lift the per-peer registration limit for the run.
 const unlimited = { capacity: 1_000_000, refillPerSecond: 1_000_000 };
@@ -162,6 +202,8 @@ process.on('message', (order: ServerOrder) => {
       const started: Started = {
         floorUrl: floor.url,
         floorWsUrl: floor.wsUrl,
+        spreadFloorUrl: spreadFloor.url,
+        spreadFloorWsUrl: spreadFloor.wsUrl,
         framesUrl: frames.url,
         framesWsUrl: frames.wsUrl,
         gatewayUrl: gateway.url,
@@ -177,6 +219,7 @@ process.on('message', (order: ServerOrder) => {
       process.send?.({ heap: usage.heapUsed + usage.external, rss: usage.rss });
     } else {
       floor.close();
+      spreadFloor.close();
       frames.close();
       await gateway.close();
       fs.closeSync(logFd);

@@ -3,7 +3,8 @@
  * the floor (a bare node:http server relaying over a bare ws echo, same machine, same run, calls
  * interleaved); for reference, what the protocol's frames cost by themselves (the bare relay carrying a
  * command frame to a Node controller and its result back, in a pass of its own against the floor);
- * throughput with 1, 100 and 1,000 connected controllers, and with five dashboard tabs open (their event
+ * throughput with 1, 100 and 1,000 connected controllers (and the floor spread over 1,000 ws peers,
+ * what that many sockets cost by themselves), and with five dashboard tabs open (their event
  * streams) against none; memory per idle connected controller. Three processes, as in real use: this one is the agent, bench/controller-server.ts holds
  * the gateway and the floor, bench/controller-pool.ts the browsers.
  */
@@ -244,6 +245,24 @@ async function main(): Promise<void> {
       '',
       thousandPass.cpu.toFixed(0),
       `${(thousandPass.cpu / floorPass.cpu).toFixed(2)}× the floor's at 1 controller`,
+    ]);
+    // The floor spread over 1,000 ws peers, as the calls above are over 1,000 controllers: what so many
+    // sockets cost by themselves. Connected only now, so that nothing above ran beside them.
+    await order(child, { kind: 'echoes', url: started.spreadFloorWsUrl, count: 1000 });
+    const spreadPass = await measuredThroughput(serverPid, (i) =>
+      post(`${started.spreadFloorUrl}${i % 1000}`, {}, '{}'),
+    );
+    rows.push([
+      'commands/s, floor over 1,000 ws peers',
+      spreadPass.rate.toFixed(0),
+      '',
+      `the floor's relay, calls spread over 1,000 echo sockets: ${(spreadPass.rate / floorPass.rate).toFixed(2)}× the floor over one`,
+    ]);
+    rows.push([
+      'server CPU per call (µs), floor over 1,000 ws peers',
+      spreadPass.cpu.toFixed(0),
+      '',
+      `${(spreadPass.cpu / floorPass.cpu).toFixed(2)}× the floor over one; tabgate at 1,000 is ${(thousandPass.cpu / spreadPass.cpu).toFixed(2)}× this`,
     ]);
     rows.push([
       'memory per idle controller (KB)',
