@@ -115,7 +115,9 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
     loadConfig({ home: options.home, env: options.env, flags: options.flags, log: baseLog });
   const clock = options.clock ?? systemClock;
   securePrivateHome(config.home, baseLog);
-  const secrets = new SecretGuard(new Vault(config.home));
+  // Not the scrubbing logger below, which reads the vault: the vault's watch logs without it.
+  const vault = new Vault(config.home, baseLog);
+  const secrets = new SecretGuard(vault);
   // Every part below logs through this one, so no line can carry a vault secret's value.
   const log = secrets.scrubLogs(baseLog);
   const apiKey = resolveApiKey(config);
@@ -206,6 +208,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
     unwatchStore();
     await store.close();
     extensionControl.close();
+    vault.close();
     throw error;
   }
   const originGuard = new OriginGuard(config.browser.extension_control.allowed_origins);
@@ -403,6 +406,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
     });
   } catch (error) {
     extensionControl.close();
+    vault.close();
     await audit.close();
     await mcp.close();
     endpoint.close();

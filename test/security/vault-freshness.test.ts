@@ -1,6 +1,6 @@
 /**
  * The gateway looks at the vault as it stands, never at a copy of some age: a secret the owner stores
- * is kept out of the very next call's answer, and out of the answer of a call that was already running
+ * (from this process or from the CLI's) is kept out of the very next call's answer, and out of the answer of a call that was already running
  * when it was stored, through a real gateway and a protocol controller on a real WebSocket.
  */
 import assert from 'node:assert/strict';
@@ -9,6 +9,7 @@ import { after, before, describe, it } from 'node:test';
 import { Vault } from '../../src/gateway/secrets/index.js';
 import { tabsAnswer, TestController } from '../gateway/fixtures/controller.js';
 import { startTestGateway, type HttpResult, type TestGateway } from '../gateway/fixtures/gateway.js';
+import { runTabgate } from '../helpers/tabgate-cli.js';
 
 const COMMAND = 'browser.controller.command';
 
@@ -82,5 +83,45 @@ describe('a secret stored a moment ago', () => {
     store('during', value);
     controller.result(command.params.command_id, true, tabsAnswer(`Your password is ${value}`));
     assert.equal(titleOf(await answered), 'Your password is «secret:during»');
+  });
+});
+
+describe('a secret the CLI stores from another process', () => {
+  let gw: TestGateway;
+  let sessionId: string;
+  let controller: TestController;
+
+  before(async () => {
+    gw = await startTestGateway();
+    sessionId = await gw.createSession();
+    controller = await TestController.connect(gw, { sessionId });
+  });
+  after(async () => {
+    await controller?.close();
+    await gw?.close();
+  });
+
+  it("is kept out of the very next call's answer, the vault unchanged for calls before it", async () => {
+    const call = () => gw.request('POST', `/v1/sessions/${sessionId}/tools/browser_tabs`, { body: {} });
+    const answerNextWith = async (title: string) => {
+      const command = await controller.next(COMMAND);
+      controller.result(command.params.command_id, true, tabsAnswer(title));
+    };
+    const value = `pw-${randomBytes(8).toString('hex')}`;
+    // Calls before the add: the gateway holds the vault as it was, with no change pending to look at.
+    for (const title of ['first', 'second']) {
+      const answered = call();
+      await answerNextWith(title);
+      assert.equal(titleOf(await answered), title);
+    }
+    const added = await runTabgate(
+      gw.home,
+      ['secrets', 'add', 'from-cli', '--origin', 'https://bank.example', '--field', 'password'],
+      value + '\n',
+    );
+    assert.equal(added.code, 0, added.stderr);
+    const answered = call();
+    await answerNextWith(`Welcome back, ${value}`);
+    assert.equal(titleOf(await answered), 'Welcome back, «secret:from-cli»');
   });
 });

@@ -3,9 +3,12 @@
  * on the files directly (`tabgate secrets`); the gateway only reads them, for a fill and to keep values
  * out of everything it sends or writes. No route serves the vault, so no credential of an agent can
  * list, read or change it. The gateway re-reads the files when they change, so an added secret works
- * without a restart.
+ * without a restart; a watch on the home folder says when they may have, so an unchanged vault costs no
+ * `stat` per call (it is looked at three times a call: as the call starts, as it ends, as it is logged).
  */
 import fs from 'node:fs';
+import { silentLogger, type Logger } from '../../log/logger.js';
+import { FileWatch } from '../config/file-watch.js';
 import {
   SECRET_FIELDS,
   SECRET_NAME_PATTERN,
@@ -85,8 +88,15 @@ export function resolveFill(contents: VaultContents, name: string): SecretFill {
 
 export class Vault {
   private cache: { stamp: string; contents: VaultContents } | null = null;
+  /** Made at the first `read` (the CLI's vault never needs one); null again once closed. */
+  private watch: FileWatch | null = null;
+  private closed = false;
 
-  constructor(private readonly home: string) {}
+  /** `log` hears about the watch of the home folder when it fails. */
+  constructor(
+    private readonly home: string,
+    private readonly log: Logger = silentLogger,
+  ) {}
 
   list(): SecretListing[] {
     return readEntries(this.home).map(({ name, origin, field, created_at }) => ({
@@ -115,6 +125,8 @@ export class Vault {
       ...seal(key, { name, origin, field }, input.value),
     };
     writeEntries(this.home, [...readEntries(this.home).filter((e) => e.name !== name), entry]);
+    // Seen by this process's next read even before the watch's event is handled.
+    this.watch?.markStale();
   }
 
   /** Whether there was an entry of that name. */
@@ -123,6 +135,7 @@ export class Vault {
     const kept = entries.filter((e) => e.name !== name);
     if (kept.length === entries.length) return false;
     writeEntries(this.home, kept);
+    this.watch?.markStale();
     return true;
   }
 
@@ -137,12 +150,16 @@ export class Vault {
   }
 
   /**
-   * The vault as it stands now, at the cost of one `stat` while its file is unchanged: the files are
-   * read and decrypted again only when the CLI has rewritten them. Throws `internal_error` when they
-   * cannot be read (fail closed).
+   * The vault as it stands now: nothing to do while the watch saw no change, one `stat` when it did
+   * (or a second has passed), and the files read and decrypted again only when the CLI has rewritten
+   * them. Throws `internal_error` when they cannot be read (fail closed).
    */
   read(): VaultContents {
+    if (!this.closed) this.watch ??= new FileWatch(vaultFile(this.home), "the owner's vault", this.log);
+    if (this.cache && this.watch && !this.watch.mustLook()) return this.cache.contents;
     const stamp = this.stamp();
+    // A failed look is repeated at the next read, never trusted from the cache.
+    if (stamp === null) this.watch?.markStale();
     if (stamp !== null && this.cache?.stamp === stamp) return this.cache.contents;
     const fills = new Map<string, SecretFill>();
     let entries: StoredEntry[];
@@ -151,7 +168,9 @@ export class Vault {
       entries = stamp === 'none' ? [] : readEntries(this.home);
       key = entries.length > 0 ? readKey(this.home, false) : null;
     } catch (error) {
-      // Without the values nothing can be kept out of outputs, so no call runs: fail closed.
+      // Without the values nothing can be kept out of outputs, so no call runs: fail closed, and
+      // look again at the next read rather than answer from the cache.
+      this.watch?.markStale();
       throw new TabgateError(
         'internal_error',
         `The owner's vault (${vaultFile(this.home)}) cannot be read (${(error as Error).message.slice(0, 200)}); no browser call runs until the owner fixes or removes it.`,
@@ -180,6 +199,13 @@ export class Vault {
     } catch {
       return null;
     }
+  }
+
+  /** Stops watching the home folder: every read stats from now on. */
+  close(): void {
+    this.closed = true;
+    this.watch?.close();
+    this.watch = null;
   }
 }
 
