@@ -17,6 +17,7 @@ import {
   type AuditRow,
   type NewAuditEntry,
 } from './audit-entry.js';
+import { INDEX_BATCH, SessionIndex } from './session-index.js';
 
 // The types of the store's own methods, for whoever holds a store.
 export type { AuditEntry, AuditQuery, NewAuditEntry } from './audit-entry.js';
@@ -26,7 +27,15 @@ export class AuditStore {
   private offsetStmt: Statement<[string], { folded: number }> | null = null;
   private setOffsetStmt: Statement<[string, number]> | null = null;
 
-  constructor(private readonly db: Db) {}
+  private readonly sessions: SessionIndex;
+
+  /** `indexBatch`: rows past the session index before a fold moves them in (session-index.ts). */
+  constructor(
+    private readonly db: Db,
+    indexBatch = INDEX_BATCH,
+  ) {
+    this.sessions = new SessionIndex(db, indexBatch);
+  }
 
   /**
    * Runs `fn` in an IMMEDIATE transaction: the write lock is taken before the first read, so a fold's
@@ -76,7 +85,13 @@ export class AuditStore {
     this.transaction(() => {
       for (const row of rows) this.append(row.entry, row.journalRef);
       for (const [file, folded] of offsets) this.setJournalOffset(file, folded);
+      this.sessions.catchUpIfDue();
     });
+  }
+
+  /** Moves every row into the session index now (session-index.ts). */
+  indexSessions(): void {
+    this.transaction(() => this.sessions.catchUp());
   }
 
   /** One step of recovering a journal file, under the write lock (see the storage interface). */
@@ -89,6 +104,7 @@ export class AuditStore {
         else this.completeInterrupted(line.journalRef, line);
       }
       this.setJournalOffset(file, chunk.folded);
+      this.sessions.catchUpIfDue();
       return chunk.more;
     });
   }
@@ -104,30 +120,28 @@ export class AuditStore {
   }
 
   list(query: AuditQuery): AuditEntry[] {
-    const where: string[] = [];
-    const params: (string | number)[] = [];
-    if (query.session !== undefined) {
-      where.push('session_id = ?');
-      params.push(query.session);
-    }
-    if (query.after !== undefined) {
-      where.push('id > ?');
-      params.push(query.after);
-    }
-    const clause = where.length > 0 ? `WHERE ${where.join(' AND ')}` : '';
     // Paging forward reads oldest first; the first page is the newest rows, still shown oldest first.
-    const order = query.after !== undefined ? 'ASC' : 'DESC';
-    const rows = this.db
-      .prepare<(string | number)[], AuditRow>(
-        `SELECT * FROM audit_log ${clause} ORDER BY id ${order} LIMIT ?`,
-      )
-      .all(...params, query.limit);
-    if (order === 'DESC') rows.reverse();
+    const rows =
+      query.session !== undefined
+        ? this.sessions.list(query.session, query.after, query.limit)
+        : query.after !== undefined
+          ? this.db
+              .prepare<[number, number], AuditRow>(
+                'SELECT * FROM audit_log WHERE id > ? ORDER BY id ASC LIMIT ?',
+              )
+              .all(query.after, query.limit)
+          : this.db
+              .prepare<[number], AuditRow>('SELECT * FROM audit_log ORDER BY id DESC LIMIT ?')
+              .all(query.limit);
+    if (query.after === undefined) rows.reverse();
     return rows.map(auditEntryOf);
   }
 
   /** Deletes rows older than the cutoff; returns how many went. */
   purgeBefore(cutoffMs: number): number {
-    return this.db.prepare('DELETE FROM audit_log WHERE at_ms < ?').run(cutoffMs).changes;
+    return this.transaction(() => {
+      this.sessions.forgetBefore(cutoffMs);
+      return this.db.prepare('DELETE FROM audit_log WHERE at_ms < ?').run(cutoffMs).changes;
+    });
   }
 }

@@ -67,6 +67,17 @@ const MIGRATIONS: readonly string[] = [
   // A session a user's browser served, deleted by its agent (session-store.ts): the row stays, hidden,
   // so the same id created again is still that browser's and fails closed until it shares again.
   `ALTER TABLE sessions ADD COLUMN retired_at TEXT;`,
+  // The audit log's session index, built in bulk (src/gateway/audit/session-index.ts): every row up to
+  // `upto` has its entry; an ordinary index cost a scattered B-tree insert per row.
+  `CREATE TABLE audit_session_index (
+     session_id TEXT NOT NULL,
+     id INTEGER NOT NULL,
+     PRIMARY KEY (session_id, id)
+   ) WITHOUT ROWID;
+   INSERT INTO audit_session_index (session_id, id) SELECT session_id, id FROM audit_log ORDER BY session_id, id;
+   CREATE TABLE audit_indexed (upto INTEGER NOT NULL);
+   INSERT INTO audit_indexed (upto) SELECT coalesce(max(id), 0) FROM audit_log;
+   DROP INDEX audit_by_session;`,
 ];
 
 export const STATE_DB_FILE = 'state.db';
