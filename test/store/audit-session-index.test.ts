@@ -86,7 +86,7 @@ describe('the audit log session index built in bulk', () => {
             origin: null,
             outcome: 'ok',
             duration_ms: 1,
-          tool_call_id: null,
+            tool_call_id: null,
           },
           journalRef: `aj-test.jsonl#${i}`,
         };
