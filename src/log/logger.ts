@@ -1,7 +1,10 @@
 /**
  * One line per event on stderr, `level message key=value …`. Callers pass fields, never secrets: keys,
- * tickets, tokens and typed text must not reach a log line.
+ * tickets, tokens and typed text must not reach a log line. Debug and info lines of one event-loop
+ * turn go out in one write (line-batch.ts); a warning or an error is written at once, with what waited.
  */
+import { LineBatch } from './line-batch.js';
+
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
 
 export type LogFields = Record<string, string | number | boolean | null | undefined>;
@@ -20,16 +23,33 @@ function formatValue(value: string | number | boolean | null): string {
   return /^[\w.:/@-]*$/.test(text) && text.length > 0 ? text : JSON.stringify(text);
 }
 
-export function createLogger(options: { level?: LogLevel; write?: (line: string) => void } = {}): Logger {
+export interface LoggerOptions {
+  level?: LogLevel;
+  /** Takes each line as it is logged (tests that read the lines); batching is then the writer's. */
+  write?: (line: string) => void;
+  /** Takes newline-ended lines, those of one turn together; stderr when neither this nor `write`. */
+  output?: (text: string) => void;
+}
+
+function lineWriter(options: LoggerOptions): (line: string, urgent: boolean) => void {
+  if (options.write) return options.write;
+  const batch = new LineBatch(options.output ?? ((text) => process.stderr.write(text)));
+  return (line, urgent) => {
+    batch.add(line);
+    if (urgent) batch.flush();
+  };
+}
+
+export function createLogger(options: LoggerOptions = {}): Logger {
   const threshold = ORDER[options.level ?? 'info'];
-  const write = options.write ?? ((line: string) => process.stderr.write(line + '\n'));
+  const write = lineWriter(options);
   const emit = (level: LogLevel, message: string, fields?: LogFields) => {
     if (ORDER[level] < threshold) return;
     let line = `${new Date().toISOString()} ${level.padEnd(5)} ${message}`;
     for (const [key, value] of Object.entries(fields ?? {})) {
       if (value !== undefined) line += ` ${key}=${formatValue(value)}`;
     }
-    write(line);
+    write(line, ORDER[level] >= ORDER.warn);
   };
   return {
     debug: (message, fields) => emit('debug', message, fields),
