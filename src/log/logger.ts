@@ -19,8 +19,22 @@ export interface Logger {
 const ORDER: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40 };
 
 function formatValue(value: string | number | boolean | null): string {
-  const text = String(value);
-  return /^[\w.:/@-]*$/.test(text) && text.length > 0 ? text : JSON.stringify(text);
+  // A number, a boolean or null always prints bare: the pattern would pass it anyway.
+  if (typeof value !== 'string') return String(value);
+  return /^[\w.:/@-]*$/.test(value) && value.length > 0 ? value : JSON.stringify(value);
+}
+
+/** The last line's time: a busy gateway logs many lines in one millisecond. */
+let stampedAt = NaN;
+let stamp = '';
+
+function timestamp(): string {
+  const now = Date.now();
+  if (now !== stampedAt) {
+    stampedAt = now;
+    stamp = new Date(now).toISOString();
+  }
+  return stamp;
 }
 
 export interface LoggerOptions {
@@ -45,8 +59,9 @@ export function createLogger(options: LoggerOptions = {}): Logger {
   const write = lineWriter(options);
   const emit = (level: LogLevel, message: string, fields?: LogFields) => {
     if (ORDER[level] < threshold) return;
-    let line = `${new Date().toISOString()} ${level.padEnd(5)} ${message}`;
-    for (const [key, value] of Object.entries(fields ?? {})) {
+    let line = `${timestamp()} ${level.padEnd(5)} ${message}`;
+    for (const key in fields) {
+      const value = fields[key];
       if (value !== undefined) line += ` ${key}=${formatValue(value)}`;
     }
     write(line, ORDER[level] >= ORDER.warn);

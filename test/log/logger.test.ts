@@ -39,3 +39,21 @@ for (const ending of ['exit', 'throw'] as const) {
     assert.equal(child.status, ending === 'exit' ? 0 : 1);
   });
 }
+
+test('a field prints bare when it is a word, a number, a boolean or null, quoted otherwise, and undefined not at all', () => {
+  const lines: string[] = [];
+  const log = createLogger({ write: (line) => lines.push(line) });
+  log.info('request', {
+    path: '/v1/x',
+    status: 200,
+    ms: -0.5,
+    ok: true,
+    none: null,
+    skipped: undefined,
+    why: 'a b',
+  });
+  assert.match(
+    lines[0] ?? '',
+    / info {2}request path=\/v1\/x status=200 ms=-0.5 ok=true none=null why="a b"$/,
+  );
+});
