@@ -169,7 +169,7 @@ function startFramesRelay(): Promise<Relay> {
 
 const home = fs.mkdtempSync(path.join(os.tmpdir(), 'tabgate-bench-'));
 fs.writeFileSync(path.join(home, 'config.yaml'), 'browser:\n  extension_control:\n    enabled: true\n');
-// The gateway logs as `tabgate serve 2>>file` does: one line per request, written at once.
+// The gateway logs as `tabgate serve 2>>file` does: one line per request, those of a turn in one write.
 const logFd = fs.openSync(path.join(home, 'gateway.log'), 'a');
 const floor = await startFloor();
 const spreadFloor = await startSpreadFloor();
@@ -180,7 +180,7 @@ const gateway = await startGateway({
   home,
   env: {},
   flags: { port: 0 },
-  log: createLogger({ write: (line) => fs.writeSync(logFd, line + '\n') }),
+  log: createLogger({ output: (text) => fs.writeSync(logFd, text) }),
   rateLimits: { register: unlimited },
 });
 const caller = {

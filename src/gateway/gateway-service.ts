@@ -21,7 +21,7 @@ import {
 } from '../protocol/index.js';
 import { requestTakeover, type Approvals, type PageReader } from './approvals/index.js';
 import type { AuditContext } from './audit/audit-entry.js';
-import type { AuditLog, CallEnding } from './audit/audit-log.js';
+import type { AuditedCall, AuditLog, CallEnding } from './audit/audit-log.js';
 import type { BrowserBackend } from './backends/index.js';
 import type { LaneState } from './broker/controller-broker.js';
 import type { ControllerBroker } from './broker/controller-broker.js';
@@ -36,6 +36,7 @@ import { mayReceiveSecrets, type SecretGuard, type VaultSnapshot } from './secre
 import type { SiteRules } from '../protocol/index.js';
 import { decideRoute, unsafeControllerArguments, type RouteDecision } from './router/route.js';
 import type {
+  CallSignal,
   Caller,
   CreateSessionInput,
   GatewayService,
@@ -87,16 +88,28 @@ function isSiteRefusal(error: unknown): error is TabgateError {
   return SITE_REFUSALS.has(error.code) || SITE_REFUSALS.has(String(error.details?.controller_code));
 }
 
-/** A call past its tool-name check, with the session it runs in and where it goes. */
-interface RoutedCall extends ToolCallRequest<ToolName> {
+/**
+ * A call past its tool-name check, with the session it runs in and where it goes: built once, with
+ * every field present, so each step of the path reads the same shape.
+ */
+interface RoutedCall {
+  caller: Caller;
+  sessionId: string;
+  tool: ToolName;
+  /** The arguments as the agent sent them. */
+  arguments: unknown;
+  toolCallId: string | null;
+  /** The caller's own; the call runs under the one InFlightCalls gives it (which also follows Stop). */
+  signal: CallSignal | undefined;
+  onProgress: ((message: string) => void) | undefined;
   session: SessionRecord;
   decision: RouteDecision;
   /** The backend that serves the session, for a call routed to one (after a live switch: its own). */
-  backend?: string;
+  backend: string | undefined;
   /** A takeover's record as it last stood, for its audit row (who decided). */
-  takeover?: { record: ApprovalRecord | null };
+  takeover: { record: ApprovalRecord | null } | undefined;
   /** The call's looks at the vault; none without a vault. */
-  vault?: CallVault;
+  vault: CallVault | undefined;
 }
 
 /**
@@ -361,65 +374,43 @@ export class DefaultGatewayService implements GatewayService {
     }
   }
 
-  /** Unknown tool, then the session, then where its calls go now. */
-  private route(request: ToolCallRequest, vault: CallVault | undefined): Promise<ToolResult<ToolName>> {
+  /**
+   * Unknown tool, then the session, then where its calls go now; then the call, audited. Each await
+   * here is on a path that has to wait (a session not in memory, a cluster's lane, the first call
+   * after a live switch): otherwise the command leaves inside audit.track's run(), before the journal
+   * is written.
+   */
+  private async route(request: ToolCallRequest, vault: CallVault | undefined): Promise<ToolResult<ToolName>> {
     const { caller, sessionId, tool } = request;
     if (!isToolName(tool))
       throw new TabgateError('unknown_tool', `No tool named ${JSON.stringify(tool.slice(0, 100))}.`);
-    // A session in memory is routed in this turn: with nothing awaited before it, a controller's
-    // command leaves inside audit.track's run(), and the journal's write comes after the send.
-    const session = this.d.sessions.cached(caller, sessionId);
-    if (session) return this.routeSession({ ...request, tool }, session, vault);
-    return this.d.sessions
-      .require(caller, sessionId)
-      .then((stored) => this.routeSession({ ...request, tool }, stored, vault));
-  }
-
-  /**
-   * Not `async` (nor is route): the answer's promise goes back as it is, with no microtask of their
-   * own between the browser's answer and the agent's. A refusal throws, into callTool's catch.
-   */
-  private routeSession(
-    request: ToolCallRequest<ToolName>,
-    session: SessionRecord,
-    vault: CallVault | undefined,
-  ): Promise<ToolResult<ToolName>> {
-    const { caller, sessionId, tool } = request;
+    const session =
+      this.d.sessions.cached(caller, sessionId) ?? (await this.d.sessions.require(caller, sessionId));
     // Answered by the gateway, which keeps the approvals, wherever the session's calls go.
-    if (tool === 'browser_approval_status')
-      return Promise.resolve(this.approvalStatus(sessionId, request.arguments));
+    if (tool === 'browser_approval_status') return this.approvalStatus(sessionId, request.arguments);
     // A cluster node reads the lane from Redis first; the embedded broker answers inside decide().
-    if (this.d.broker.lookupLane && this.d.extensionControl.enabled()) {
-      return this.d.broker
-        .lookupLane(laneQuery(caller, sessionId))
-        .then((lane) => this.routeDecided(request, session, vault, lane));
-    }
-    return this.routeDecided(request, session, vault);
-  }
-
-  private routeDecided(
-    request: ToolCallRequest<ToolName>,
-    session: SessionRecord,
-    vault: CallVault | undefined,
-    lane?: LaneState,
-  ): Promise<ToolResult<ToolName>> {
-    const { caller, sessionId, tool } = request;
+    const lane =
+      this.d.broker.lookupLane && this.d.extensionControl.enabled()
+        ? await this.d.broker.lookupLane(laneQuery(caller, sessionId))
+        : undefined;
     // A takeover pauses the browser that serves the page, which reads it before and after.
     const routedAs = tool === TAKEOVER_TOOL ? 'browser_tabs' : tool;
     const decision = this.decide(caller, sessionId, session.binding, routedAs, lane);
-    const takeover = tool === TAKEOVER_TOOL ? { record: null } : undefined;
     const named = decision.kind === 'backend' ? this.backendOf(sessionId) : undefined;
-    const routed = (backend: string | undefined) =>
-      this.audited({
-        ...request,
-        session,
-        decision,
-        ...(backend ? { backend } : {}),
-        ...(takeover ? { takeover } : {}),
-        ...(vault ? { vault } : {}),
-      });
-    // A promise only for the first call after a live switch: every other call is routed in this turn.
-    return typeof named === 'object' ? named.then(routed) : routed(named);
+    return this.audited({
+      caller,
+      sessionId,
+      tool,
+      arguments: request.arguments,
+      toolCallId: request.toolCallId ?? null,
+      signal: request.signal,
+      onProgress: request.onProgress,
+      session,
+      decision,
+      backend: typeof named === 'object' ? await named : named,
+      takeover: tool === TAKEOVER_TOOL ? { record: null } : undefined,
+      vault,
+    });
   }
 
   /**
@@ -440,29 +431,34 @@ export class DefaultGatewayService implements GatewayService {
   }
 
   /** Controller-routed calls (and every call with `audit.all_backends`) go into the audit log. */
-  private audited(call: RoutedCall): Promise<ToolResult<ToolName>> {
+  private async audited(call: RoutedCall): Promise<ToolResult<ToolName>> {
     const audit = this.d.audit;
-    // A takeover is always in the log: one row, with how it ended and who decided.
-    const logged = call.decision.kind !== 'backend' || audit?.allBackends === true || call.takeover;
     if (!audit) return this.observed(call);
-    const row = () => ({
+    // A takeover is always in the log: one row, with how it ended and who decided.
+    if (call.decision.kind !== 'backend' || audit.allBackends || call.takeover)
+      return audit.track(this.auditRow(call), () => this.observed(call));
+    // A site refusal is logged on every backend, with the policy it was judged by (docs/safety.md),
+    // when it is answered; the other calls of a backend are logged only with audit.all_backends.
+    try {
+      return await this.observed(call);
+    } catch (error) {
+      if (!isSiteRefusal(error)) throw error;
+      return audit.track(this.auditRow(call), () => Promise.reject(error));
+    }
+  }
+
+  private auditRow(call: RoutedCall): AuditedCall {
+    return {
       caller: call.caller,
       sessionId: call.sessionId,
       action: call.tool,
       arguments: call.vault ? call.vault.atStart.scrub(call.arguments) : call.arguments,
-      toolCallId: call.toolCallId ?? null,
+      toolCallId: call.toolCallId,
       // The session's own browser: after a live switch an open session keeps the one it opened on.
       backend: call.decision.kind === 'backend' ? (call.backend ?? this.d.backend.name) : 'controller',
       controllerId: call.decision.kind === 'controller' ? call.decision.scope.controller_id : null,
       contextOf: this.auditContextOf(call),
-    });
-    if (logged) return audit.track(row(), () => this.observed(call));
-    // A site refusal is logged on every backend, with the policy it was judged by (docs/safety.md),
-    // when it is answered; the other calls of a backend are logged only with audit.all_backends.
-    return this.observed(call).catch((error: unknown) => {
-      if (!isSiteRefusal(error)) throw error;
-      return audit.track(row(), () => Promise.reject(error));
-    });
+    };
   }
 
   /**
@@ -514,12 +510,8 @@ export class DefaultGatewayService implements GatewayService {
     }
   }
 
-  /**
-   * One of the session's running calls, which Stop and delete end; a stopped session runs none. Not
-   * `async`, nor is dispatch: the answer's promise comes back as it is, with no microtasks of their own
-   * between the browser's answer and the agent's (a refusal throws, into observed's catch).
-   */
-  private inFlightCall(call: RoutedCall): Promise<ToolResult<ToolName>> {
+  /** One of the session's running calls, which Stop and delete end; a stopped session runs none. */
+  private async inFlightCall(call: RoutedCall): Promise<ToolResult<ToolName>> {
     // Refused here, inside the audit, so the log shows each refusal.
     if (call.session.stopped_at !== null) throw stoppedByOwner(`${call.tool} was not run`);
     // The person is using the page: the agent neither acts on it nor reads what they type.
@@ -527,21 +519,21 @@ export class DefaultGatewayService implements GatewayService {
     return this.inFlight.run(
       call.sessionId,
       call.signal,
-      (signal) => this.dispatch({ ...call, signal }),
+      (signal) => this.dispatch(call, signal),
       call.decision.kind === 'controller' ? 'controller' : 'backend',
     );
   }
 
   /**
-   * The last refusals, then the call goes to the user's browser or to the session's backend. A refusal
-   * throws: InFlightCalls.run makes it the call's rejection.
+   * The last refusals, then the call goes to the user's browser or to the session's backend, under
+   * `signal`: the caller's abort or the owner's Stop.
    */
-  private dispatch(call: RoutedCall): Promise<ToolResult<ToolName>> {
+  private async dispatch(call: RoutedCall, signal: CallSignal): Promise<ToolResult<ToolName>> {
     const { decision, tool } = call;
     if (decision.kind === 'unavailable') throw new TabgateError(decision.code, decision.message);
-    if (tool === TAKEOVER_TOOL) return this.takeover(call);
+    if (tool === TAKEOVER_TOOL) return this.takeover(call, signal);
     call.vault?.atStart.checkArguments(tool, call.arguments);
-    if (decision.kind === 'controller') return this.dispatchToController(call, decision.scope);
+    if (decision.kind === 'controller') return this.dispatchToController(call, decision.scope, signal);
     const { wait, ...args } = parseToolArguments(tool, call.arguments) as Record<string, unknown>;
     const secret = this.secretFor(call, args);
     const approvals = this.d.approvals?.gateFor(
@@ -550,7 +542,7 @@ export class DefaultGatewayService implements GatewayService {
         tool,
         args,
         wait: wait !== false,
-        signal: call.signal,
+        signal,
         onProgress: call.onProgress,
       },
       this.browserKindOf(call),
@@ -559,8 +551,8 @@ export class DefaultGatewayService implements GatewayService {
       sessionId: call.sessionId,
       tool,
       args,
-      toolCallId: call.toolCallId ?? null,
-      signal: call.signal,
+      toolCallId: call.toolCallId,
+      signal,
       ...(secret ? { secret } : {}),
       ...(approvals ? { approvals } : {}),
     });
@@ -569,6 +561,7 @@ export class DefaultGatewayService implements GatewayService {
   private async dispatchToController(
     call: RoutedCall,
     scope: ControllerScope,
+    signal: CallSignal,
   ): Promise<ToolResult<ToolName>> {
     const { tool } = call;
     const unsafe = unsafeControllerArguments(tool, call.arguments);
@@ -603,8 +596,8 @@ export class DefaultGatewayService implements GatewayService {
       action: tool,
       // Awaited only for an upload, which reads files: any other command leaves in this turn.
       arguments: tool === 'browser_upload' ? await this.withUploadFiles(sent) : sent,
-      toolCallId: call.toolCallId ?? null,
-      signal: call.signal,
+      toolCallId: call.toolCallId,
+      signal,
       ...(secret ? { secret } : {}),
       ...(approvalWindowMs ? { approvalWindowMs } : {}),
     });
@@ -622,7 +615,7 @@ export class DefaultGatewayService implements GatewayService {
   }
 
   /** `browser_request_takeover`: the session waits while the person does the step themselves. */
-  private takeover(call: RoutedCall): Promise<ToolResult<'browser_request_takeover'>> {
+  private takeover(call: RoutedCall, signal: CallSignal): Promise<ToolResult<'browser_request_takeover'>> {
     const { reason, timeout_s } = parseToolArguments(TAKEOVER_TOOL, call.arguments);
     if (!this.d.approvals)
       throw new TabgateError('takeover_unavailable', 'This gateway has no channel to ask the person.');
@@ -645,7 +638,7 @@ export class DefaultGatewayService implements GatewayService {
                   action: 'browser_tabs',
                   arguments: {},
                   toolCallId: null,
-                  signal: call.signal,
+                  signal,
                 }),
               )
             : await this.d.backend.call({
@@ -653,7 +646,7 @@ export class DefaultGatewayService implements GatewayService {
                 tool: 'browser_tabs',
                 args: {},
                 toolCallId: null,
-                signal: call.signal,
+                signal,
               });
         const active = read.tabs.find((tab) => tab.active) ?? read.tabs[0];
         return active ? { url: active.url, title: active.title } : null;
@@ -669,7 +662,7 @@ export class DefaultGatewayService implements GatewayService {
         sessionId,
         reason,
         ...(timeout_s !== undefined ? { timeoutS: timeout_s } : {}),
-        ...(call.signal ? { signal: call.signal } : {}),
+        signal,
         ...(call.onProgress ? { onProgress: call.onProgress } : {}),
       },
       readPage,

@@ -1,7 +1,9 @@
 /**
  * The CallSignal of one HTTP request: aborted when the client goes away before its answer is written.
  * A plain listener list rather than an AbortController, whose EventTarget would be built for every
- * request although almost every call ends with its client still there.
+ * request although almost every call ends with its client still there: an AbortController with one
+ * listener added and removed took ~10 µs on the 2-core bench host, against ~100 µs of gateway CPU per
+ * call.
  */
 import type { CallSignal } from '../service.js';
 
