@@ -7,6 +7,7 @@
  * expressed in it.
  */
 import { execFileSync, fork, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -14,8 +15,8 @@ import { WebSocket } from 'ws';
 import { createClient } from 'redis';
 import { TestController, register } from '../test/gateway/fixtures/controller.js';
 import type { TestGateway } from '../test/gateway/fixtures/gateway.js';
-import { startCluster } from '../test/cluster/fixtures/cluster-nodes.js';
-import { startRedis } from '../test/cluster/fixtures/redis-server.js';
+import { CLUSTER_CONFIG, startCluster, type ClusterNode } from '../test/cluster/fixtures/cluster-nodes.js';
+import { startRedis, type TestRedis } from '../test/cluster/fixtures/redis-server.js';
 import type { NodeOrder, NodeStarted } from './cluster-node.js';
 import { post } from './post.js';
 import { pct, throughput } from './stats.js';
@@ -27,6 +28,11 @@ const THROUGHPUT_CALLS = Number(process.env.BENCH_THROUGHPUT_CALLS ?? 3000);
 const IDLE = Number(process.env.BENCH_IDLE ?? 150);
 const NODE_IDLE = Number(process.env.BENCH_NODE_IDLE ?? 900);
 const CONCURRENCY = 32;
+/** Another checkout's root (its node_modules in place): its cluster runs beside this one, as "before". */
+const BEFORE = process.env.BENCH_BEFORE ?? '';
+/** Also run the throughput passes pinned to one core, then two (`taskset`). */
+const CORES = process.env.BENCH_CORES === '1';
+const CORE_ROUNDS = Number(process.env.BENCH_CORE_ROUNDS ?? 2);
 
 /** A controller that answers every command at once. */
 function answering(controller: TestController): void {
@@ -131,10 +137,81 @@ async function nodeMemoryRow(cluster: boolean): Promise<string[]> {
   }
 }
 
+/** CPU seconds (user + system) a process has used so far, from /proc (Linux clock ticks of 1/100 s). */
+function cpuSeconds(pid: number): number {
+  const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
+/** Pins a process and all its threads to the given cores (`taskset -a -p -c`). */
+function pin(pid: number, cores: string): void {
+  execFileSync('taskset', ['-a', '-p', '-c', cores, String(pid)], { stdio: 'ignore' });
+}
+
+interface Pass {
+  rate: number;
+  /** CPU ms per call: each node's, summed, and Redis'. */
+  nodeMsPerCall: number;
+  redisMsPerCall: number;
+  redisShare: number;
+}
+
+/** One throughput pass over a 3-node cluster, ⅔ of calls through a node that does not hold the socket. */
+async function clusterPass(nodes: ClusterNode[], sessions: string[], redis: TestRedis): Promise<Pass> {
+  const pids = nodes.map((node) => node.child.pid ?? 0);
+  const nodeBefore = pids.reduce((sum, pid) => sum + cpuSeconds(pid), 0);
+  const redisBefore = redisCpu((...args) => redis.cli(...args));
+  const started = performance.now();
+  const rate = await throughput(
+    (i) => {
+      const node = nodes[Math.floor(i / 3) % 3]!.gw;
+      return post(`${node.url}/v1/sessions/${sessions[i % 3]}/tools/browser_tabs`, {
+        authorization: `Bearer ${node.key}`,
+      });
+    },
+    THROUGHPUT_CALLS,
+    CONCURRENCY,
+  );
+  const seconds = (performance.now() - started) / 1000;
+  const redisUsed = redisCpu((...args) => redis.cli(...args)) - redisBefore;
+  const nodeUsed = pids.reduce((sum, pid) => sum + cpuSeconds(pid), 0) - nodeBefore;
+  return {
+    rate,
+    nodeMsPerCall: (nodeUsed * 1000) / THROUGHPUT_CALLS,
+    redisMsPerCall: (redisUsed * 1000) / THROUGHPUT_CALLS,
+    redisShare: redisUsed / seconds,
+  };
+}
+
+async function singlePass(single: ClusterNode, sessions: string[]): Promise<Pass> {
+  const pid = single.child.pid ?? 0;
+  const before = cpuSeconds(pid);
+  const rate = await throughput(
+    (i) =>
+      post(`${single.gw.url}/v1/sessions/${sessions[i % 3]}/tools/browser_tabs`, {
+        authorization: `Bearer ${single.gw.key}`,
+      }),
+    THROUGHPUT_CALLS,
+    CONCURRENCY,
+  );
+  return {
+    rate,
+    nodeMsPerCall: ((cpuSeconds(pid) - before) * 1000) / THROUGHPUT_CALLS,
+    redisMsPerCall: 0,
+    redisShare: 0,
+  };
+}
+
 async function main(): Promise<void> {
   const redis = await startRedis();
   const single = await startCluster('', 1);
   const cluster = await startCluster(redis.url, 3);
+  // The "before" side: another checkout's source, on a Redis of its own, measured in the same run.
+  const beforeRedis = BEFORE ? await startRedis() : undefined;
+  const beforeCluster = beforeRedis
+    ? await startCluster(beforeRedis.url, 3, CLUSTER_CONFIG, BEFORE)
+    : undefined;
   const floorChild = fork(path.join(here, 'cluster-floor.ts'), [], { execArgv: ['--import', 'tsx'] });
   const floorUrl = await new Promise<string>((resolve) =>
     floorChild.once('message', (m) => resolve((m as { url: string }).url)),
@@ -159,28 +236,33 @@ async function main(): Promise<void> {
       await ping.sendCommand(['PING']);
       return 200;
     };
-    const [floor, singleMode, same, cross, rtt] = await interleaved(
-      [callFloor, callSingle, callSame, callCross, callPing],
-      CALLS,
-    );
+    const calls = [callFloor, callSingle, callSame, callCross, callPing];
+    if (beforeCluster) {
+      const [x, y, z] = beforeCluster.nodes.map((node) => node.gw) as [TestGateway, TestGateway, TestGateway];
+      const session = await connectRouted(x, y, y);
+      calls.push(
+        () => post(`${y.url}/v1/sessions/${session}/tools/browser_tabs`, h(y)),
+        () => post(`${z.url}/v1/sessions/${session}/tools/browser_tabs`, h(z)),
+      );
+    }
+    const [floor, singleMode, same, cross, rtt, sameBefore, crossBefore] = await interleaved(calls, CALLS);
     await ping.quit();
     const f50 = pct(floor!, 50);
     const r50 = pct(rtt!, 50);
+    const s50 = pct(singleMode!, 50);
     const row = (name: string, list: number[], note: string) =>
       rows.push([name, pct(list, 50).toFixed(3), pct(list, 99).toFixed(3), note]);
+    const overFloor = (list: number[], goal: number) =>
+      `floor + ${((pct(list, 50) - f50) / r50).toFixed(1)} Redis RTT (goal ≤ ${goal}); single-node + ${((pct(list, 50) - s50) / r50).toFixed(1)}`;
     row('floor (bare HTTP → ws relay)', floor!, '');
     row('Redis round trip (node-redis PING)', rtt!, '');
-    row('single-node mode', singleMode!, `${(pct(singleMode!, 50) / f50).toFixed(2)}× floor (goal ≤ 1.30×)`);
-    row(
-      'cluster, caller on the socket’s node',
-      same!,
-      `floor + ${((pct(same!, 50) - f50) / r50).toFixed(1)} Redis RTT (goal ≤ 2)`,
-    );
-    row(
-      'cluster, cross-node',
-      cross!,
-      `floor + ${((pct(cross!, 50) - f50) / r50).toFixed(1)} Redis RTT (goal ≤ 6)`,
-    );
+    row('single-node mode', singleMode!, `${(s50 / f50).toFixed(2)}× floor (goal ≤ 1.30×)`);
+    row('cluster, caller on the socket’s node', same!, overFloor(same!, 2));
+    row('cluster, cross-node', cross!, overFloor(cross!, 6));
+    if (sameBefore && crossBefore) {
+      row('before: caller on the socket’s node', sameBefore, overFloor(sameBefore, 2));
+      row('before: cross-node', crossBefore, overFloor(crossBefore, 6));
+    }
     const bench = execFileSync(
       'redis-benchmark',
       ['-p', String(redis.port), '-c', '1', '-n', '20000', '-t', 'ping', '--csv'],
@@ -204,38 +286,68 @@ async function main(): Promise<void> {
     // Throughput: 3 controllers per mode; in the cluster one per node, calls spread so ⅔ cross nodes.
     const singleSessions = [singleSession, await connectRouted(s, s, s), await connectRouted(s, s, s)];
     const clusterSessions = [sameSession, await connectRouted(a, c, c), await connectRouted(b, a, a)];
-    const nodes = [a, b, c];
-    const singleRate = await throughput(
-      (i) => post(`${s.url}/v1/sessions/${singleSessions[i % 3]}/tools/browser_tabs`, h(s)),
-      THROUGHPUT_CALLS,
-      CONCURRENCY,
-    );
-    const cpuBefore = redisCpu((...args) => redis.cli(...args));
-    const started = performance.now();
-    const clusterRate = await throughput(
-      (i) => {
-        const node = nodes[Math.floor(i / 3) % 3]!;
-        return post(`${node.url}/v1/sessions/${clusterSessions[i % 3]}/tools/browser_tabs`, h(node));
-      },
-      THROUGHPUT_CALLS,
-      CONCURRENCY,
-    );
-    const redisShare =
-      (redisCpu((...args) => redis.cli(...args)) - cpuBefore) / ((performance.now() - started) / 1000);
-    rows.push([
-      'commands/s, single-node mode',
-      singleRate.toFixed(0),
-      '',
-      '32 concurrent calls, 3 controllers',
-    ]);
-    rows.push([
-      'commands/s, 3 cluster nodes, ⅔ cross-node',
-      clusterRate.toFixed(0),
-      '',
-      `${(clusterRate / singleRate).toFixed(2)}× single-node (goal ≥ 0.5×); Redis CPU ${(redisShare * 100).toFixed(0)}% of a core`,
-    ]);
+    let beforeSessions: string[] = [];
+    if (beforeCluster) {
+      const [x, y, z] = beforeCluster.nodes.map((node) => node.gw) as [TestGateway, TestGateway, TestGateway];
+      beforeSessions = [
+        await connectRouted(x, y, y),
+        await connectRouted(x, z, z),
+        await connectRouted(y, x, x),
+      ];
+    }
+    const passes = async (label: string) => {
+      const one = await singlePass(single.nodes[0]!, singleSessions);
+      const three = await clusterPass(cluster.nodes, clusterSessions, redis);
+      rows.push([
+        `commands/s, single-node mode${label}`,
+        one.rate.toFixed(0),
+        '',
+        `32 concurrent calls, 3 controllers; node CPU ${one.nodeMsPerCall.toFixed(2)} ms/call`,
+      ]);
+      rows.push([
+        `commands/s, 3 cluster nodes, ⅔ cross-node${label}`,
+        three.rate.toFixed(0),
+        '',
+        `${(three.rate / one.rate).toFixed(2)}× single-node (goal ≥ 0.5×); nodes' CPU ${three.nodeMsPerCall.toFixed(2)} ms/call, Redis ${three.redisMsPerCall.toFixed(3)} ms/call (${(three.redisShare * 100).toFixed(0)}% of a core)`,
+      ]);
+      if (beforeCluster && beforeRedis) {
+        const old = await clusterPass(beforeCluster.nodes, beforeSessions, beforeRedis);
+        rows.push([
+          `before: commands/s, 3 cluster nodes${label}`,
+          old.rate.toFixed(0),
+          '',
+          `${(old.rate / one.rate).toFixed(2)}× single-node; nodes' CPU ${old.nodeMsPerCall.toFixed(2)} ms/call, Redis ${old.redisMsPerCall.toFixed(3)} ms/call`,
+        ]);
+      }
+    };
+    await passes('');
+    if (CORES) {
+      // What one more core buys: every process of the run (this load generator, Redis, every node)
+      // pinned to one core, then to two, measured back to back.
+      const pidOf = (server: TestRedis) => Number(/process_id:(\d+)/.exec(server.cli('INFO', 'server'))?.[1]);
+      const pids = [
+        process.pid,
+        pidOf(redis),
+        ...(beforeRedis ? [pidOf(beforeRedis)] : []),
+        ...[...single.nodes, ...cluster.nodes, ...(beforeCluster?.nodes ?? [])].map(
+          (node) => node.child.pid ?? 0,
+        ),
+      ];
+      const all = os
+        .cpus()
+        .map((_, i) => i)
+        .join(',');
+      // Alternated, so the machine's other load falls on both alike.
+      for (let round = 1; round <= CORE_ROUNDS; round++)
+        for (const cores of ['0', '0,1']) {
+          for (const pid of pids) pin(pid, cores);
+          await passes(`, pinned to core${cores.length > 1 ? 's' : ''} ${cores} (round ${round})`);
+        }
+      for (const pid of pids) pin(pid, all);
+    }
 
     // Memory per idle controller in Redis.
+    const nodes = [a, b, c];
     const usedMemory = () => Number(/used_memory:(\d+)/.exec(redis.cli('INFO', 'memory'))?.[1] ?? 0);
     const before = usedMemory();
     const idle: TestController[] = [];
@@ -253,13 +365,15 @@ async function main(): Promise<void> {
       `${IDLE} controllers (goal ≤ 2048)`,
     ]);
     for (const controller of idle) await controller.close();
-    rows.push(await nodeMemoryRow(false), await nodeMemoryRow(true));
+    if (NODE_IDLE > 0) rows.push(await nodeMemoryRow(false), await nodeMemoryRow(true));
   } finally {
     echo.close();
     floorChild.kill();
     await cluster.close();
+    await beforeCluster?.close();
     await single.close();
     await redis.stop();
+    await beforeRedis?.stop();
   }
   const header = ['measure', 'p50 ms / value', 'p99 ms', 'note'];
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));

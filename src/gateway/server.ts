@@ -62,7 +62,12 @@ import { SitePolicies } from './sites/site-policies.js';
 import { warnIfExposed } from './security/exposure.js';
 import { securePrivateHome } from './security/private-home.js';
 import { ConnectionLimits, effectiveMaxConnections } from './security/connection-limits.js';
-import { DEFAULT_RATE_LIMITS, RateLimits, type RateLimitSettings } from './security/rate-limits.js';
+import {
+  DEFAULT_RATE_LIMITS,
+  RateLimits,
+  registerLimits,
+  type RateLimitSettings,
+} from './security/rate-limits.js';
 import { ControllerEndpoint } from './ws/controller-endpoint.js';
 
 export interface GatewayOptions {
@@ -309,15 +314,19 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
   // The Host guard needs the bound port, known only after listen.
   let hostGuard = new HostGuard(new Set());
   const routes = new RouteTable();
-  const rateLimits = new RateLimits({ ...DEFAULT_RATE_LIMITS, ...options.rateLimits }, clock, {
-    knownPairing: (id) => pairing.service.knows(id),
-    isOwner: (req) => operator.auth.isOperator(req),
-    credentialOf: (req) => {
-      const caller = authenticator.authenticate(req.headers.authorization, req.socket.remoteAddress);
-      return caller && `${caller.credential}:${caller.credentialId ?? ''}`;
-    },
-  });
   const limits = config.gateway.limits;
+  const rateLimits = new RateLimits(
+    { ...DEFAULT_RATE_LIMITS, register: registerLimits(limits.register_per_second), ...options.rateLimits },
+    clock,
+    {
+      knownPairing: (id) => pairing.service.knows(id),
+      isOwner: (req) => operator.auth.isOperator(req),
+      credentialOf: (req) => {
+        const caller = authenticator.authenticate(req.headers.authorization, req.socket.remoteAddress);
+        return caller && `${caller.credential}:${caller.credentialId ?? ''}`;
+      },
+    },
+  );
   const connections = new ConnectionLimits({
     maxConnections: effectiveMaxConnections(limits.max_connections),
     maxUnauthenticated: limits.max_unauthenticated,

@@ -9,9 +9,10 @@
  */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { describe, it } from 'node:test';
 import { EXTENSION_ORIGIN, REGISTER_PATH } from '../../src/protocol/index.js';
+import { DISPATCH, LOOKUP } from '../../src/gateway/cluster/lua.js';
 import { Vault } from '../../src/gateway/secrets/index.js';
 import { asOperator, pairedToken } from '../extension/pairing-helpers.js';
 import {
@@ -28,6 +29,10 @@ import { CLUSTER_CONFIG, useCluster } from './fixtures/cluster-nodes.js';
 import type { TestRedis } from './fixtures/redis-server.js';
 
 const COMMAND = 'browser.controller.command';
+const sha1 = (text: string) => createHash('sha1').update(text).digest('hex');
+const LOOKUP_SHA = sha1(LOOKUP);
+const DISPATCH_SHA = sha1(DISPATCH);
+const count = (text: string, part: string) => text.split(part).length - 1;
 
 // ASCII, so MONITOR's escaping cannot hide it.
 const VALUE = `cluster-pw-${randomBytes(8).toString('hex')}`;
@@ -115,6 +120,47 @@ describe('two cluster nodes, a paired browser and a Redis that forgets', () => {
     }
     assert.ok(seen.includes('EVALSHA'), 'MONITOR saw the cluster’s commands');
     assert.equal(seen.includes(VALUE), false, 'a command sent to Redis carried it');
+  });
+
+  it('reads the lane of a call through the socket’s own node without Redis, and routes to the browser that took the lane since', async () => {
+    const [a, b] = fixture.gateways() as [TestGateway, TestGateway];
+    const sessionId = await a.createSession();
+    const controller = await TestController.open(b, await register(a, { sessionId }));
+    controller.ws.on('message', (data) => {
+      const frame = JSON.parse((data as Buffer).toString('utf8')) as {
+        method: string;
+        params: { command_id: string };
+      };
+      if (frame.method === COMMAND) controller.result(frame.params.command_id, true, tabsAnswer('here'));
+    });
+    const monitor = spawn('redis-cli', ['-p', String(fixture.redis.port), 'MONITOR']);
+    let seen = '';
+    monitor.stdout.on('data', (chunk: Buffer) => (seen += chunk.toString()));
+    await waitFor(() => seen.includes('OK'), { what: 'MONITOR to start' });
+    try {
+      for (let i = 0; i < 3; i++) assert.equal((await callTool(b, sessionId)).status, 200);
+      assert.equal((await callTool(a, sessionId)).status, 200);
+      await waitFor(() => count(seen, DISPATCH_SHA) === 4, { what: 'the four dispatches in MONITOR' });
+    } finally {
+      monitor.kill();
+    }
+    // Only the call through A, which holds no socket of the session, read the lane from Redis.
+    assert.equal(count(seen, LOOKUP_SHA), 1);
+    // Another browser takes the lane through A: B's next call goes to it, never to the socket B holds.
+    const other = await TestController.open(
+      a,
+      await register(a, { sessionId, browserProfileId: 'profile-2', controllerId: 'ctrl-2' }),
+    );
+    const [moved] = await Promise.all([
+      callTool(b, sessionId),
+      other.next(COMMAND, 3000).then((frame) => {
+        other.result(frame.params.command_id, true, tabsAnswer('there'));
+      }),
+    ]);
+    assert.equal(moved.status, 200, JSON.stringify(moved.body));
+    assert.match(JSON.stringify(moved.body), /"there"/);
+    await other.close();
+    await controller.close();
   });
 
   it('closes a socket it holds when the pairing is revoked on another node', async () => {

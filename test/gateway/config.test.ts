@@ -153,6 +153,20 @@ describe('configuration', () => {
     );
   });
 
+  it('takes gateway.limits.register_per_second, 10 by default, and refuses one that is not a positive number', () => {
+    assert.equal(loadConfig({ home: home() }).gateway.limits.register_per_second, 10);
+    const set = loadConfig({ home: home('gateway:\n  limits:\n    register_per_second: 50\n') });
+    assert.equal(set.gateway.limits.register_per_second, 50);
+    assert.equal(set.gateway.limits.max_connections, 4096, 'the other limits keep their defaults');
+    for (const bad of ['0', '-1', 'fast'])
+      assert.throws(
+        () => loadConfig({ home: home(`gateway:\n  limits:\n    register_per_second: ${bad}\n`) }),
+        (error: unknown) =>
+          error instanceof ConfigError && /gateway\.limits\.register_per_second/.test(error.message),
+        bad,
+      );
+  });
+
   it('maps the admission limits to the backend settings, with defaults', () => {
     const defaults = browserSettingsOf(loadConfig({ home: home() }));
     assert.ok(defaults.maxSessions >= 1 && defaults.maxConcurrentActions >= 1);

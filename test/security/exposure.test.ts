@@ -11,7 +11,7 @@ import { TokenBuckets } from '../../src/gateway/security/token-bucket.js';
 import { startGateway } from '../../src/gateway/server.js';
 import { EXTENSION_ORIGIN, REGISTER_PATH } from '../../src/protocol/index.js';
 import { registrationBody } from '../gateway/fixtures/controller.js';
-import { makeHome, startTestGateway, writeConfigFile } from '../gateway/fixtures/gateway.js';
+import { ENABLED_CONFIG, makeHome, startTestGateway, writeConfigFile } from '../gateway/fixtures/gateway.js';
 import { RecordingBackend } from '../gateway/fixtures/recording-backend.js';
 import { rawRequest } from './fixtures.js';
 
@@ -75,6 +75,32 @@ describe('rate limits', () => {
       );
       // Another source address is the same loopback peer and the same credential: still limited.
       assert.equal((await registerFrom('127.0.0.2')).status, 429);
+    } finally {
+      await gw.close();
+    }
+  });
+
+  it('refills a credential’s registrations at gateway.limits.register_per_second', async () => {
+    const clock = { at: Date.UTC(2026, 0, 1), now: () => clock.at };
+    const gw = await startTestGateway({
+      backend: new RecordingBackend(),
+      clock,
+      config: {
+        ...ENABLED_CONFIG,
+        gateway: { host: '127.0.0.1', port: 0, limits: { register_per_second: 0.5 } },
+      },
+    });
+    try {
+      const sessionId = await gw.createSession();
+      const registerOnce = async () =>
+        (await gw.request('POST', REGISTER_PATH, { body: registrationBody({ sessionId }) })).status;
+      let spent = 0;
+      while ((await registerOnce()) === 201) spent++;
+      assert.equal(spent, 60, 'the burst');
+      // Two seconds at 0.5 a second earn one registration, not the default's twenty.
+      clock.at += 2000;
+      assert.equal(await registerOnce(), 201);
+      assert.equal(await registerOnce(), 429);
     } finally {
       await gw.close();
     }

@@ -78,7 +78,7 @@ export class ClusterBroker implements ControllerBroker, ApprovalWaits {
       log,
       commandTimeoutMs: o.commandTimeoutMs,
     });
-    this.lookup = new LaneLookup(link);
+    this.lookup = new LaneLookup(link, this.lanes);
     this.membership = new LaneMembership({
       link,
       nodeId,

@@ -6,7 +6,20 @@
 import { createHash } from 'node:crypto';
 import { identityKey, lookupKeyOfScope, type ControllerScope } from '../broker/scope.js';
 
-const hex = (text: string): string => createHash('sha256').update(text).digest('hex').slice(0, 32);
+/** Names already hashed: every call hashes its session and lookup key again, and a hash costs µs. */
+const hashed = new Map<string, string>();
+const HASHED_MAX = 10_000;
+
+const hex = (text: string): string => {
+  let name = hashed.get(text);
+  if (name === undefined) {
+    name = createHash('sha256').update(text).digest('hex').slice(0, 32);
+    // Dropped whole when full: a bound, not an LRU; the next calls hash their names again.
+    if (hashed.size >= HASHED_MAX) hashed.clear();
+    hashed.set(text, name);
+  }
+  return name;
+};
 
 export const ticketKey = (ticket: string): string =>
   `tg:tkt:${createHash('sha256').update(ticket).digest('hex')}`;

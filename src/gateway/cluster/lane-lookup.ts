@@ -11,17 +11,27 @@ import type { ConsumeOutcome, MintedTicket } from '../broker/tickets.js';
 import { mayReceiveSecrets } from '../secrets/index.js';
 import { laneKeysOf, lookupSlot, ticketKey } from './keys.js';
 import * as lua from './lua.js';
+import type { LocalLanes } from './local-lanes.js';
 import type { RedisLink } from './redis-link.js';
 import { runOrRefuse } from './redis-failures.js';
 import { scopeOf } from './scope-from-redis.js';
 
 const EMPTY_LANE: LaneState = { registered: false, controllers: [] };
 
+/**
+ * How long a socket upgrade waits for this node's connection to Redis to be back (a Redis restart: the
+ * registration may have gone through a node that found it first) before it is refused 503.
+ */
+export const REATTACH_WAIT_MS = 2000;
+
 export class LaneLookup {
   /** The last lane each lookup key showed on this node: advisory (tool lists), never for routing. */
   private readonly seen = new Map<string, LaneState>();
 
-  constructor(private readonly link: RedisLink) {}
+  constructor(
+    private readonly link: RedisLink,
+    private readonly lanes: LocalLanes,
+  ) {}
 
   async mintTicket(scope: ControllerScope): Promise<MintedTicket> {
     const ticket = randomBytes(TICKET_BYTES).toString('base64url');
@@ -37,6 +47,7 @@ export class LaneLookup {
   }
 
   async consumeTicket(ticket: string): Promise<ConsumeOutcome> {
+    await this.link.whenReady(REATTACH_WAIT_MS);
     const reply = (await this.link.run(lua.CONSUME, [ticketKey(ticket)], [])) as string[];
     switch (reply[0]) {
       case 'ok':
@@ -60,6 +71,11 @@ export class LaneLookup {
     if (!query.principalId.trim() || !query.sessionId.trim()) return EMPTY_LANE;
     const lookup = sessionLookupKey(query.sessionId, query.principalId, query.transportFamily);
     const keys = laneKeysOf(lookupSlot(lookup), '');
+    const here = this.servedHere(keys.S);
+    if (here) {
+      this.seen.set(lookup, here);
+      return here;
+    }
     const flat = (await runOrRefuse(
       this.link,
       'the call',
@@ -78,5 +94,21 @@ export class LaneLookup {
     if (state.registered) this.seen.set(lookup, state);
     else this.seen.delete(lookup);
     return state;
+  }
+
+  /**
+   * The lane of a lookup key whose one socket this node holds, routable: read without Redis, since
+   * what it could have missed is checked again by the dispatch script, in the same step that queues the
+   * command (the session's Stop; another controller in the lookup key; the lane taken by another
+   * node, which this node learns through its inbox; its own lease). Only a routable answer is served
+   * here: a lane this node does not hold may have been registered anywhere, and reading it as absent
+   * would route the call to another browser.
+   */
+  private servedHere(S: string): LaneState | null {
+    const held = this.lanes.inSlot(S);
+    if (held.size !== 1) return null;
+    const [lane] = held;
+    if (!lane?.routable) return null;
+    return { registered: true, controllers: [{ scope: lane.scope, connected: true }] };
   }
 }

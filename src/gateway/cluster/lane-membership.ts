@@ -11,6 +11,7 @@ import { mayReceiveSecrets } from '../secrets/index.js';
 import type { BindingObserver } from '../session-binding.js';
 import type { CallerWaiters } from './caller-waiters.js';
 import { laneKeys, laneKeysOf, nodeKey, sessionKey, type LaneKeys } from './keys.js';
+import { REATTACH_WAIT_MS } from './lane-lookup.js';
 import type { LocalLane, LocalLanes } from './local-lanes.js';
 import * as lua from './lua.js';
 import type { RedisLink } from './redis-link.js';
@@ -54,6 +55,7 @@ export class LaneMembership {
           mayReceiveSecrets(scope) ? '1' : '0',
         ],
       )) as [string, string[]] | ['nolease'];
+    await link.whenReady(REATTACH_WAIT_MS);
     let taken = await take();
     if (taken[0] === 'nolease') {
       await this.o.renewLease();
@@ -61,9 +63,10 @@ export class LaneMembership {
     }
     if (taken.length !== 2 || taken[0] === 'nolease') throw new Error('this gateway holds no cluster lease');
     const [gen, deferred] = taken;
-    const lane: LocalLane = { scope, keys, owner, sender, gen, chain: Promise.resolve() };
+    const lane: LocalLane = { scope, keys, owner, sender, gen, chain: Promise.resolve(), routable: false };
     this.o.lanes.set(lane);
     let pending = deferred;
+    let moved = false;
     while (pending.length > 0) {
       // A throw leaves the unsent remainder queued for the next reconnect; the caller closes the socket.
       for (const frame of pending) sender(frame);
@@ -72,9 +75,14 @@ export class LaneMembership {
         [keys.lane, keys.defer],
         [gen, String(pending.length)],
       )) as [string, string[]];
-      if (status === 'moved') break;
+      if (status === 'moved') {
+        moved = true;
+        break;
+      }
       pending = left;
     }
+    // Redis has it `connected` now (ATTACH did, or the last COMMIT): a call here may find it locally.
+    lane.routable = !moved;
     this.o.bindings?.bound(scope);
   }
 

@@ -17,6 +17,8 @@ import type { RedisLink } from './redis-link.js';
  */
 export const LET_GO_CODE = 1012;
 
+const NONE: ReadonlySet<LocalLane> = new Set();
+
 export interface LocalLane {
   scope: ControllerScope;
   keys: LaneKeys;
@@ -25,10 +27,14 @@ export interface LocalLane {
   gen: string;
   /** Writes to this socket, in inbox order: a cancel waits for the command before it. */
   chain: Promise<void>;
+  /** Its deferred cancels are written and Redis has it `connected`: calls may be routed to it. */
+  routable: boolean;
 }
 
 export class LocalLanes {
   private readonly byIdentity = new Map<string, LocalLane>();
+  /** The lanes of each lookup key (`S`) held here: a call arriving here may find its lane without Redis. */
+  private readonly bySlot = new Map<string, Set<LocalLane>>();
 
   constructor(private readonly link: RedisLink) {}
 
@@ -37,11 +43,30 @@ export class LocalLanes {
   }
 
   set(lane: LocalLane): void {
+    const old = this.byIdentity.get(lane.keys.h);
+    if (old) this.unindex(old);
     this.byIdentity.set(lane.keys.h, lane);
+    const slot = this.bySlot.get(lane.keys.S) ?? new Set<LocalLane>();
+    slot.add(lane);
+    this.bySlot.set(lane.keys.S, slot);
   }
 
   delete(h: string): void {
+    const lane = this.byIdentity.get(h);
+    if (!lane) return;
     this.byIdentity.delete(h);
+    this.unindex(lane);
+  }
+
+  /** The lanes of one lookup key this node holds. */
+  inSlot(S: string): ReadonlySet<LocalLane> {
+    return this.bySlot.get(S) ?? NONE;
+  }
+
+  private unindex(lane: LocalLane): void {
+    const slot = this.bySlot.get(lane.keys.S);
+    slot?.delete(lane);
+    if (slot?.size === 0) this.bySlot.delete(lane.keys.S);
   }
 
   all(): LocalLane[] {
@@ -50,6 +75,7 @@ export class LocalLanes {
 
   clear(): void {
     this.byIdentity.clear();
+    this.bySlot.clear();
   }
 
   /** Writes a cancel after whatever this socket is still being sent. */
@@ -70,7 +96,7 @@ export class LocalLanes {
 
   /** Closes a socket this node holds and stops routing to it; its `disconnect` then finds nothing. */
   letGo(lane: LocalLane, code: number, reason: string): void {
-    if (this.byIdentity.get(lane.keys.h) === lane) this.byIdentity.delete(lane.keys.h);
+    if (this.byIdentity.get(lane.keys.h) === lane) this.delete(lane.keys.h);
     if (lane.owner instanceof ControllerConnection) lane.owner.close(code, reason);
   }
 

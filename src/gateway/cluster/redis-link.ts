@@ -46,6 +46,8 @@ export type RedisClient = ReturnType<typeof makeClient>;
 
 export class RedisLink {
   private readonly shas = new Map<string, string>();
+  /** Who waits for the command connection to be ready again (see whenReady). */
+  private readonly readyWaiters = new Set<() => void>();
 
   private constructor(
     readonly command: RedisClient,
@@ -57,7 +59,11 @@ export class RedisLink {
     /** The node these connections serve; each connection is named after it (`CLIENT LIST`). */
     readonly nodeId: string,
     private readonly log: Logger,
-  ) {}
+  ) {
+    command.on('ready', () => {
+      for (const wake of [...this.readyWaiters]) wake();
+    });
+  }
 
   static async open(url: string, nodeId: string, log: Logger): Promise<RedisLink> {
     const command = makeClient(url, `tg-cmd-${nodeId}`, log);
@@ -107,6 +113,23 @@ export class RedisLink {
 
   get ready(): boolean {
     return this.command.isReady;
+  }
+
+  /**
+   * Resolves once the command connection is ready, at once when it is, or after `withinMs` whatever
+   * its state (the step then runs, and fails if it is still down).
+   */
+  whenReady(withinMs: number): Promise<void> {
+    if (this.command.isReady) return Promise.resolve();
+    return new Promise((resolve) => {
+      const wake = () => {
+        clearTimeout(timer);
+        this.readyWaiters.delete(wake);
+        resolve();
+      };
+      const timer = setTimeout(wake, withinMs);
+      this.readyWaiters.add(wake);
+    });
   }
 
   /** Runs a script by its SHA-1, loading it once when Redis does not know it (first use, or a restart). */

@@ -42,6 +42,11 @@ export const DEFAULT_CONNECTION_LIMITS = {
    * first sockets of a 300-session burst (test/reliability/flood.test.ts).
    */
   max_unauthenticated_per_peer: 1024,
+  /**
+   * Controller registrations (tickets) each credential may make per second on this gateway (a cluster
+   * counts per node), with a burst of 60 or a second's worth, whichever is more.
+   */
+  register_per_second: 10,
 } as const;
 
 /** A host as a URL names it (no scheme, port or path); a metadata endpoint is never one to allow. */
@@ -76,6 +81,11 @@ export const configSchema = z.object({
           max_connections: count.default(DEFAULT_CONNECTION_LIMITS.max_connections),
           max_unauthenticated: count.default(DEFAULT_CONNECTION_LIMITS.max_unauthenticated),
           max_unauthenticated_per_peer: count.default(DEFAULT_CONNECTION_LIMITS.max_unauthenticated_per_peer),
+          register_per_second: z
+            .number()
+            .positive()
+            .max(1_000_000)
+            .default(DEFAULT_CONNECTION_LIMITS.register_per_second),
         })
         .default(DEFAULT_CONNECTION_LIMITS),
     })

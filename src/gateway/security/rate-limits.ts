@@ -32,6 +32,14 @@ export const DEFAULT_RATE_LIMITS: RateLimitSettings = {
   pairing: { capacity: 60, refillPerSecond: 5 },
 };
 
+/** Registration at `perSecond` (`gateway.limits.register_per_second`), bursting to a second's worth. */
+export function registerLimits(perSecond: number): BucketLimits {
+  return {
+    capacity: Math.max(DEFAULT_RATE_LIMITS.register.capacity, Math.ceil(perSecond)),
+    refillPerSecond: perSecond,
+  };
+}
+
 /** What the limits need to know about a request beyond its route. */
 export interface LimitSubjects {
   /** Whether a pairing request with this id is known: its polls and pages then have a bucket of their own. */
