@@ -12,15 +12,8 @@ import { after, before, describe, it } from 'node:test';
 import { Vault } from '../../src/gateway/secrets/index.js';
 import { assertOwnPostArrived, leakedRequests, reportedAttempts } from '../security/fixtures/leak-checks.js';
 import { startLeakSite, type LeakSite } from '../security/fixtures/leak-site.js';
-import { toolSession } from '../security/fixtures/tool-session.js';
-import {
-  callTool,
-  LOOPBACK_TEST_SITES,
-  startStage,
-  status,
-  waitFor,
-  type Stage,
-} from './fixtures/paired-setup.js';
+import { sharedTabCalls } from './fixtures/shared-tab-calls.js';
+import { LOOPBACK_TEST_SITES, startStage, status, waitFor, type Stage } from './fixtures/paired-setup.js';
 
 const PASSWORD = `Leak pw/${randomBytes(6).toString('hex')}+?&`;
 
@@ -29,7 +22,10 @@ describe("the user's tab's requests never carry a filled secret off", () => {
   let stage: Stage;
   let sessionId: string;
   let settledSoFar: () => Promise<unknown>;
-  const { ok, refOf } = toolSession((tool, args) => callTool(stage, sessionId, tool, args));
+  const { ok, refOf } = sharedTabCalls(
+    () => stage,
+    () => sessionId,
+  );
 
   before(async () => {
     site = await startLeakSite();

@@ -18,7 +18,7 @@ import {
   type DownloadInfo,
   type Frame,
 } from '../../protocol/index.js';
-import type { DownloadLedger } from '../../engine/index.js';
+import { whenSettled, type DownloadLedger } from '../../engine/index.js';
 import { chrome } from '../chrome-api.js';
 import { downloadOf } from './download-response.js';
 import { readLocal } from './durable-state.js';
@@ -363,18 +363,10 @@ export class TabDownloads implements DownloadLedger {
     const asking = () =>
       this.entries.some((e) => e.busy && e.seq > since && e.info.state === 'awaiting_approval');
     const settled = () => !busy() && (this.began > known || Date.now() >= graceUntil);
-    if (settled()) return Promise.resolve();
     let deadline = Date.now() + timeoutMs;
-    return new Promise((resolve) => {
-      const check = () => {
-        if (asking()) deadline = Math.max(deadline, Date.now() + timeoutMs);
-        if (!settled() && Date.now() < deadline) return;
-        clearInterval(tick);
-        this.waiters.delete(check);
-        resolve();
-      };
-      const tick = setInterval(check, 50);
-      this.waiters.add(check);
+    return whenSettled(this.waiters, settled, () => {
+      if (asking()) deadline = Math.max(deadline, Date.now() + timeoutMs);
+      return deadline;
     });
   }
 }
