@@ -13,7 +13,13 @@ import { Vault } from '../../src/gateway/secrets/index.js';
 import { assertOwnPostArrived, leakedRequests, reportedAttempts } from '../security/fixtures/leak-checks.js';
 import { startLeakSite, type LeakSite } from '../security/fixtures/leak-site.js';
 import { sharedTabCalls } from './fixtures/shared-tab-calls.js';
-import { LOOPBACK_TEST_SITES, startStage, status, waitFor, type Stage } from './fixtures/paired-setup.js';
+import {
+  LOOPBACK_TEST_SITES,
+  shareTarget,
+  startStage,
+  waitFor,
+  type Stage,
+} from './fixtures/paired-setup.js';
 
 const PASSWORD = `Leak pw/${randomBytes(6).toString('hex')}+?&`;
 
@@ -41,15 +47,7 @@ describe("the user's tab's requests never carry a filled secret off", () => {
     );
     const { targetId, sessionId: cdpSession } = await stage.browser.cdp.openPage(`${site.origin}/leak`);
     settledSoFar = () => stage.browser.cdp.evaluate(cdpSession, 'JSON.stringify(window.settled)');
-    const tabId = await waitFor('the tab to exist', () =>
-      stage.browser.tabIdOfTarget(targetId).catch(() => null),
-    );
-    sessionId = await stage.gw.createSession('vault-network');
-    await stage.browser.ask({ type: 'share', session_id: sessionId, title: 'leak', tab_id: tabId });
-    await waitFor(
-      'the controller to connect',
-      async () => (await status(stage.browser)).connection.state === 'connected',
-    );
+    ({ sessionId } = await shareTarget(stage, targetId, 'vault-network'));
   });
   after(async () => {
     await stage?.close();
