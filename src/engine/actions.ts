@@ -12,7 +12,7 @@ import { staleError } from './frame-worlds.js';
 import { keyDefinition, MODIFIER_BITS, modifierMask, type Modifier } from './keys.js';
 import { KEY_TABLE, type MOUSE_BUTTONS } from '../protocol/index.js';
 import type { RefBinding } from './refs.js';
-import type { SubmitWatch } from './submit-watch.js';
+import { settleTakenOver, type SubmitWatch } from './submit-watch.js';
 import type { Tab } from './tab.js';
 
 export function bindingOf(tab: Tab, ref: string): RefBinding {
@@ -193,11 +193,6 @@ export async function pressKey(tab: Tab, key: string, modifiers: readonly Modifi
   await Promise.all(sent);
 }
 
-/**
- * After a page that took a form's submission over has sent nothing new for this long (and its
- * requests since the input are done), it is not going to navigate for it.
- */
-const TAKEN_OVER_QUIET_MS = 300;
 /** A page that took a submission over is waited for this long at most: it may poll for ever. */
 const TAKEN_OVER_MAX_MS = 5_000;
 
@@ -206,7 +201,7 @@ const TAKEN_OVER_MAX_MS = 5_000;
  * With a `watch` begun before the input (submit-watch.ts), a form submission the input made is not a
  * guess: the browser's own is waited for until its navigation commits (or ends without a document: a
  * download, a refusal), within the call's time; one the page took over, until the page asks to navigate
- * or its requests since the input are done.
+ * or has nothing left that could (submit-watch.ts).
  */
 export async function settleAfterInput(tab: Tab, timeoutMs: number, watch?: SubmitWatch): Promise<void> {
   const before = watch?.navigations ?? tab.navigations;
@@ -221,13 +216,9 @@ export async function settleAfterInput(tab: Tab, timeoutMs: number, watch?: Subm
         tab.refusedNavigations !== watch.refused,
       timeoutMs,
     );
-  } else if (submitted === 'taken') {
-    const since = watch?.at ?? Date.now();
+  } else if (submitted === 'taken' && watch) {
     const moved = () => tab.loading || tab.navigations !== before || tab.requestedNavigations !== requested;
-    for (const until = Date.now() + Math.min(timeoutMs, TAKEN_OVER_MAX_MS); Date.now() < until;) {
-      // Re-checked on every page event, and on a timer for the quiet that no event marks.
-      if (await tab.waitUntil(() => moved() || tab.activity.quiet(since, TAKEN_OVER_QUIET_MS), 50)) break;
-    }
+    await settleTakenOver(tab, watch, Math.min(timeoutMs, TAKEN_OVER_MAX_MS), moved);
   } else await new Promise((resolve) => setTimeout(resolve, 25));
   if (!tab.loading && tab.navigations === before) {
     if (tab.requestedNavigations === requested) return;

@@ -27,6 +27,7 @@ export {
 } from './network-guard.js';
 export { Tab } from './tab.js';
 export type { TabHost, EngineOptions, DownloadLedger } from './tab-host.js';
+export { whenSettled } from './ledger-settle.js';
 export type { RefCounter } from './refs.js';
 export { runTool } from './tools.js';
 export type { ActionGate } from './action-gate.js';

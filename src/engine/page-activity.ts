@@ -1,8 +1,7 @@
 /**
- * The requests of a tab's page session under way, and when the last one began or ended: what tells a
- * page that took a form's submission over (an app posting it itself, a check before it submits) from
- * one that is done. Long-lived requests (a poll, an event stream) that began before the input are not
- * waited for.
+ * The requests of a tab's page session under way, and how many began or ended: what tells a page that
+ * took a form's submission over (an app posting it itself, a check before it submits) from one that is
+ * done. Long-lived requests (a poll, an event stream) that began before the input are not waited for.
  */
 import type { CdpSession } from './transport.js';
 
@@ -12,13 +11,14 @@ const TRACKED = 500;
 export class PageActivity {
   /** Request id → when it began. */
   private readonly inFlight = new Map<string, number>();
-  private lastChange = 0;
+  /** Requests begun or ended so far: a spell in which it does not move is a quiet one. */
+  changes = 0;
 
   /** Starts listening; returns the unsubscribes. */
   listen(page: CdpSession, changed: () => void): (() => void)[] {
     const ended = ({ requestId }: { requestId: string }) => {
       if (this.inFlight.delete(requestId)) {
-        this.lastChange = Date.now();
+        this.changes++;
         changed();
       }
     };
@@ -27,7 +27,7 @@ export class PageActivity {
         // A redirect comes under the same id: still the same request.
         this.inFlight.set(requestId, this.inFlight.get(requestId) ?? Date.now());
         if (this.inFlight.size > TRACKED) this.inFlight.delete(this.inFlight.keys().next().value ?? '');
-        this.lastChange = Date.now();
+        this.changes++;
         changed();
       }),
       page.on<{ requestId: string }>('Network.loadingFinished', ended),
@@ -35,12 +35,8 @@ export class PageActivity {
     ];
   }
 
-  /**
-   * Whether no request that began at or after `since` is still under way, and nothing began or ended
-   * in the last `quietMs`, `since` included.
-   */
-  quiet(since: number, quietMs: number): boolean {
-    if (Date.now() - Math.max(this.lastChange, since) < quietMs) return false;
+  /** Whether every request that began at or after `since` is done. */
+  doneSince(since: number): boolean {
     for (const began of this.inFlight.values()) if (began >= since) return false;
     return true;
   }

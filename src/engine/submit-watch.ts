@@ -24,6 +24,11 @@ export interface SubmitWatch {
   at: number;
   /** What became of a submission since: one round trip to the page, after the input. */
   outcome(): Promise<SubmitOutcome>;
+  /**
+   * Resolves true once a `ms` timer of the page's own has run, and then every task queued before it
+   * (false if the document went away first): a spell timed by the page's clock, not ours.
+   */
+  pageSpell(ms: number): Promise<boolean>;
 }
 
 interface Seen {
@@ -72,6 +77,15 @@ function pageSubmitSince(_agent: PageAgent, mark: number): SubmitOutcome {
   return seen.last.navigates && !seen.last.event.defaultPrevented ? 'native' : 'taken';
 }
 
+/**
+ * Page side: a timer, then one more task. Timers run in due order, so a page's own timer set during the
+ * input for less than `ms` runs first however starved the renderer; the second hop lets a task that
+ * timer queued (a form's `submit()` navigates from a task of its own) run before we answer.
+ */
+function pageSpell(_agent: PageAgent, ms: number): Promise<boolean> {
+  return new Promise((resolve) => setTimeout(() => setTimeout(() => resolve(true), 0), ms));
+}
+
 /** Begins watching the main frame for a submission, before an input that may submit. */
 export async function watchSubmit(tab: Tab): Promise<SubmitWatch> {
   const navigations = tab.navigations;
@@ -84,6 +98,7 @@ export async function watchSubmit(tab: Tab): Promise<SubmitWatch> {
     ...counts,
     at,
     outcome: () => Promise.resolve('none'),
+    pageSpell: () => Promise.resolve(false),
   };
   let contextId: number;
   let mark: number;
@@ -107,5 +122,46 @@ export async function watchSubmit(tab: Tab): Promise<SubmitWatch> {
         return 'none';
       }
     },
+    pageSpell: async (ms) => {
+      try {
+        return await tab.pageWorlds.call(contextId, pageSpell, ms);
+      } catch {
+        return false;
+      }
+    },
   };
+}
+
+/** A quiet spell this long, with no request begun or ended, and a page that took a submission over is done. */
+const TAKEN_OVER_QUIET_MS = 300;
+
+/**
+ * After a submission the page took over: until `moved()` (the page asked to navigate, or did), or the
+ * page has nothing left that could: its requests since the input are done and a quiet spell timed by the
+ * page's own clock (`pageSpell`) passed with none begun or ended. Within `budgetMs`: a page may poll for
+ * ever.
+ */
+export async function settleTakenOver(
+  tab: Tab,
+  watch: SubmitWatch,
+  budgetMs: number,
+  moved: () => boolean,
+): Promise<void> {
+  const until = Date.now() + budgetMs;
+  const left = () => until - Date.now();
+  while (left() > 0) {
+    if (!(await tab.waitUntil(() => moved() || tab.activity.doneSince(watch.at), left()))) return;
+    if (moved()) return;
+    const changes = tab.activity.changes;
+    const spell = await within(watch.pageSpell(TAKEN_OVER_QUIET_MS), left());
+    // Events come before the answer they preceded in the page, so a navigation it asked for is counted.
+    if (moved() || !spell || tab.activity.changes === changes) return;
+  }
+}
+
+/** `promise`'s value, or false when `ms` passes first. */
+function within(promise: Promise<boolean>, ms: number): Promise<boolean> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), Math.max(0, ms))));
+  return Promise.race([promise, late]).finally(() => clearTimeout(timer));
 }

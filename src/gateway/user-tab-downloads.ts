@@ -12,7 +12,13 @@ import { createHash, type Hash } from 'node:crypto';
 import { lstat, mkdir, open, rename, rm, type FileHandle } from 'node:fs/promises';
 import { extname, join } from 'node:path';
 import type { DownloadAckParams, DownloadInfo, DownloadParams } from '../protocol/index.js';
-import { mimeOf, safeFileName, sessionFolder, tooLargeReason } from './backends/cdp/downloads.js';
+import {
+  mimeOf,
+  safeFileName,
+  sessionFolder,
+  stoppedDownload as stopped,
+  tooLargeReason,
+} from './backends/cdp/downloads.js';
 
 /** Downloads one controller may stream at once. */
 const OPEN_PER_CONTROLLER = 8;
@@ -30,16 +36,6 @@ interface Open {
   nextSeq: number;
   idle: NodeJS.Timeout;
 }
-
-const stopped = (name: string, reason: string): DownloadInfo => ({
-  name,
-  size: 0,
-  mime: mimeOf(name),
-  sha256: '',
-  path: '',
-  state: 'stopped',
-  reason,
-});
 
 export class UserTabDownloads {
   private readonly open = new Map<string, Open>();

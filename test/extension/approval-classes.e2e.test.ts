@@ -1,4 +1,4 @@
-/* eslint-disable @typescript-eslint/no-unsafe-member-access, @typescript-eslint/no-unsafe-assignment, @typescript-eslint/no-unsafe-return -- tests read JSON bodies */
+/* eslint-disable @typescript-eslint/no-unsafe-member-access, @typescript-eslint/no-unsafe-assignment -- tests read JSON bodies */
 /**
  * The approval classes of the user's tab that approvals.e2e.test.ts does not drive, through the real
  * extension in a real Chromium and decided in its popup as a person would: a click on a `download`
@@ -10,12 +10,12 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { Vault } from '../../src/gateway/secrets/index.js';
-import { ENABLED_CONFIG, type HttpResult } from '../gateway/fixtures/gateway.js';
+import { ENABLED_CONFIG } from '../gateway/fixtures/gateway.js';
 import { SHOP_HOST, startApprovalSites, type ApprovalSites } from '../security/fixtures/approval-site.js';
 import { startLoginSite, type LoginSite } from '../security/fixtures/login-site.js';
-import { toolSession } from '../security/fixtures/tool-session.js';
-import { shareBlankTab, startStage, waitFor, type Stage } from './fixtures/paired-setup.js';
-import { openPopup, type PopupPage } from './fixtures/popup-page.js';
+import { codeOf, sharedTabCalls } from './fixtures/shared-tab-calls.js';
+import { shareBlankTab, startStage, type Stage } from './fixtures/paired-setup.js';
+import { decideInPopup, openPopup, type PopupPage } from './fixtures/popup-page.js';
 
 const PASSWORD = `pw-${randomBytes(6).toString('hex')}`;
 
@@ -26,28 +26,10 @@ describe("approval classes on the user's tab: download, upload, secret_first_use
   let sid: string;
   let popup: PopupPage;
 
-  const call = (tool: string, args: Record<string, unknown> = {}): Promise<HttpResult> =>
-    stage.gw.request('POST', `/v1/sessions/${sid}/tools/${tool}`, { body: args });
-  const { ok, refOf } = toolSession(call);
-  const asOwner = (method: string, pathname: string) =>
-    stage.gw.request(method, pathname, { headers: { authorization: `Bearer ${stage.gw.operatorKey}` } });
-  const codeOf = (result: HttpResult): string | undefined =>
-    result.body.error?.controller_code ?? result.body.error?.code;
-  const pendingApprovals = async () =>
-    (
-      (await asOwner('GET', '/v1/approvals?status=pending')).body.approvals as {
-        approval_id: string;
-        session_id: string;
-        classes: string[];
-      }[]
-    ).filter((approval) => approval.session_id === sid);
-  const pending = () =>
-    waitFor('the approval to be asked for', async () => (await pendingApprovals())[0], 15_000);
-  const decideInPopup = async (id: string, decision: 'approve' | 'deny') => {
-    const selector = `button[data-approval="${id}"][data-decision="${decision}"]`;
-    await waitFor(`the popup to offer ${decision}`, () => popup.visible(selector));
-    await popup.click(selector);
-  };
+  const { call, ok, refOf, asOwner, pending, pendingApprovals } = sharedTabCalls(
+    () => stage,
+    () => sid,
+  );
   /**
    * The page notes a click as it is dispatched, so a read after the call has answered (or while it
    * waits: the extension answers a snapshot meanwhile) sees every click that reached it.
@@ -67,7 +49,7 @@ describe("approval classes on the user's tab: download, upload, secret_first_use
     const running = call(tool, args);
     const asked = await pending();
     const whilePending = await effect();
-    await decideInPopup(asked.approval_id, decision);
+    await decideInPopup(popup, asked.approval_id, decision);
     const result = await running;
     if (decision === 'approve') assert.equal(result.status, 200, JSON.stringify(result.body));
     else assert.equal(codeOf(result), 'approval_denied', JSON.stringify(result.body));

@@ -7,11 +7,11 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { ENABLED_CONFIG, type HttpResult } from '../gateway/fixtures/gateway.js';
+import { ENABLED_CONFIG } from '../gateway/fixtures/gateway.js';
 import { SHOP_HOST, startApprovalSites, type ApprovalSites } from '../security/fixtures/approval-site.js';
-import { toolSession } from '../security/fixtures/tool-session.js';
+import { sharedTabCalls } from './fixtures/shared-tab-calls.js';
 import { shareBlankTab, startStage, waitFor, type Stage } from './fixtures/paired-setup.js';
-import { openPopup, type PopupPage } from './fixtures/popup-page.js';
+import { decideInPopup, openPopup, type PopupPage } from './fixtures/popup-page.js';
 
 describe("wait: false on the user's tab (the extension)", () => {
   let sites: ApprovalSites;
@@ -19,9 +19,10 @@ describe("wait: false on the user's tab (the extension)", () => {
   let sid: string;
   let popup: PopupPage;
 
-  const call = (tool: string, args: Record<string, unknown> = {}): Promise<HttpResult> =>
-    stage.gw.request('POST', `/v1/sessions/${sid}/tools/${tool}`, { body: args });
-  const { ok, refOf } = toolSession(call);
+  const { call, ok, refOf } = sharedTabCalls(
+    () => stage,
+    () => sid,
+  );
   const approvalStatus = async (id: string) => {
     const answer = await call('browser_approval_status', { approval_id: id });
     assert.equal(answer.status, 200, JSON.stringify(answer.body));
@@ -35,12 +36,6 @@ describe("wait: false on the user's tab (the extension)", () => {
     const id = answer.body.error.approval_id as string;
     assert.match(id, /\S/);
     return id;
-  };
-  /** As a person: waits for the popup to offer the decision, then clicks it. */
-  const decideInPopup = async (id: string, decision: 'approve' | 'deny') => {
-    const selector = `button[data-approval="${id}"][data-decision="${decision}"]`;
-    await waitFor(`the popup to offer ${decision}`, () => popup.visible(selector));
-    await popup.click(selector);
   };
 
   before(async () => {
@@ -75,7 +70,7 @@ describe("wait: false on the user's tab (the extension)", () => {
     assert.equal(await approvalStatus(id), 'pending');
     // Asked again before the person decided: the same approval, still nothing done.
     assert.equal(await saveWithoutWaiting(), id);
-    await decideInPopup(id, 'approve');
+    await decideInPopup(popup, id, 'approve');
     await waitFor('the approval to be approved', async () => (await approvalStatus(id)) === 'approved');
     assert.equal(sites.hits('/save'), 0, 'nothing was sent before the same call came again');
 
@@ -89,20 +84,20 @@ describe("wait: false on the user's tab (the extension)", () => {
     const next = await saveWithoutWaiting();
     assert.notEqual(next, id);
     assert.equal(sites.hits('/save'), 1);
-    await decideInPopup(next, 'deny');
+    await decideInPopup(popup, next, 'deny');
   });
 
   it('never does an action the person denied, and asks anew when the agent tries again', async () => {
     await ok('browser_navigate', { url: sites.shopUrl('/form-post') });
     sites.requests.length = 0;
     const id = await saveWithoutWaiting();
-    await decideInPopup(id, 'deny');
+    await decideInPopup(popup, id, 'deny');
     await waitFor('the approval to be denied', async () => (await approvalStatus(id)) === 'denied');
     const again = await saveWithoutWaiting();
     assert.notEqual(again, id);
     // The page's own server is the witness: a marker request after the attempts arrives, the save not.
     await ok('browser_navigate', { url: sites.shopUrl('/form-post?after') });
     assert.equal(sites.hits('/save'), 0);
-    await decideInPopup(again, 'deny');
+    await decideInPopup(popup, again, 'deny');
   });
 });

@@ -8,10 +8,9 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import type { HttpResult } from '../gateway/fixtures/gateway.js';
 import { reportedAttempts } from '../security/fixtures/leak-checks.js';
 import { startLeakSite, type LeakSite } from '../security/fixtures/leak-site.js';
-import { toolSession } from '../security/fixtures/tool-session.js';
+import { sharedTabCalls } from './fixtures/shared-tab-calls.js';
 import {
   LOOPBACK_TEST_SITES,
   shareBlankTab,
@@ -19,18 +18,17 @@ import {
   waitFor,
   type Stage,
 } from './fixtures/paired-setup.js';
-import { openPopup, type PopupPage } from './fixtures/popup-page.js';
+import { decideInPopup, openPopup, type PopupPage } from './fixtures/popup-page.js';
 
 describe("approvals on the user's tab cover its out-of-process iframes", () => {
   let site: LeakSite;
   let stage: Stage;
   let sid: string;
   let popup: PopupPage;
-  const call = (tool: string, args: Record<string, unknown> = {}): Promise<HttpResult> =>
-    stage.gw.request('POST', `/v1/sessions/${sid}/tools/${tool}`, { body: args });
-  const { ok, refOf } = toolSession(call);
-  const asOwner = (method: string, pathname: string) =>
-    stage.gw.request(method, pathname, { headers: { authorization: `Bearer ${stage.gw.operatorKey}` } });
+  const { call, ok, refOf, pending } = sharedTabCalls(
+    () => stage,
+    () => sid,
+  );
 
   before(async () => {
     site = await startLeakSite();
@@ -61,17 +59,10 @@ describe("approvals on the user's tab cover its out-of-process iframes", () => {
       ),
     );
     const running = call('browser_click', { ref: await refOf('button "Ping"') });
-    const asked = await waitFor('the approval to be asked for', async () => {
-      const listed = await asOwner('GET', '/v1/approvals?status=pending');
-      return (listed.body.approvals as { approval_id: string; session_id: string }[]).find(
-        (approval) => approval.session_id === sid,
-      );
-    });
+    const asked = await pending();
     // Asked because the request is paused in the browser: it has not reached the server.
     assert.ok(!site.requests.some((request) => request.includes(' /held ')), site.requests.join('\n'));
-    const deny = `button[data-approval="${asked.approval_id}"][data-decision="deny"]`;
-    await waitFor('the popup to offer deny', () => popup.visible(deny));
-    await popup.click(deny);
+    await decideInPopup(popup, asked.approval_id, 'deny');
     const result = await running;
     assert.equal(result.body.error?.code, 'approval_denied', JSON.stringify(result.body));
     await waitFor('the page to report the POST settled', async () => site.done());

@@ -11,7 +11,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { EXTENSION_ID } from '../../src/protocol/index.js';
-import { ENABLED_CONFIG, type HttpResult } from '../gateway/fixtures/gateway.js';
+import { ENABLED_CONFIG } from '../gateway/fixtures/gateway.js';
 import { timesDone, variants } from '../security/approvals-cases.js';
 import {
   DOCS_HOST,
@@ -20,9 +20,9 @@ import {
   startApprovalSites,
   type ApprovalSites,
 } from '../security/fixtures/approval-site.js';
-import { toolSession } from '../security/fixtures/tool-session.js';
+import { codeOf, sharedTabCalls } from './fixtures/shared-tab-calls.js';
 import { shareBlankTab, startStage, waitFor, type Stage } from './fixtures/paired-setup.js';
-import { openPopup, type PopupPage } from './fixtures/popup-page.js';
+import { decideInPopup, openPopup, type PopupPage } from './fixtures/popup-page.js';
 
 /**
  * The person's window in these tests. Every decision and Stop made in the popup must land inside it, on
@@ -48,28 +48,10 @@ describe("approvals on the user's tab (the extension)", () => {
   let popup: PopupPage;
   const rows: Row[] = [];
 
-  const call = (tool: string, args: Record<string, unknown> = {}): Promise<HttpResult> =>
-    stage.gw.request('POST', `/v1/sessions/${sid}/tools/${tool}`, { body: args });
-  const { ok, refOf } = toolSession(call);
-  const asOwner = (method: string, pathname: string) =>
-    stage.gw.request(method, pathname, { headers: { authorization: `Bearer ${stage.gw.operatorKey}` } });
-  /**
-   * The approval outcomes reach the agent as their own codes; the extension's other refusals as
-   * `controller_rejected` with the extension's code.
-   */
-  const codeOf = (result: HttpResult): string | undefined =>
-    result.body.error?.controller_code ?? result.body.error?.code;
-  const pending = () =>
-    waitFor(
-      'the approval to be asked for',
-      async () => {
-        const listed = await asOwner('GET', '/v1/approvals?status=pending');
-        return (listed.body.approvals as { approval_id: string; session_id: string; summary: string }[]).find(
-          (approval) => approval.session_id === sid,
-        );
-      },
-      15_000,
-    );
+  const { call, ok, refOf, asOwner, pending } = sharedTabCalls(
+    () => stage,
+    () => sid,
+  );
   const approvalPath = (id: string, what: string) =>
     `/v1/browser-control/sessions/${sid}/approvals/${id}/${what}`;
   const statusOf = async (id: string) => (await asOwner('GET', `/v1/approvals/${id}`)).body.approval;
@@ -77,11 +59,6 @@ describe("approvals on the user's tab (the extension)", () => {
   const neverSaved = async () =>
     assert.equal(await timesDone(ok, sites, { path: '/save', noted: 'submit' }, { title: 'Profile' }), 0);
   /** As a person: waits for the popup to show the approval, then clicks its button. */
-  const decideInPopup = async (id: string, decision: 'approve' | 'deny') => {
-    const selector = `button[data-approval="${id}"][data-decision="${decision}"]`;
-    await waitFor(`the popup to offer ${decision}`, () => popup.visible(selector));
-    await popup.click(selector);
-  };
   /** Whether anything (here: only the extension's chrome.debugger) is attached to the shared tab. */
   const debuggerAttached = async () => {
     const { targetInfos } = await stage.browser.cdp.send<{
@@ -135,7 +112,7 @@ describe("approvals on the user's tab (the extension)", () => {
     // Read as the approval is listed; a request let out before the decision would also be counted
     // after a denial, where the page shows the attempt is over.
     const whilePending = 'path' in variant.effect ? sites.hits(variant.effect.path) : 0;
-    if (decision !== 'timeout') await decideInPopup(asked.approval_id, decision);
+    if (decision !== 'timeout') await decideInPopup(popup, asked.approval_id, decision);
     const result = await running;
     if (decision === 'approve') assert.equal(result.status, 200, JSON.stringify(result.body));
     else {
@@ -187,7 +164,7 @@ describe("approvals on the user's tab (the extension)", () => {
     await waitFor('the crop to show', () =>
       popup.visible(`li[data-approval-id="${asked.approval_id}"] img.approval-crop`),
     );
-    await decideInPopup(asked.approval_id, 'deny');
+    await decideInPopup(popup, asked.approval_id, 'deny');
     assert.equal(codeOf(await running), 'approval_denied');
     await neverSaved();
   });
@@ -235,7 +212,7 @@ describe("approvals on the user's tab (the extension)", () => {
     assert.equal(listed.status, 200);
     assert.doesNotMatch(JSON.stringify(listed.body), /decision_key/);
     assert.equal((await statusOf(id)).status, 'pending');
-    await decideInPopup(id, 'deny');
+    await decideInPopup(popup, id, 'deny');
     assert.equal(codeOf(await running), 'approval_denied');
     await neverSaved();
   });
@@ -300,7 +277,7 @@ describe("approvals on the user's tab (the extension)", () => {
     assert.equal(forged.ok, false);
     assert.equal(forged.error?.code, 'forbidden_sender');
     assert.equal((await statusOf(id)).status, 'pending');
-    await decideInPopup(id, 'deny');
+    await decideInPopup(popup, id, 'deny');
     assert.equal(codeOf(await running), 'approval_denied');
     await neverSaved();
   });

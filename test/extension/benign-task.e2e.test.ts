@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { ENABLED_CONFIG, type HttpResult } from '../gateway/fixtures/gateway.js';
 import { startApprovalSites, type ApprovalSites } from '../security/fixtures/approval-site.js';
-import { toolSession } from '../security/fixtures/tool-session.js';
+import { sharedTabCalls } from './fixtures/shared-tab-calls.js';
 import { startStage, waitFor, type Stage } from './fixtures/paired-setup.js';
 import { shareInPopup, type PopupPage } from './fixtures/popup-page.js';
 
@@ -21,11 +21,10 @@ describe("a benign 20-step task on the user's tab", () => {
   let popup: PopupPage;
   let docsOrigin: string;
 
-  const call = (tool: string, args: Record<string, unknown> = {}): Promise<HttpResult> =>
-    stage.gw.request('POST', `/v1/sessions/${sid}/tools/${tool}`, { body: args });
-  const { ok, refOf } = toolSession(call);
-  const asOwner = (method: string, pathname: string) =>
-    stage.gw.request(method, pathname, { headers: { authorization: `Bearer ${stage.gw.operatorKey}` } });
+  const { call, ok, refOf, asOwner } = sharedTabCalls(
+    () => stage,
+    () => sid,
+  );
   const approvalsOfSession = async () =>
     ((await asOwner('GET', '/v1/approvals')).body.approvals as { approval_id: string; session_id: string }[])
       .filter((approval) => approval.session_id === sid)

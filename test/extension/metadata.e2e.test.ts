@@ -9,8 +9,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { HttpResult } from '../gateway/fixtures/gateway.js';
 import { startNetworkSites, type NetworkSites } from '../security/fixtures/network-sites.js';
-import { toolSession } from '../security/fixtures/tool-session.js';
-import { callTool, startStage, status, waitFor, type Stage } from './fixtures/paired-setup.js';
+import { sharedTabCalls } from './fixtures/shared-tab-calls.js';
+import { callTool, shareTarget, startStage, type Stage } from './fixtures/paired-setup.js';
 
 const METADATA_PATHS = /latest\/meta-data|computeMetadata/;
 
@@ -22,7 +22,10 @@ describe('a shared tab never reaches cloud metadata', () => {
   let stage: Stage;
   let sessionId: string;
 
-  const { ok, refOf } = toolSession((tool, args) => callTool(stage, sessionId, tool, args));
+  const { ok, refOf } = sharedTabCalls(
+    () => stage,
+    () => sessionId,
+  );
   const metadataRequests = () => sites.privateRequests.filter((request) => METADATA_PATHS.test(request));
 
   before(async () => {
@@ -32,15 +35,7 @@ describe('a shared tab never reaches cloud metadata', () => {
       browserArgs: [sites.metadataResolverRule],
     });
     const { targetId } = await stage.browser.cdp.openPage(sites.publicUrl('/links'));
-    const tabId = await waitFor('the tab to exist', () =>
-      stage.browser.tabIdOfTarget(targetId).catch(() => null),
-    );
-    sessionId = await stage.gw.createSession('metadata');
-    await stage.browser.ask({ type: 'share', session_id: sessionId, title: 'metadata', tab_id: tabId });
-    await waitFor(
-      'the controller to connect',
-      async () => (await status(stage.browser)).connection.state === 'connected',
-    );
+    ({ sessionId } = await shareTarget(stage, targetId, 'metadata'));
   });
   after(async () => {
     await stage?.close();

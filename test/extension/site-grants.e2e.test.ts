@@ -9,7 +9,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, afterEach, before, describe, it } from 'node:test';
-import { ENABLED_CONFIG, type HttpResult } from '../gateway/fixtures/gateway.js';
+import { ENABLED_CONFIG } from '../gateway/fixtures/gateway.js';
 import {
   CATEGORY_HOST,
   DENIED_HOST,
@@ -18,7 +18,8 @@ import {
   startSiteServers,
   type SiteServers,
 } from '../security/fixtures/site-servers.js';
-import { toolSession, type ToolResult } from '../security/fixtures/tool-session.js';
+import type { ToolResult } from '../security/fixtures/tool-session.js';
+import { refusedByExtension, sharedTabCalls } from './fixtures/shared-tab-calls.js';
 import { startStage, waitFor, type Stage } from './fixtures/paired-setup.js';
 import { shareInPopup, type PopupPage } from './fixtures/popup-page.js';
 
@@ -33,14 +34,10 @@ describe("site grants on the user's tab (the extension)", () => {
   /** Requests the other server may have seen on purpose (while it was granted). */
   let expectedOther = 0;
 
-  const call = (tool: string, args: Record<string, unknown> = {}): Promise<HttpResult> =>
-    stage.gw.request('POST', `/v1/sessions/${sid}/tools/${tool}`, { body: args });
-  const { ok, refOf } = toolSession(call);
-  /** Refused by the extension: the gateway passes its code on as `controller_code`. */
-  const refusedByExtension = (result: HttpResult, code: string) => {
-    assert.equal(result.body.error?.code, 'controller_rejected', JSON.stringify(result.body));
-    assert.equal(result.body.error?.controller_code, code, JSON.stringify(result.body));
-  };
+  const { call, ok, refOf } = sharedTabCalls(
+    () => stage,
+    () => sid,
+  );
   const onLinks = () => ok('browser_navigate', { url: servers.grantedUrl('/links') });
   /**
    * Waits until Chrome shows that `path` of the other site was refused in a frame of some tab (its error

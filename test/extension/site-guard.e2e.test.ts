@@ -10,11 +10,11 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { ENABLED_CONFIG, type HttpResult } from '../gateway/fixtures/gateway.js';
+import { ENABLED_CONFIG } from '../gateway/fixtures/gateway.js';
 import { EXTENSION_ID } from '../../src/protocol/index.js';
 import { runTabgate } from '../helpers/tabgate-cli.js';
 import { startSiteServers, type SiteServers } from '../security/fixtures/site-servers.js';
-import { toolSession } from '../security/fixtures/tool-session.js';
+import { refusedByExtension, sharedTabCalls } from './fixtures/shared-tab-calls.js';
 import { startStage, status, waitFor, type Stage } from './fixtures/paired-setup.js';
 import { shareInPopup, type PopupPage } from './fixtures/popup-page.js';
 
@@ -29,13 +29,10 @@ describe("the extension's site check on the user's tab", () => {
   /** A DevTools session on the shared tab: the person's own address bar, not the agent. */
   let tabSession: string;
 
-  const call = (tool: string, args: Record<string, unknown> = {}): Promise<HttpResult> =>
-    stage.gw.request('POST', `/v1/sessions/${sid}/tools/${tool}`, { body: args });
-  const { ok, refOf } = toolSession(call);
-  const refusedByExtension = (result: HttpResult, code: string) => {
-    assert.equal(result.body.error?.code, 'controller_rejected', JSON.stringify(result.body));
-    assert.equal(result.body.error?.controller_code, code, JSON.stringify(result.body));
-  };
+  const { call, ok, refOf } = sharedTabCalls(
+    () => stage,
+    () => sid,
+  );
   const sitesOf = async () => (await stage.gw.request('GET', `/v1/sessions/${sid}`)).body.sites;
   const pings = () => servers.otherRequests.filter((line) => line.endsWith(' /pinged')).length;
   /** Loads a page of the other site in the shared tab as a person would; Chrome's error, if any. */

@@ -1,4 +1,4 @@
-/* eslint-disable @typescript-eslint/no-unsafe-member-access, @typescript-eslint/no-unsafe-return -- tests read JSON bodies */
+/* eslint-disable @typescript-eslint/no-unsafe-member-access -- tests read JSON bodies */
 /**
  * Uploads and downloads on the user's own tab, through the real extension in a real Chromium, decided
  * in its popup as a person would. An upload: the gateway reads the file from `browser.upload_roots`, the
@@ -16,10 +16,9 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { USER_TAB_UPLOAD_MAX_BYTES } from '../../src/protocol/index.js';
-import type { HttpResult } from '../gateway/fixtures/gateway.js';
-import { toolSession } from '../security/fixtures/tool-session.js';
+import { codeOf, sharedTabCalls } from './fixtures/shared-tab-calls.js';
 import { shareBlankTab, startStage, waitFor, type Stage } from './fixtures/paired-setup.js';
-import { openPopup, type PopupPage } from './fixtures/popup-page.js';
+import { decideInPopup, openPopup, type PopupPage } from './fixtures/popup-page.js';
 
 const sha256 = (bytes: Buffer | string) => createHash('sha256').update(bytes).digest('hex');
 const fileBytes = (name: string) => Buffer.from(`${name}\n${'0123456789abcdef'.repeat(300)}`);
@@ -114,29 +113,10 @@ describe("uploads and downloads on the user's tab, approved in the popup", () =>
   let sid: string;
   let popup: PopupPage;
 
-  const call = (tool: string, args: Record<string, unknown> = {}): Promise<HttpResult> =>
-    stage.gw.request('POST', `/v1/sessions/${sid}/tools/${tool}`, { body: args });
-  const { ok, refOf } = toolSession(call);
-  const asOwner = (method: string, pathname: string) =>
-    stage.gw.request(method, pathname, { headers: { authorization: `Bearer ${stage.gw.operatorKey}` } });
-  const codeOf = (result: HttpResult): string | undefined =>
-    result.body.error?.controller_code ?? result.body.error?.code;
-  const pendingApprovals = async () =>
-    (
-      (await asOwner('GET', '/v1/approvals?status=pending')).body.approvals as {
-        approval_id: string;
-        session_id: string;
-        classes: string[];
-        summary: string;
-      }[]
-    ).filter((approval) => approval.session_id === sid);
-  const pending = () =>
-    waitFor('the approval to be asked for', async () => (await pendingApprovals())[0], 15_000);
-  const decideInPopup = async (id: string, decision: 'approve' | 'deny') => {
-    const selector = `button[data-approval="${id}"][data-decision="${decision}"]`;
-    await waitFor(`the popup to offer ${decision}`, () => popup.visible(selector));
-    await popup.click(selector);
-  };
+  const { call, ok, refOf, pending, pendingApprovals } = sharedTabCalls(
+    () => stage,
+    () => sid,
+  );
   const pageText = async () => (await ok('browser_snapshot', { full: true })).snapshot ?? '';
   const downloadsOnDisk = () => readdirSync(downloadsDir).sort();
   /** What the person would see in their folder: Chrome receives a held download into a hidden file. */
@@ -181,7 +161,7 @@ describe("uploads and downloads on the user's tab, approved in the popup", () =>
       assert.match(asked.summary, /upload 1 file\(s\) \("report\.txt"/);
       assert.match(await pageText(), /no file/, `nothing set before the ${decision}`);
       assert.deepEqual(site.received, []);
-      await decideInPopup(asked.approval_id, decision);
+      await decideInPopup(popup, asked.approval_id, decision);
       const result = await running;
       if (decision === 'deny') {
         assert.equal(codeOf(result), 'approval_denied', JSON.stringify(result.body));
@@ -207,7 +187,7 @@ describe("uploads and downloads on the user's tab, approved in the popup", () =>
     await ok('browser_navigate', { url: site.url('/upload') });
     const before = site.received.length;
     const running = call('browser_upload', { ref: await refOf('button "Document"'), paths: [path] });
-    await decideInPopup((await pending()).approval_id, 'approve');
+    await decideInPopup(popup, (await pending()).approval_id, 'approve');
     const result = await running;
     assert.equal(result.status, 200, JSON.stringify(result.body).slice(0, 500));
     await waitFor('the page to read the file', async () => site.received.length > before);
@@ -242,7 +222,7 @@ describe("uploads and downloads on the user's tab, approved in the popup", () =>
     const askedFirst = await pending();
     assert.deepEqual(askedFirst.classes, ['download']);
     assert.match(askedFirst.summary, /denied-report\.csv/);
-    await decideInPopup(askedFirst.approval_id, 'deny');
+    await decideInPopup(popup, askedFirst.approval_id, 'deny');
     const deniedResult = await denied;
     assert.equal(codeOf(deniedResult), 'approval_denied', JSON.stringify(deniedResult.body));
 
@@ -250,7 +230,7 @@ describe("uploads and downloads on the user's tab, approved in the popup", () =>
     const approved = call('browser_click', { ref: await refOf('link "Plain report"') });
     const asked = await pending();
     assert.deepEqual(asked.classes, ['download']);
-    await decideInPopup(asked.approval_id, 'approve');
+    await decideInPopup(popup, asked.approval_id, 'approve');
     const result = await approved;
     assert.equal(result.status, 200, JSON.stringify(result.body));
     const bytes = fileBytes('plain-report.csv');
@@ -298,7 +278,7 @@ describe("uploads and downloads on the user's tab, approved in the popup", () =>
     const running = call('browser_click', { ref: await refOf('link "Linked report"') });
     const asked = await pending();
     assert.ok(asked.classes.includes('download'), JSON.stringify(asked.classes));
-    await decideInPopup(asked.approval_id, 'approve');
+    await decideInPopup(popup, asked.approval_id, 'approve');
     const result = await running;
     assert.equal(result.status, 200, JSON.stringify(result.body));
     assert.deepEqual(await pendingApprovals(), [], 'the download was not asked for a second time');
@@ -313,7 +293,7 @@ describe("uploads and downloads on the user's tab, approved in the popup", () =>
     const running = call('browser_navigate', { url: site.url('/file?name=navigated-report.csv') });
     const asked = await pending();
     assert.deepEqual(asked.classes, ['download']);
-    await decideInPopup(asked.approval_id, 'approve');
+    await decideInPopup(popup, asked.approval_id, 'approve');
     const result = await running;
     assert.equal(result.status, 200, JSON.stringify(result.body));
     assert.match(String(result.body.result.url), /\/downloads$/, 'the tab stays on its page');
@@ -329,7 +309,7 @@ describe("uploads and downloads on the user's tab, approved in the popup", () =>
     await ok('browser_navigate', { url: site.url('/blob') });
     const running = call('browser_click', { ref: await refOf('link "Made here"') });
     const asked = await pending();
-    await decideInPopup(asked.approval_id, 'approve');
+    await decideInPopup(popup, asked.approval_id, 'approve');
     const result = await running;
     assert.equal(codeOf(result), 'unsupported_on_backend', JSON.stringify(result.body));
     assert.match(String(result.body.error.message), /blob: or data: URL/);

@@ -12,12 +12,11 @@ import { after, before, describe, it } from 'node:test';
 import { Vault } from '../../src/gateway/secrets/index.js';
 import { assertOwnPostArrived, leakedRequests, reportedAttempts } from '../security/fixtures/leak-checks.js';
 import { startLeakSite, type LeakSite } from '../security/fixtures/leak-site.js';
-import { toolSession } from '../security/fixtures/tool-session.js';
+import { sharedTabCalls } from './fixtures/shared-tab-calls.js';
 import {
-  callTool,
   LOOPBACK_TEST_SITES,
+  shareTarget,
   startStage,
-  status,
   waitFor,
   type Stage,
 } from './fixtures/paired-setup.js';
@@ -29,7 +28,10 @@ describe("the user's tab's requests never carry a filled secret off", () => {
   let stage: Stage;
   let sessionId: string;
   let settledSoFar: () => Promise<unknown>;
-  const { ok, refOf } = toolSession((tool, args) => callTool(stage, sessionId, tool, args));
+  const { ok, refOf } = sharedTabCalls(
+    () => stage,
+    () => sessionId,
+  );
 
   before(async () => {
     site = await startLeakSite();
@@ -45,15 +47,7 @@ describe("the user's tab's requests never carry a filled secret off", () => {
     );
     const { targetId, sessionId: cdpSession } = await stage.browser.cdp.openPage(`${site.origin}/leak`);
     settledSoFar = () => stage.browser.cdp.evaluate(cdpSession, 'JSON.stringify(window.settled)');
-    const tabId = await waitFor('the tab to exist', () =>
-      stage.browser.tabIdOfTarget(targetId).catch(() => null),
-    );
-    sessionId = await stage.gw.createSession('vault-network');
-    await stage.browser.ask({ type: 'share', session_id: sessionId, title: 'leak', tab_id: tabId });
-    await waitFor(
-      'the controller to connect',
-      async () => (await status(stage.browser)).connection.state === 'connected',
-    );
+    ({ sessionId } = await shareTarget(stage, targetId, 'vault-network'));
   });
   after(async () => {
     await stage?.close();

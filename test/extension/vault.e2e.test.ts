@@ -16,8 +16,8 @@ import { toolSession } from '../security/fixtures/tool-session.js';
 import {
   callTool,
   LOOPBACK_TEST_SITES,
+  shareTarget,
   startStage,
-  status,
   waitFor,
   type Stage,
 } from './fixtures/paired-setup.js';
@@ -60,15 +60,7 @@ describe("vault secrets on the user's tab", () => {
     vault.add({ name: 'tab-pass', origin: site.origin, field: 'password', value: PASSWORD }, new Date());
     vault.add({ name: 'tab-user', origin: site.origin, field: 'username', value: USERNAME }, new Date());
     const { targetId } = await stage.browser.cdp.openPage(`${site.origin}/login`);
-    const tabId = await waitFor('the tab to exist', () =>
-      stage.browser.tabIdOfTarget(targetId).catch(() => null),
-    );
-    sessionId = await stage.gw.createSession('vault');
-    await stage.browser.ask({ type: 'share', session_id: sessionId, title: 'vault', tab_id: tabId });
-    await waitFor(
-      'the controller to connect',
-      async () => (await status(stage.browser)).connection.state === 'connected',
-    );
+    ({ sessionId } = await shareTarget(stage, targetId, 'vault'));
   });
   after(async () => {
     await stage?.close();

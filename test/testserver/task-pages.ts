@@ -179,7 +179,8 @@ export const TASK_PAGES: Record<string, string> = {
     </script>`,
   ),
   // A form whose page submits it itself a moment after the person asked (a check first, then submit()):
-  // an answer that comes before that reads the form again.
+  // an answer that comes before that reads the form again. The check holds the page's thread for a
+  // while, as a starved renderer would: a settle timed outside the page answers before it is done.
   '/tasks/late-submit': page(
     'Late submit',
     `<h1>Late submit</h1>
@@ -190,7 +191,10 @@ export const TASK_PAGES: Record<string, string> = {
     <script>
       document.querySelector('form').addEventListener('submit', (event) => {
         event.preventDefault();
-        setTimeout(() => event.target.submit(), 100);
+        setTimeout(() => {
+          for (const end = performance.now() + 400; performance.now() < end; );
+          event.target.submit();
+        }, 100);
       });
     </script>`,
   ),

@@ -1,9 +1,11 @@
 /**
  * Camofox (an anti-detection Firefox served over REST) as a backend: not CDP, so each tool maps onto
- * one of Camofox's calls, with its snapshot and refs translated into tabgate's format
+ * one of Camofox's calls (camofox-tools.ts), with its snapshot and refs translated into tabgate's format
  * (camofox-snapshot.ts) and its failures into tabgate's codes. Each tabgate session is one Camofox
- * user (`tabgate_<hex>`, its own cookies) with one tab, made on the first navigation; closing deletes
- * the user. What Camofox has no call for is refused with `unsupported_on_backend`, never emulated.
+ * user (`tabgate_<hex>`, its own cookies) with one tab, made on the first navigation (camofox-tab.ts);
+ * closing deletes the user. Here: the checks around the tools (the site rules on a typed URL and on
+ * the page an action left, the approvals) and the sessions. What Camofox has no call for is refused
+ * with `unsupported_on_backend`, never emulated.
  */
 import { randomBytes } from 'node:crypto';
 import { TabgateError, type SiteRules, type ToolName } from '../../../protocol/index.js';
@@ -12,11 +14,14 @@ import type { SessionBrowserInfo, ToolCall, UntypedBackend } from '../backend.js
 import type { SiteRulesSource } from '../site-rules-source.js';
 import { checkNavigation, NetworkPolicy, type Resolver } from '../network-policy.js';
 import type { BrowserSettings } from '../../config/browser-settings.js';
-import { CamofoxClient, type CamofoxReply } from './camofox-client.js';
-import { camofoxFailure } from './camofox-errors.js';
+import { CamofoxClient } from './camofox-client.js';
 import { askApproval, judgeLanded, typedUrlRefusal } from './camofox-guards.js';
 import { discoverLiveView, webAddress } from './camofox-live-view.js';
-import { camofoxRef, snapshotResult, type CamofoxSnapshot } from './camofox-snapshot.js';
+import { snapshotResult, type CamofoxSnapshot } from './camofox-snapshot.js';
+import { CamofoxTab } from './camofox-tab.js';
+import { CAMOFOX_TOOLS, runCamofoxTool, type CamofoxPages } from './camofox-tools.js';
+
+export { CAMOFOX_TOOLS } from './camofox-tools.js';
 
 export interface CamofoxOptions {
   /** `CAMOFOX_URL` (or `browser.camofox.url`). */
@@ -41,47 +46,21 @@ export interface CamofoxOptions {
   sites?: SiteRulesSource;
 }
 
-/** The tools Camofox has a call for; everything else is refused. */
-export const CAMOFOX_TOOLS: ReadonlySet<ToolName> = new Set<ToolName>([
-  'browser_navigate',
-  'browser_snapshot',
-  'browser_click',
-  'browser_type',
-  'browser_press',
-  'browser_scroll',
-  'browser_back',
-]);
-
 /**
  * Actions after which the page may be on another site (a link, a form, a key, history): Camofox has no
  * network hook to stop the page's own navigation, so the page they leave is judged before the answer.
  */
 const MAY_MOVE: ReadonlySet<ToolName> = new Set<ToolName>(['browser_click', 'browser_type', 'browser_press']);
 
-/** The reference scrolls 5 × Camofox's step per browser_scroll; tabgate's default is one viewport. */
-const DEFAULT_SCROLL_PX = 500;
-const NAVIGATE_TIMEOUT_MS = 60_000;
-
-interface CamofoxSession {
-  /** The tabgate session it serves: its site rules are looked up by this id. */
-  sessionId: string;
-  userId: string;
-  /** Whether tabgate made the user (and deletes it on close), or the owner named one to keep. */
-  ownUser: boolean;
-  sessionKey: string;
-  tabId: string | null;
-  /** The origin of the page the session last read (a snapshot, a navigation): where an input lands. */
-  pageOrigin: string | null;
-}
-
 export class CamofoxBackend implements UntypedBackend {
   readonly name = 'camofox';
   private readonly client: CamofoxClient;
-  private readonly sessions = new Map<string, CamofoxSession>();
+  private readonly tabs = new Map<string, CamofoxTab>();
   private readonly policy: NetworkPolicy;
   /** Where a person can watch, looked up once, on the first page a session opens. */
   private liveView: Promise<string | undefined> | undefined;
   private liveUrl: string | undefined;
+  private readonly pages: CamofoxPages;
 
   constructor(
     private readonly o: CamofoxOptions,
@@ -97,6 +76,11 @@ export class CamofoxBackend implements UntypedBackend {
       allowedPrivateHosts: settings.allowedPrivateHosts,
       resolve: o.resolve,
     });
+    this.pages = {
+      navigate: (tab, url) => this.navigate(tab, url),
+      judged: (tab) => this.judged(tab),
+      snapshotMaxChars: () => this.settings.snapshotMaxChars,
+    };
   }
 
   async call(call: ToolCall): Promise<unknown> {
@@ -105,152 +89,70 @@ export class CamofoxBackend implements UntypedBackend {
         'unsupported_on_backend',
         `${call.tool} is not available on Camofox: its REST API has no call for it.`,
       );
-    const session = this.sessionOf(call.sessionId);
+    const tab = this.tabOf(call.sessionId);
     if (call.secret)
       throw new TabgateError(
         'unsupported_on_backend',
         'Camofox cannot show tabgate the frame a field is in, so it never types a vault secret; use another browser for sign-ins.',
       );
-    await askApproval(call, session.pageOrigin);
-    const result = await this.run(session, call);
-    if (MAY_MOVE.has(call.tool) && this.siteRules(session)) {
+    await askApproval(call, tab.pageOrigin);
+    const result = await runCamofoxTool(tab, call, this.pages);
+    if (MAY_MOVE.has(call.tool) && this.siteRules(tab)) {
       // A page that cannot be read now is judged at its next read, before any ref from it exists.
-      const page = await this.snapshot(session).catch(() => null);
-      if (page) await this.judgePage(session, page);
+      const page = await tab.snapshot().catch(() => null);
+      if (page) await this.judgePage(tab, page);
     }
     return result;
   }
 
-  private async run(session: CamofoxSession, call: ToolCall): Promise<unknown> {
-    const args = call.args as Record<string, unknown>;
-    switch (call.tool) {
-      case 'browser_navigate':
-        return this.navigate(session, String(args.url));
-      case 'browser_snapshot':
-        return snapshotResult(
-          await this.judgePage(session, await this.snapshot(session)),
-          this.settings.snapshotMaxChars,
-          typeof args.offset === 'number' ? args.offset : 0,
-        );
-      case 'browser_click': {
-        // Camofox clicks once with the left button: any other click is refused, never done differently.
-        if ((args.button !== undefined && args.button !== 'left') || args.double === true)
-          throw new TabgateError('unsupported_on_backend', 'Camofox clicks once, with the left button only.');
-        if (Array.isArray(args.modifiers) && args.modifiers.length > 0)
-          throw new TabgateError('unsupported_on_backend', 'Camofox clicks without modifier keys.');
-        await this.onRef(session, 'click', String(args.ref), {});
-        return { clicked: String(args.ref) };
-      }
-      case 'browser_type': {
-        const submit = args.submit === true;
-        await this.onRef(session, 'type', String(args.ref), { text: args.text, pressEnter: submit });
-        return { typed_into: String(args.ref), submitted: submit };
-      }
-      case 'browser_press': {
-        if (Array.isArray(args.modifiers) && args.modifiers.length > 0)
-          throw new TabgateError('unsupported_on_backend', 'Camofox presses single keys, without modifiers.');
-        await this.tabCall(session, 'press', { key: args.key });
-        return { pressed: String(args.key) };
-      }
-      case 'browser_scroll': {
-        const direction = String(args.direction);
-        if (direction !== 'up' && direction !== 'down')
-          throw new TabgateError('unsupported_on_backend', 'Camofox scrolls up or down only.');
-        const amount = typeof args.amount === 'number' ? args.amount : DEFAULT_SCROLL_PX;
-        await this.tabCall(session, 'scroll', { direction, amount });
-        // Camofox does not report the scroll position (the result schema allows null for this).
-        return { scrolled: direction, scroll_x: null, scroll_y: null };
-      }
-      default: {
-        // No page yet is no previous page either: the same answer as every other backend's.
-        if (!session.tabId)
-          throw new TabgateError('navigation_failed', 'There is no previous page to go back to.');
-        await this.tabCall(session, 'back', {});
-        const page = await this.judgePage(session, await this.snapshot(session));
-        return { url: page.url ?? '', title: page.title ?? '' };
-      }
-    }
-  }
-
   describeSession(sessionId: string): SessionBrowserInfo | undefined {
-    if (!this.sessions.has(sessionId)) return undefined;
+    if (!this.tabs.has(sessionId)) return undefined;
     return { backend: this.name, ...(this.liveUrl ? { live_url: this.liveUrl } : {}) };
   }
 
   async closeSession(sessionId: string): Promise<void> {
-    const session = this.sessions.get(sessionId);
-    if (!session) return;
-    this.sessions.delete(sessionId);
-    if (!session.ownUser) return;
+    const tab = this.tabs.get(sessionId);
+    if (!tab) return;
+    this.tabs.delete(sessionId);
     try {
-      await this.client.request(
-        'DELETE',
-        `/sessions/${encodeURIComponent(session.userId)}`,
-        undefined,
-        10_000,
-      );
+      await tab.close();
     } catch (error) {
       this.log.warn('camofox session close failed', { reason: (error as Error).message });
     }
   }
 
   async close(): Promise<void> {
-    await Promise.all([...this.sessions.keys()].map((id) => this.closeSession(id)));
+    await Promise.all([...this.tabs.keys()].map((id) => this.closeSession(id)));
   }
 
-  private sessionOf(sessionId: string): CamofoxSession {
-    let session = this.sessions.get(sessionId);
-    if (!session) {
-      const userId = this.o.userId ?? `tabgate_${randomBytes(5).toString('hex')}`;
-      session = {
+  private tabOf(sessionId: string): CamofoxTab {
+    let tab = this.tabs.get(sessionId);
+    if (!tab) {
+      tab = new CamofoxTab(
+        this.client,
         sessionId,
-        userId,
-        ownUser: this.o.userId === undefined,
-        sessionKey: this.o.sessionKey ?? `session_${sessionId.slice(0, 16)}`,
-        tabId: null,
-        pageOrigin: null,
-      };
-      this.sessions.set(sessionId, session);
+        this.o.userId ?? `tabgate_${randomBytes(5).toString('hex')}`,
+        this.o.userId === undefined,
+        this.o.sessionKey ?? `session_${sessionId.slice(0, 16)}`,
+        () => this.settings.commandTimeoutSeconds * 1000,
+      );
+      this.tabs.set(sessionId, tab);
     }
-    return session;
+    return tab;
   }
 
-  private get timeoutMs(): number {
-    return this.settings.commandTimeoutSeconds * 1000;
-  }
-
-  private async navigate(session: CamofoxSession, url: string) {
+  private async navigate(tab: CamofoxTab, url: string) {
     await checkNavigation(url, this.policy);
-    const refused = typedUrlRefusal(this.siteRules(session), url);
+    const refused = typedUrlRefusal(this.siteRules(tab), url);
     if (refused) throw refused;
-    let reply: CamofoxReply | null = null;
-    if (session.tabId) {
-      reply = await this.client.request(
-        'POST',
-        `/tabs/${encodeURIComponent(session.tabId)}/navigate`,
-        { userId: session.userId, url },
-        NAVIGATE_TIMEOUT_MS,
-      );
-      // Camofox collects idle tabs: a 404 means a fresh one is needed.
-      if (reply.status === 404) session.tabId = null;
-    }
-    if (!session.tabId) {
-      reply = await this.client.request(
-        'POST',
-        '/tabs',
-        { userId: session.userId, sessionKey: session.sessionKey, listItemId: session.sessionKey, url },
-        NAVIGATE_TIMEOUT_MS,
-      );
-      const tabId = reply.body.tabId;
-      if (reply.status < 300 && typeof tabId === 'string') session.tabId = tabId;
-    }
+    const reply = await tab.open(url);
     await this.learnLiveView();
     if (!reply || reply.status >= 300)
       throw new TabgateError(
         'navigation_failed',
         `Camofox could not open the page: ${reply ? this.client.describe(reply) : 'no answer'}`,
       );
-    const page = await this.judgePage(session, await this.snapshot(session));
+    const page = await this.judged(tab);
     return {
       url: page.url ?? url,
       title: page.title ?? '',
@@ -259,99 +161,32 @@ export class CamofoxBackend implements UntypedBackend {
     };
   }
 
-  private siteRules(session: CamofoxSession): SiteRules | undefined {
-    return this.o.sites?.rulesFor(session.sessionId, true);
+  private async judged(tab: CamofoxTab): Promise<CamofoxSnapshot> {
+    return this.judgePage(tab, await tab.snapshot());
+  }
+
+  private siteRules(tab: CamofoxTab): SiteRules | undefined {
+    return this.o.sites?.rulesFor(tab.sessionId, true);
   }
 
   /**
    * The page an action left, judged before the agent may read or act on it: on a site the session may
    * not open, tabgate takes the tab off it and forgets the tab, so nothing the agent does reaches it.
    */
-  private async judgePage(session: CamofoxSession, page: CamofoxSnapshot): Promise<CamofoxSnapshot> {
-    const judged = judgeLanded(this.siteRules(session), page.url ?? '');
-    session.pageOrigin = judged.origin;
+  private async judgePage(tab: CamofoxTab, page: CamofoxSnapshot): Promise<CamofoxSnapshot> {
+    const judged = judgeLanded(this.siteRules(tab), page.url ?? '');
+    tab.pageOrigin = judged.origin;
     if (!judged.refusal) return page;
-    await this.dropPage(session);
-    throw judged.refusal;
-  }
-
-  private async dropPage(session: CamofoxSession): Promise<void> {
-    const tabId = session.tabId;
-    session.tabId = null;
-    if (!tabId) return;
-    try {
-      await this.client.request(
-        'POST',
-        `/tabs/${encodeURIComponent(tabId)}/navigate`,
-        { userId: session.userId, url: 'about:blank' },
-        this.timeoutMs,
-      );
-    } catch (error) {
+    await tab.drop().catch((error: unknown) => {
       // The tab is forgotten either way: no later call reaches it.
       this.log.warn('camofox could not take a refused page away', { reason: (error as Error).message });
-    }
+    });
+    throw judged.refusal;
   }
 
   private async learnLiveView(): Promise<void> {
     if (this.liveUrl) return;
     this.liveView ??= discoverLiveView(this.client, this.o.url);
     this.liveUrl = await this.liveView;
-  }
-
-  private async snapshot(session: CamofoxSession): Promise<CamofoxSnapshot> {
-    const tabId = this.requireTab(session);
-    const reply = await this.client.request(
-      'GET',
-      `/tabs/${encodeURIComponent(tabId)}/snapshot?userId=${encodeURIComponent(session.userId)}`,
-      undefined,
-      this.timeoutMs,
-    );
-    if (reply.status === 404 && typeof reply.body.code !== 'string') throw this.tabGone(session);
-    if (reply.status >= 300) {
-      const failure = camofoxFailure(reply, 'snapshot', undefined, this.client.words(reply));
-      if (failure.tabGone) session.tabId = null;
-      throw failure.error;
-    }
-    if (typeof reply.body.snapshot !== 'string')
-      throw new TabgateError('backend_unavailable', 'Camofox answered the snapshot without one.');
-    return reply.body as unknown as CamofoxSnapshot;
-  }
-
-  private async onRef(session: CamofoxSession, action: 'click' | 'type', ref: string, extra: object) {
-    const id = camofoxRef(ref);
-    if (!id) throw new TabgateError('stale_ref', `${ref} is not a ref from this page.`);
-    await this.tabCall(session, action, { ref: id, ...extra }, ref);
-  }
-
-  /** One call on the session's tab; a refusal becomes the code other backends give for the same case. */
-  private async tabCall(
-    session: CamofoxSession,
-    action: string,
-    body: object,
-    ref?: string,
-  ): Promise<CamofoxReply> {
-    const tabId = this.requireTab(session);
-    const reply = await this.client.request(
-      'POST',
-      `/tabs/${encodeURIComponent(tabId)}/${action}`,
-      { userId: session.userId, ...body },
-      this.timeoutMs,
-    );
-    if (reply.status < 300) return reply;
-    // Camofox's own "Tab not found" carries no code: the tab was collected while idle.
-    if (reply.status === 404 && typeof reply.body.code !== 'string') throw this.tabGone(session);
-    const failure = camofoxFailure(reply, action, ref, this.client.words(reply));
-    if (failure.tabGone) session.tabId = null;
-    throw failure.error;
-  }
-
-  private requireTab(session: CamofoxSession): string {
-    if (!session.tabId) throw new TabgateError('no_page', 'No page is open on Camofox yet; navigate first.');
-    return session.tabId;
-  }
-
-  private tabGone(session: CamofoxSession): TabgateError {
-    session.tabId = null;
-    return new TabgateError('no_page', 'Camofox closed the tab (idle); navigate again.');
   }
 }

@@ -10,7 +10,7 @@ import { createReadStream } from 'node:fs';
 import { mkdir, rename, rm, stat } from 'node:fs/promises';
 import { extname, join } from 'node:path';
 import type { DownloadInfo } from '../../../protocol/index.js';
-import type { CdpSession, DownloadLedger } from '../../../engine/index.js';
+import { whenSettled, type CdpSession, type DownloadLedger } from '../../../engine/index.js';
 
 interface Pending {
   guid: string;
@@ -54,6 +54,11 @@ export function safeFileName(suggested: string): string {
 /** Why a download was stopped at the cap: the same words on every backend. */
 export function tooLargeReason(maxBytes: number): string {
   return `bigger than browser.download_max_mb (${Math.round(maxBytes / 1024 / 1024)} MB)`;
+}
+
+/** A download that did not complete: nothing saved, and why, in the same shape on every backend. */
+export function stoppedDownload(name: string, reason: string): DownloadInfo {
+  return { name, size: 0, mime: mimeOf(name), sha256: '', path: '', state: 'stopped', reason };
 }
 
 /** A session id as a folder name. */
@@ -125,15 +130,7 @@ export class SessionDownloads implements DownloadLedger {
     const partial = join(this.dir, entry.guid);
     if (event.state !== 'completed' || entry.stopped) {
       await rm(partial, { force: true }).catch(() => undefined);
-      this.record({
-        name: safeFileName(entry.suggested),
-        size: 0,
-        mime: mimeOf(entry.suggested),
-        sha256: '',
-        path: '',
-        state: 'stopped',
-        reason: entry.stopped ?? 'cancelled',
-      });
+      this.record(stoppedDownload(safeFileName(entry.suggested), entry.stopped ?? 'cancelled'));
       return;
     }
     const name = this.uniqueName(safeFileName(entry.suggested));
@@ -143,15 +140,7 @@ export class SessionDownloads implements DownloadLedger {
       const { size } = await stat(path);
       this.record({ name, size, mime: mimeOf(name), sha256: await sha256Of(path), path, state: 'complete' });
     } catch {
-      this.record({
-        name,
-        size: 0,
-        mime: mimeOf(name),
-        sha256: '',
-        path: '',
-        state: 'stopped',
-        reason: 'lost',
-      });
+      this.record(stoppedDownload(name, 'lost'));
     }
   }
 
@@ -191,18 +180,8 @@ export class SessionDownloads implements DownloadLedger {
     const graceUntil = this.lastDrain + graceMs;
     const known = this.done.length + this.pending.size;
     const settled = () => this.pending.size === 0 && (this.done.length > known || Date.now() >= graceUntil);
-    if (settled()) return Promise.resolve();
     const deadline = Date.now() + timeoutMs;
-    return new Promise((resolve) => {
-      const check = () => {
-        if (!settled() && Date.now() < deadline) return;
-        clearInterval(tick);
-        this.waiters.delete(check);
-        resolve();
-      };
-      const tick = setInterval(check, 50);
-      this.waiters.add(check);
-    });
+    return whenSettled(this.waiters, settled, () => deadline);
   }
 
   dispose(): void {

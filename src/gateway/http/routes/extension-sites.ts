@@ -8,7 +8,7 @@
 import { TabgateError } from '../../../protocol/index.js';
 import type { Caller } from '../../service.js';
 import type { Sessions } from '../../sessions.js';
-import type { GrantAudit } from '../../sites/grant-audit.js';
+import type { GrantAudit, GrantChange } from '../../sites/grant-audit.js';
 import type { SitePolicies } from '../../sites/site-policies.js';
 import { objectBody } from '../body.js';
 import type { Route, RouteContext } from '../route-table.js';
@@ -50,7 +50,38 @@ export function extensionSiteRoutes(sessions: Sessions, sites: SitePolicies, aud
       sites: sites.view(sessionId, 'user_tab'),
     },
   });
-  const siteOf = (ctx: RouteContext) => objectBody(ctx.body).site;
+  /** A change the person made in the popup: audited as theirs, answered with the policy it leaves. */
+  const change = (
+    action: GrantChange,
+    answerKey: string,
+    apply: (sessionId: string, site: unknown) => Promise<string>,
+  ): Route => ({
+    method: 'POST',
+    path: `${EXTENSION_SITES_PATH}/${action}`,
+    auth: 'controller',
+    handle: async (ctx) => {
+      const record = await servedSession(ctx);
+      const site = objectBody(ctx.body).site;
+      const changed = await audit.record(
+        pairedExtension(ctx),
+        record.session_id,
+        action,
+        site,
+        'extension',
+        () => apply(record.session_id, site),
+      );
+      return answer(record.session_id, { [answerKey]: changed });
+    },
+  });
+  // Deny drops a site the session asked for; revoke takes back a grant. Both forget the row.
+  const forget =
+    (list: 'requested' | 'granted', notThere: string) => async (sessionId: string, site: unknown) => {
+      const named = sites.validate([site])[0] ?? '';
+      if (!sites.view(sessionId, 'user_tab')[list].includes(named))
+        throw new TabgateError('invalid_request', notThere);
+      await sites.revoke(sessionId, named);
+      return named;
+    };
   return [
     {
       method: 'GET',
@@ -60,71 +91,8 @@ export function extensionSiteRoutes(sessions: Sessions, sites: SitePolicies, aud
       quietLog: true,
       handle: async (ctx) => answer((await session(ctx)).session_id),
     },
-    {
-      method: 'POST',
-      path: `${EXTENSION_SITES_PATH}/grant`,
-      auth: 'controller',
-      handle: async (ctx) => {
-        const record = await servedSession(ctx);
-        const granted = await audit.record(
-          pairedExtension(ctx),
-          record.session_id,
-          'grant',
-          siteOf(ctx),
-          'extension',
-          () => sites.grant(record.session_id, siteOf(ctx)),
-        );
-        return answer(record.session_id, { granted });
-      },
-    },
-    {
-      // Deny drops a site the session asked for; revoke takes back a grant. Both forget the row.
-      method: 'POST',
-      path: `${EXTENSION_SITES_PATH}/deny`,
-      auth: 'controller',
-      handle: async (ctx) => {
-        const record = await servedSession(ctx);
-        const site = await audit.record(
-          pairedExtension(ctx),
-          record.session_id,
-          'deny',
-          siteOf(ctx),
-          'extension',
-          async () => {
-            const view = sites.view(record.session_id, 'user_tab');
-            const asked = sites.validate([siteOf(ctx)])[0] ?? '';
-            if (!view.requested.includes(asked))
-              throw new TabgateError('invalid_request', 'This session did not ask for that site.');
-            await sites.revoke(record.session_id, asked);
-            return asked;
-          },
-        );
-        return answer(record.session_id, { denied: site });
-      },
-    },
-    {
-      method: 'POST',
-      path: `${EXTENSION_SITES_PATH}/revoke`,
-      auth: 'controller',
-      handle: async (ctx) => {
-        const record = await servedSession(ctx);
-        const site = await audit.record(
-          pairedExtension(ctx),
-          record.session_id,
-          'revoke',
-          siteOf(ctx),
-          'extension',
-          async () => {
-            const view = sites.view(record.session_id, 'user_tab');
-            const held = sites.validate([siteOf(ctx)])[0] ?? '';
-            if (!view.granted.includes(held))
-              throw new TabgateError('invalid_request', 'This session holds no grant for that site.');
-            await sites.revoke(record.session_id, held);
-            return held;
-          },
-        );
-        return answer(record.session_id, { revoked: site });
-      },
-    },
+    change('grant', 'granted', (sessionId, site) => sites.grant(sessionId, site)),
+    change('deny', 'denied', forget('requested', 'This session did not ask for that site.')),
+    change('revoke', 'revoked', forget('granted', 'This session holds no grant for that site.')),
   ];
 }
