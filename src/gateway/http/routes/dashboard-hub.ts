@@ -17,9 +17,9 @@ export const AUDIT_BATCH = 200;
 /** How long the hub waits after an event for more to send together. */
 const COALESCE_MS = 25;
 /**
- * How long after a call ends its audit row is read: the journal folds ended calls into the log within
- * 50 ms, and the hub reads only what is folded, since reading the log folds it first and five tabs, then
- * one hub every 25 ms, made the journal fold twice as often as it would.
+ * How long after a call ends the hub reads the audit log. It reads only the rows already folded from
+ * the journal (which folds within 50 ms of a call's end): reading with `list` folds first, and a read
+ * every 25 ms made the journal fold twice as often as its own timer does.
  */
 const AUDIT_READ_MS = 75;
 /** Actions waiting for the next batch beyond this are dropped for one `resync`. */
@@ -175,14 +175,17 @@ export class DashboardHub {
     this.pendingShots = new Map();
     head += await this.lines.changes();
     const auditAfter = this.auditCursor;
+    let cursor = auditAfter;
     const audits: Chunk['audits'] = [];
     for (let reading = this.auditDue; reading;) {
       this.auditDue = false;
-      const rows = await this.d.audit.listFolded({ after: this.auditCursor, limit: AUDIT_BATCH });
+      const rows = await this.d.audit.listFolded({ after: cursor, limit: AUDIT_BATCH });
       for (const row of rows) audits.push({ id: row.id, text: sseFrame('audit', row, row.id) });
-      this.auditCursor = rows.at(-1)?.id ?? this.auditCursor;
+      cursor = rows.at(-1)?.id ?? cursor;
       reading = rows.length === AUDIT_BATCH;
     }
+    // Moved only with the chunk that has the rows: a stream pumping meanwhile must not read them itself.
+    this.auditCursor = cursor;
     if (head === '' && audits.length === 0) return;
     const chars = audits.reduce((sum, row) => sum + row.text.length, head.length);
     this.chunks.push({ head, audits, auditAfter, chars, whole: null });
