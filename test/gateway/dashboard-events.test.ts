@@ -4,6 +4,7 @@
  * — including rows written while no stream was open. The agent's API key cannot open it.
  */
 import assert from 'node:assert/strict';
+import http from 'node:http';
 import { after, before, describe, it } from 'node:test';
 import { parseEvents, type LiveEvent } from '../../src/dashboard/live-events.js';
 import { startTestGateway, type TestGateway } from './fixtures/gateway.js';
@@ -39,6 +40,39 @@ async function readEvents(
 }
 
 const audits = (events: LiveEvent[]) => events.filter((e) => e.event === 'audit');
+
+/** A tab that stops reading: its stream is opened, then nothing is read until `resume` is called. */
+async function stuckTab(
+  gw: TestGateway,
+): Promise<{ resume(enough: (events: LiveEvent[]) => boolean): Promise<LiveEvent[]> }> {
+  const response = await new Promise<http.IncomingMessage>((resolve, reject) => {
+    http
+      .get(
+        `${gw.url}/v1/dashboard/events`,
+        { headers: { authorization: `Bearer ${gw.operatorKey}` } },
+        resolve,
+      )
+      .on('error', reject);
+  });
+  assert.equal(response.statusCode, 200);
+  response.pause();
+  return {
+    resume: (enough) =>
+      new Promise((resolve, reject) => {
+        const events: LiveEvent[] = [];
+        let buffer = '';
+        response.setEncoding('utf8');
+        response.on('data', (text: string) => {
+          buffer = parseEvents(buffer + text, (event) => events.push(event));
+          if (!enough(events)) return;
+          response.destroy();
+          resolve(events);
+        });
+        response.on('error', reject);
+        response.resume();
+      }),
+  };
+}
 
 describe("the dashboard's live stream", () => {
   let gw: TestGateway;
@@ -102,6 +136,59 @@ describe("the dashboard's live stream", () => {
     assert.ok(
       got.some((e) => e.event === 'session' && (e.data as { session_id: string }).session_id === sessionId),
     );
+  });
+
+  it('sends every open tab the same audit rows and actions, each once', async () => {
+    const sessionId = await gw.createSession('three tabs');
+    const opened: Promise<void>[] = [];
+    const tabs = Array.from({ length: 3 }, () => {
+      let open = () => undefined as void;
+      opened.push(new Promise<void>((resolve) => (open = resolve)));
+      return readEvents(gw, {}, (got) => audits(got).length >= 5, open);
+    });
+    await Promise.all(opened);
+    await calls(sessionId, 5);
+    const got = await Promise.all(tabs);
+    const ids = got.map((events) => audits(events).map((e) => Number(e.id)));
+    assert.equal(new Set(ids[0]).size, 5);
+    assert.deepEqual(ids[1], ids[0]);
+    assert.deepEqual(ids[2], ids[0]);
+    const ended = (events: LiveEvent[]) =>
+      events.filter((e) => e.event === 'action' && (e.data as { outcome: string | null }).outcome === 'ok')
+        .length;
+    assert.deepEqual(got.map(ended).slice(1), [ended(got[0] as LiveEvent[]), ended(got[0] as LiveEvent[])]);
+  });
+
+  it('a tab that stopped reading gets a resync, then every audit row it missed once and in order', async () => {
+    const sessionId = await gw.createSession('stuck');
+    // Long addresses make each call's events some 25 KB: enough to fill the stuck socket's buffers and
+    // what the gateway keeps for it, so it loses events and must come back by its cursor.
+    const CALLS = 600;
+    const stuck = await stuckTab(gw);
+    let open = () => undefined as void;
+    const opened = new Promise<void>((resolve) => (open = resolve));
+    const reading = readEvents(gw, {}, (events) => audits(events).length >= CALLS, open);
+    await Promise.race([opened, reading]);
+    const url = `https://example.com/?q=${'word+'.repeat(1600)}`;
+    let next = 0;
+    await Promise.all(
+      Array.from({ length: 8 }, async () => {
+        while (next++ < CALLS) {
+          const result = await gw.request('POST', `/v1/sessions/${sessionId}/tools/browser_navigate`, {
+            body: { url },
+          });
+          assert.equal(result.status, 200);
+        }
+      }),
+    );
+    // The reading tab was not held back by the stuck one.
+    assert.equal(audits(await reading).length, CALLS);
+    const events = await stuck.resume((got) => audits(got).length >= CALLS);
+    assert.ok(events.some((e) => e.event === 'resync'));
+    const ids = audits(events).map((e) => Number(e.id));
+    assert.equal(ids.length, CALLS);
+    assert.ok(ids.every((id, i) => i === 0 || id === (ids[i - 1] as number) + 1));
+    assert.ok(audits(events).every((e) => (e.data as { session_id: string }).session_id === sessionId));
   });
 
   it("refuses the agent's API key with 403 operator_required", async () => {

@@ -119,6 +119,14 @@ export class AuditLog {
     return this.o.store.list(query);
   }
 
+  /**
+   * The rows folded so far, without folding first: for a reader that follows the log as it grows (the
+   * dashboard's live stream), which would otherwise make the journal fold every few milliseconds.
+   */
+  listFolded(query: AuditQuery): Promise<AuditEntry[]> {
+    return this.o.store.list(query);
+  }
+
   /** Folds what the journal still holds and stops the purge timer. */
   close(): Promise<void> {
     clearInterval(this.purgeTimer);

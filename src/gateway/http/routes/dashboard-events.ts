@@ -3,27 +3,20 @@
  * credential). It carries the audit log as it grows (`audit`, each row's id as the event id, so a
  * reconnect with `Last-Event-ID` resumes after the last row it got and loses none), each action as it
  * starts and ends (`action`), session lines whose status changed (`session`), and new screenshots
- * (`screenshot`). Back-pressured: while the socket's buffer is full nothing is written; audit rows are
- * read from the log by cursor when there is room, session lines are coalesced, and actions beyond a
- * small queue are dropped for one `resync` event that tells the page to reload its lists.
+ * (`screenshot`). Each event becomes SSE text once, for every open tab (dashboard-hub.ts). Back-pressured
+ * per tab (dashboard-stream.ts): while a tab's socket buffer is full nothing is written to it; once it
+ * drains it writes what it missed, audit rows it can no longer get from the hub are read from the log by
+ * its cursor, and if the hub dropped events it had not written, it gets one `resync` event that tells
+ * the page to reload its lists, and every session line again.
  */
-import type { ServerResponse } from 'node:http';
 import { TabgateError } from '../../../protocol/index.js';
-import type { ActionEntry } from '../../activity/session-activity.js';
-import type { Caller, SessionRecord } from '../../service.js';
+import type { Caller } from '../../service.js';
 import type { Route } from '../route-table.js';
-import { DASHBOARD_API, summaryOf, type DashboardDeps } from './dashboard-api.js';
+import { DASHBOARD_API, type DashboardDeps } from './dashboard-api.js';
+import { DashboardHub, TICK_MS } from './dashboard-hub.js';
+import { DashboardStream } from './dashboard-stream.js';
 
 const MAX_STREAMS = 16;
-const MAX_QUEUED_ACTIONS = 200;
-const AUDIT_BATCH = 200;
-/** Nothing is re-read on a timer faster than this; events wake the stream sooner. */
-const TICK_MS = 1000;
-const HEARTBEAT_MS = 15_000;
-/** How long a woken stream waits for more events to write together. */
-const COALESCE_MS = 25;
-/** A pump's events are written together, up to about this many characters at a time. */
-const BATCH_CHARS = 64 * 1024;
 
 /** The cursor a reconnecting page sends: `Last-Event-ID`, else `?after=`; null for "from now on". */
 export function resumeCursor(header: string | string[] | undefined, url: string | undefined): number | null {
@@ -35,202 +28,66 @@ export function resumeCursor(header: string | string[] | undefined, url: string 
   return Number(raw);
 }
 
-const frame = (event: string, data: unknown, id?: number): string =>
-  `${id === undefined ? '' : `id: ${id}\n`}event: ${event}\ndata: ${JSON.stringify(data)}\n\n`;
-
-class DashboardStream {
-  private readonly actions: ActionEntry[] = [];
-  private readonly shots = new Map<string, number>();
-  private readonly sent = new Map<string, string>();
-  /**
-   * Sessions an action touched since their lines were last written; every session on the tick. Reading
-   * and summing up every session after each action cost a gateway with 1,000 sessions and five
-   * dashboard tabs 80 % of its calls per second (bench:controller).
-   */
-  private readonly touched = new Set<string>();
-  private everySession = true;
-  private resync = false;
-  private batch = '';
-  private wake: NodeJS.Timeout | null = null;
-  private readonly tick: NodeJS.Timeout;
-  private lastWrite = Date.now();
-  /** A pump is reading the store; another asked meanwhile runs when it ends. */
-  private pumping = false;
-  private pumpAgain = false;
-  closed = false;
-
-  constructor(
-    private readonly d: DashboardDeps,
-    private readonly owner: Caller,
-    private readonly res: ServerResponse,
-    private cursor: number,
-  ) {
-    this.tick = setInterval(() => {
-      this.everySession = true;
-      this.pump();
-    }, TICK_MS);
-    res.on('drain', () => this.pump());
-  }
-
-  action(entry: ActionEntry): void {
-    if (this.actions.length >= MAX_QUEUED_ACTIONS) this.resync = true;
-    else this.actions.push(entry);
-    this.touched.add(entry.session_id);
-    this.soon();
-  }
-
-  screenshot(sessionId: string, seq: number): void {
-    this.shots.set(sessionId, seq);
-    this.soon();
-  }
-
-  close(): void {
-    this.closed = true;
-    clearInterval(this.tick);
-    if (this.wake) clearTimeout(this.wake);
-  }
-
-  private soon(): void {
-    this.wake ??= setTimeout(() => {
-      this.wake = null;
-      this.pump();
-    }, COALESCE_MS);
-  }
-
-  /** Writes what is due while the socket takes it; stops at the first full buffer until 'drain'. */
-  pump(): void {
-    if (this.pumping) {
-      this.pumpAgain = true;
-      return;
-    }
-    this.pumping = true;
-    this.pumpOnce()
-      .catch(() => undefined)
-      .finally(() => {
-        this.flush();
-        this.pumping = false;
-        if (this.pumpAgain) {
-          this.pumpAgain = false;
-          this.pump();
-        }
-      });
-  }
-
-  private blocked(): boolean {
-    return this.closed || this.res.writableNeedDrain;
-  }
-
-  private async pumpOnce(): Promise<void> {
-    if (this.blocked()) return;
-    if (this.resync) {
-      this.resync = false;
-      this.actions.length = 0;
-      if (!this.write(frame('resync', {}))) return;
-    }
-    while (this.actions.length > 0) {
-      const entry = this.actions.shift() as ActionEntry;
-      if (!this.write(frame('action', entry))) return;
-    }
-    for (const [sessionId, seq] of this.shots) {
-      this.shots.delete(sessionId);
-      if (!this.write(frame('screenshot', { session_id: sessionId, seq }))) return;
-    }
-    if (!(await this.writeSessions())) return;
-    for (;;) {
-      const rows = await this.d.audit.list({ after: this.cursor, limit: AUDIT_BATCH });
-      if (this.blocked()) return;
-      for (const row of rows) {
-        this.cursor = row.id;
-        if (!this.write(frame('audit', row, row.id))) return;
-      }
-      if (rows.length < AUDIT_BATCH) break;
-    }
-    if (Date.now() - this.lastWrite > HEARTBEAT_MS) this.write(': heartbeat\n\n');
-  }
-
-  /**
-   * Session lines that changed since last sent: of the sessions actions touched, or of all on the tick
-   * (which also finds new ones, and sends a deleted session once as gone).
-   */
-  private async writeSessions(): Promise<boolean> {
-    if (!this.everySession) {
-      for (const id of [...this.touched]) {
-        const record = await this.d.sessions.find(this.owner, id);
-        if (this.blocked()) return false;
-        this.touched.delete(id);
-        // Gone: the tick's full pass says so.
-        if (record && !this.writeSession(record)) return false;
-      }
-      return true;
-    }
-    const records = await this.d.sessions.list(this.owner);
-    if (this.blocked()) return false;
-    this.everySession = false;
-    this.touched.clear();
-    const seen = new Set<string>();
-    for (const record of records) {
-      seen.add(record.session_id);
-      if (!this.writeSession(record)) return this.again();
-    }
-    for (const id of this.sent.keys()) {
-      if (seen.has(id)) continue;
-      this.sent.delete(id);
-      if (!this.write(frame('session-gone', { session_id: id }))) return this.again();
-    }
-    return true;
-  }
-
-  /** A full pass cut short by a full buffer is done again in full once the socket drains. */
-  private again(): false {
-    this.everySession = true;
-    return false;
-  }
-
-  /** The session's line if it changed; false when the socket's buffer is full. */
-  private writeSession(record: SessionRecord): boolean {
-    const text = JSON.stringify(summaryOf(this.d, record));
-    if (this.sent.get(record.session_id) === text) return true;
-    this.sent.set(record.session_id, text);
-    return this.write(`event: session\ndata: ${text}\n\n`);
-  }
-
-  /** Queues `text` for this pump's one write; false once the socket's buffer is full. */
-  private write(text: string): boolean {
-    this.batch += text;
-    return this.batch.length < BATCH_CHARS || this.flush();
-  }
-
-  /**
-   * A burst goes out in one write: event by event, five open tabs made each agent call cost the
-   * gateway some twenty socket writes (bench:controller, "5 dashboard tabs open").
-   */
-  private flush(): boolean {
-    const text = this.batch;
-    this.batch = '';
-    if (text === '' || this.closed) return !this.blocked();
-    this.lastWrite = Date.now();
-    return this.res.write(text);
-  }
-}
-
+/**
+ * Every open stream, grouped by owner around one hub each (dashboard-hub.ts): five open tabs cost the
+ * gateway about what one does, where each once stringified every event, read the audit log and summed
+ * up its sessions by itself (bench:controller, "5 dashboard tabs open").
+ */
 export class DashboardStreams {
-  private readonly streams = new Set<DashboardStream>();
+  private readonly hubs = new Map<string, Promise<DashboardHub>>();
+  private readonly open = new Set<DashboardHub>();
+  private count = 0;
   private readonly unsubscribe: () => void;
 
   constructor(private readonly d: DashboardDeps) {
     this.unsubscribe = d.activity.subscribe((entry) => {
-      for (const stream of this.streams) stream.action(entry);
+      for (const hub of this.open) hub.action(entry);
     });
   }
 
   screenshot(sessionId: string, seq: number): void {
-    for (const stream of this.streams) stream.screenshot(sessionId, seq);
+    for (const hub of this.open) hub.screenshot(sessionId, seq);
   }
 
   close(): void {
     this.unsubscribe();
-    for (const stream of this.streams) stream.close();
-    this.streams.clear();
+    for (const hub of this.open) hub.close();
+    this.open.clear();
+    this.hubs.clear();
+  }
+
+  /** The owner's hub, opened with its first stream. */
+  private async hubOf(owner: Caller): Promise<DashboardHub> {
+    const id = owner.principalId;
+    for (;;) {
+      let opening = this.hubs.get(id);
+      if (!opening) {
+        const started = DashboardHub.open(this.d, owner);
+        this.hubs.set(id, (opening = started));
+        started.then(
+          (hub) => this.open.add(hub),
+          () => this.hubs.get(id) === started && this.hubs.delete(id),
+        );
+      }
+      const hub = await opening;
+      if (!hub.closed) return hub;
+      // Its last stream closed while this one waited: open another.
+      if (this.hubs.get(id) === opening) this.hubs.delete(id);
+    }
+  }
+
+  private remove(hub: DashboardHub, stream: DashboardStream): void {
+    stream.close();
+    if (!hub.streams.delete(stream)) return;
+    this.count--;
+    this.releaseIfIdle(hub);
+  }
+
+  /** A hub without streams stops (no tab, no cost); the next stream opens a new one. */
+  private releaseIfIdle(hub: DashboardHub): void {
+    if (hub.streams.size > 0) return;
+    hub.close();
+    this.open.delete(hub);
   }
 
   routes(): Route[] {
@@ -241,26 +98,30 @@ export class DashboardStreams {
         auth: 'operator',
         handle: async (ctx) => {
           if (!ctx.caller) throw new Error('route requires a caller');
-          if (this.streams.size >= MAX_STREAMS) {
+          if (this.count >= MAX_STREAMS) {
             throw new TabgateError('rate_limited', 'Too many dashboard tabs are open; close some.', {
               retry_after_seconds: 5,
             });
           }
           const resume = resumeCursor(ctx.req.headers['last-event-id'], ctx.req.url);
+          const owner = ctx.caller;
           const cursor = resume ?? (await this.d.audit.list({ limit: 1 })).at(-1)?.id ?? 0;
+          const hub = await this.hubOf(owner);
+          if (ctx.res.destroyed) {
+            this.releaseIfIdle(hub);
+            return;
+          }
           ctx.res.writeHead(200, {
             'content-type': 'text/event-stream; charset=utf-8',
             'cache-control': 'no-store',
             'x-content-type-options': 'nosniff',
             connection: 'keep-alive',
           });
-          ctx.res.write(`retry: ${TICK_MS}\n\n`);
-          const stream = new DashboardStream(this.d, ctx.caller, ctx.res, cursor);
-          this.streams.add(stream);
-          ctx.res.on('close', () => {
-            stream.close();
-            this.streams.delete(stream);
-          });
+          ctx.res.write(`retry: ${TICK_MS}\n\n${hub.lines.current()}`);
+          const stream = new DashboardStream(this.d, hub, ctx.res, cursor);
+          hub.streams.add(stream);
+          this.count++;
+          ctx.res.on('close', () => this.remove(hub, stream));
           stream.pump();
         },
       },

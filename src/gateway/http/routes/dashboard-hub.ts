@@ -1,0 +1,204 @@
+/**
+ * What every open dashboard tab of one owner is sent, built once for all of them. Events (actions,
+ * screenshots, session lines that changed, new audit rows) are gathered for a few milliseconds, then
+ * turned into one `Chunk` of SSE text: actions stringified once, the audit log read once per batch (not
+ * once per tab), session lines summed up once. Each tab's stream (dashboard-stream.ts) writes the same
+ * chunks in order at its own pace; the hub keeps the chunks some tab has not written yet, up to a bound,
+ * beyond which a slow tab falls back to its own cursor in the audit log and a `resync`.
+ */
+import type { ActionEntry } from '../../activity/session-activity.js';
+import type { Caller } from '../../service.js';
+import type { DashboardDeps } from './dashboard-api.js';
+import { SessionLines, sseFrame } from './dashboard-session-lines.js';
+
+/** Nothing is re-read on a timer faster than this; events wake the hub sooner. */
+export const TICK_MS = 1000;
+export const AUDIT_BATCH = 200;
+/** How long the hub waits after an event for more to send together. */
+const COALESCE_MS = 25;
+/**
+ * How long after a call ends the hub reads the audit log. It reads only the rows already folded from
+ * the journal (which folds within 50 ms of a call's end): reading with `list` folds first, and a read
+ * every 25 ms made the journal fold twice as often as its own timer does.
+ */
+const AUDIT_READ_MS = 75;
+/** Actions waiting for the next batch beyond this are dropped for one `resync`. */
+const MAX_PENDING_ACTIONS = 5000;
+/** The chunks kept for tabs that have not written them yet, in characters, across all tabs. */
+const MAX_KEPT_CHARS = 2 * 1024 * 1024;
+
+/** One batch of events, as SSE text. */
+export interface Chunk {
+  /** The `resync`, `action`, `screenshot`, `session` and `session-gone` events: the same for every tab. */
+  head: string;
+  /** The audit rows read for this batch, in id order, each with its event. */
+  audits: { id: number; text: string }[];
+  /** The last audit row id before this batch's: a tab that has every row up to here takes the chunk whole. */
+  auditAfter: number;
+  chars: number;
+  /** The whole chunk, encoded once for every tab that takes it whole. */
+  whole: Buffer | null;
+}
+
+/** What the hub asks of each tab's stream. */
+export interface HubStream {
+  /** The sequence number of the next chunk the stream writes. */
+  readonly next: number;
+  pump(): void;
+  close(): void;
+}
+
+export class DashboardHub {
+  readonly streams = new Set<HubStream>();
+  readonly lines: SessionLines;
+  private readonly chunks: Chunk[] = [];
+  /** The sequence number of `chunks[0]`. */
+  private first = 0;
+  private keptChars = 0;
+  private pendingActions: ActionEntry[] = [];
+  private droppedActions = false;
+  private pendingShots = new Map<string, number>();
+  private wake: NodeJS.Timeout | null = null;
+  private auditWake: NodeJS.Timeout | null = null;
+  /** The next batch reads the audit log. */
+  private auditDue = true;
+  private readonly tick: NodeJS.Timeout;
+  private flushing = false;
+  private flushAgain = false;
+  closed = false;
+
+  /** Opens a hub whose audit cursor starts at the log's last row. */
+  static async open(d: DashboardDeps, owner: Caller): Promise<DashboardHub> {
+    const last = (await d.audit.list({ limit: 1 })).at(-1)?.id ?? 0;
+    return new DashboardHub(d, owner, last);
+  }
+
+  private constructor(
+    private readonly d: DashboardDeps,
+    owner: Caller,
+    /** The last audit row the hub has read. */
+    public auditCursor: number,
+  ) {
+    this.lines = new SessionLines(d, owner);
+    this.tick = setInterval(() => {
+      this.lines.readAll();
+      this.auditDue = true;
+      this.flush();
+    }, TICK_MS);
+    // The first batch brings every session line.
+    this.soon();
+  }
+
+  /** The sequence number the next chunk will have. */
+  get end(): number {
+    return this.first + this.chunks.length;
+  }
+
+  /** The oldest chunk still kept; a stream behind it has lost events. */
+  get start(): number {
+    return this.first;
+  }
+
+  chunk(seq: number): Chunk | undefined {
+    return this.chunks[seq - this.first];
+  }
+
+  action(entry: ActionEntry): void {
+    if (this.pendingActions.length < MAX_PENDING_ACTIONS) this.pendingActions.push(entry);
+    else this.droppedActions = true;
+    this.lines.touch(entry.session_id);
+    this.soon();
+    if (entry.outcome !== null)
+      this.auditWake ??= setTimeout(() => {
+        this.auditWake = null;
+        this.auditDue = true;
+        this.flush();
+      }, AUDIT_READ_MS);
+  }
+
+  screenshot(sessionId: string, seq: number): void {
+    this.pendingShots.set(sessionId, seq);
+    this.soon();
+  }
+
+  close(): void {
+    this.closed = true;
+    clearInterval(this.tick);
+    if (this.wake) clearTimeout(this.wake);
+    if (this.auditWake) clearTimeout(this.auditWake);
+    for (const stream of this.streams) stream.close();
+    this.streams.clear();
+  }
+
+  private soon(): void {
+    this.wake ??= setTimeout(() => {
+      this.wake = null;
+      this.flush();
+    }, COALESCE_MS);
+  }
+
+  /** Builds the next chunk from what is pending, then has every stream write what it can. */
+  private flush(): void {
+    if (this.flushing) {
+      this.flushAgain = true;
+      return;
+    }
+    this.flushing = true;
+    this.build()
+      .catch(() => undefined)
+      .finally(() => {
+        this.flushing = false;
+        if (this.closed) return;
+        for (const stream of this.streams) stream.pump();
+        this.trim();
+        if (this.flushAgain) {
+          this.flushAgain = false;
+          this.flush();
+        }
+      });
+  }
+
+  private async build(): Promise<void> {
+    let head = this.droppedActions ? sseFrame('resync', {}) : '';
+    this.droppedActions = false;
+    // An action that started and ended within the batch is one object, sent twice as it stands now,
+    // as a tab reading it at this moment would: stringified once.
+    const texts = new Map<ActionEntry, string>();
+    for (const entry of this.pendingActions) {
+      let text = texts.get(entry);
+      if (text === undefined) texts.set(entry, (text = sseFrame('action', entry)));
+      head += text;
+    }
+    this.pendingActions = [];
+    for (const [sessionId, seq] of this.pendingShots)
+      head += sseFrame('screenshot', { session_id: sessionId, seq });
+    this.pendingShots = new Map();
+    head += await this.lines.changes();
+    const auditAfter = this.auditCursor;
+    let cursor = auditAfter;
+    const audits: Chunk['audits'] = [];
+    for (let reading = this.auditDue; reading;) {
+      this.auditDue = false;
+      const rows = await this.d.audit.listFolded({ after: cursor, limit: AUDIT_BATCH });
+      for (const row of rows) audits.push({ id: row.id, text: sseFrame('audit', row, row.id) });
+      cursor = rows.at(-1)?.id ?? cursor;
+      reading = rows.length === AUDIT_BATCH;
+    }
+    // Moved only with the chunk that has the rows: a stream pumping meanwhile must not read them itself.
+    this.auditCursor = cursor;
+    if (head === '' && audits.length === 0) return;
+    const chars = audits.reduce((sum, row) => sum + row.text.length, head.length);
+    this.chunks.push({ head, audits, auditAfter, chars, whole: null });
+    this.keptChars += chars;
+  }
+
+  /** Drops the chunks every stream has written, and the oldest beyond the bound (their slow streams resync). */
+  private trim(): void {
+    let needed = this.end;
+    for (const stream of this.streams) needed = Math.min(needed, stream.next);
+    while (this.chunks.length > 0 && (this.first < needed || this.keptChars > MAX_KEPT_CHARS)) {
+      this.keptChars -= (this.chunks.shift() as Chunk).chars;
+      this.first++;
+    }
+  }
+}

@@ -1,0 +1,75 @@
+/**
+ * The owner's lines of the dashboard's sessions list, each kept as the SSE text every open tab is sent:
+ * summed up and stringified once for all tabs, not once per tab. Only the sessions an action touched are
+ * read again after a batch of events; all of them on the tick, which also finds new sessions and gone ones.
+ */
+import type { Caller, SessionRecord } from '../../service.js';
+import { summaryOf, type DashboardDeps } from './dashboard-api.js';
+
+export const sseFrame = (event: string, data: unknown, id?: number): string =>
+  `${id === undefined ? '' : `id: ${id}\n`}event: ${event}\ndata: ${JSON.stringify(data)}\n\n`;
+
+export class SessionLines {
+  /** Session id → its `session` event, as last sent. */
+  private readonly lines = new Map<string, string>();
+  private readonly touched = new Set<string>();
+  private everySession = true;
+
+  constructor(
+    private readonly d: DashboardDeps,
+    private readonly owner: Caller,
+  ) {}
+
+  /** An action of the session started or ended: its line is read again in the next batch. */
+  touch(sessionId: string): void {
+    this.touched.add(sessionId);
+  }
+
+  /** The next batch reads every session (the tick). */
+  readAll(): void {
+    this.everySession = true;
+  }
+
+  /** Every line as it stands: where a newly opened tab, or one that lost events, starts from. */
+  current(): string {
+    return [...this.lines.values()].join('');
+  }
+
+  /** The `session` and `session-gone` events of what changed since the last call, in one text. */
+  async changes(): Promise<string> {
+    if (!this.everySession) {
+      const ids = [...this.touched];
+      this.touched.clear();
+      let out = '';
+      for (const id of ids) {
+        const record = await this.d.sessions.find(this.owner, id);
+        // Gone: the tick's full pass says so.
+        if (record) out += this.changed(record);
+      }
+      return out;
+    }
+    this.everySession = false;
+    this.touched.clear();
+    const records = await this.d.sessions.list(this.owner);
+    const seen = new Set<string>();
+    let out = '';
+    for (const record of records) {
+      seen.add(record.session_id);
+      out += this.changed(record);
+    }
+    for (const id of [...this.lines.keys()]) {
+      if (seen.has(id)) continue;
+      this.lines.delete(id);
+      out += sseFrame('session-gone', { session_id: id });
+    }
+    return out;
+  }
+
+  /** The session's event if its line changed, else ''. */
+  private changed(record: SessionRecord): string {
+    const text = `event: session\ndata: ${JSON.stringify(summaryOf(this.d, record))}\n\n`;
+    if (this.lines.get(record.session_id) === text) return '';
+    this.lines.set(record.session_id, text);
+    return text;
+  }
+}

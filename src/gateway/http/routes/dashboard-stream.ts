@@ -1,0 +1,123 @@
+/**
+ * One dashboard tab's event stream: writes the hub's chunks in order, each in one write, while its
+ * socket takes them; stops at a full buffer until 'drain'. Its own state is only where it is: the next
+ * chunk, and the last audit row it sent (the cursor a reconnect resumes from). Rows the hub's chunks do
+ * not cover for it (a resumed stream's older rows, or rows of chunks dropped while it was stuck) it reads
+ * from the audit log by that cursor, so none is lost and none sent twice.
+ */
+import type { ServerResponse } from 'node:http';
+import { AUDIT_BATCH, type Chunk, type DashboardHub, type HubStream } from './dashboard-hub.js';
+import { sseFrame } from './dashboard-session-lines.js';
+import type { DashboardDeps } from './dashboard-api.js';
+
+const HEARTBEAT_MS = 15_000;
+
+export class DashboardStream implements HubStream {
+  next: number;
+  private lastWrite = Date.now();
+  /** A pump is reading the log; another asked meanwhile runs when it ends. */
+  private pumping = false;
+  private pumpAgain = false;
+  private closed = false;
+
+  constructor(
+    private readonly d: DashboardDeps,
+    private readonly hub: DashboardHub,
+    private readonly res: ServerResponse,
+    /** The last audit row sent. */
+    private cursor: number,
+  ) {
+    this.next = hub.end;
+    res.on('drain', () => this.pump());
+  }
+
+  close(): void {
+    this.closed = true;
+  }
+
+  /** Writes what is due while the socket takes it. */
+  pump(): void {
+    if (this.pumping) {
+      this.pumpAgain = true;
+      return;
+    }
+    this.pumping = true;
+    this.pumpOnce()
+      .catch(() => undefined)
+      .finally(() => {
+        this.pumping = false;
+        if (this.pumpAgain) {
+          this.pumpAgain = false;
+          this.pump();
+        }
+      });
+  }
+
+  private blocked(): boolean {
+    return this.closed || this.res.writableNeedDrain;
+  }
+
+  private async pumpOnce(): Promise<void> {
+    for (;;) {
+      if (this.blocked()) return;
+      if (this.next < this.hub.start) {
+        // Stuck while the hub dropped chunks this stream needed: the page reloads its lists, the
+        // session lines start over, the audit rows come from the log below.
+        this.next = this.hub.end;
+        if (!this.write(sseFrame('resync', {}) + this.hub.lines.current())) return;
+        continue;
+      }
+      const chunk = this.hub.chunk(this.next);
+      if (!chunk) break;
+      if (this.cursor < chunk.auditAfter) {
+        if (!(await this.catchUp(chunk.auditAfter))) return;
+        continue;
+      }
+      this.next++;
+      const written = this.write(this.textOf(chunk));
+      this.cursor = Math.max(this.cursor, chunk.audits.at(-1)?.id ?? 0);
+      if (!written) return;
+    }
+    if (!(await this.catchUp(this.hub.auditCursor))) return;
+    if (Date.now() - this.lastWrite > HEARTBEAT_MS) this.write(': heartbeat\n\n');
+  }
+
+  /** The chunk as this stream needs it: whole when it has every row before the chunk's, else without rows it has. */
+  private textOf(chunk: Chunk): Buffer | string {
+    if (this.cursor === chunk.auditAfter)
+      return (chunk.whole ??= Buffer.from(chunk.head + chunk.audits.map((row) => row.text).join('')));
+    return (
+      chunk.head +
+      chunk.audits
+        .filter((row) => row.id > this.cursor)
+        .map((row) => row.text)
+        .join('')
+    );
+  }
+
+  /** Sends the log's rows after the cursor up to `upto`; false once the socket's buffer is full. */
+  private async catchUp(upto: number): Promise<boolean> {
+    while (this.cursor < upto) {
+      const rows = await this.d.audit.list({ after: this.cursor, limit: AUDIT_BATCH });
+      if (this.blocked()) return false;
+      let text = '';
+      for (const row of rows) {
+        if (row.id > upto) break;
+        text += sseFrame('audit', row, row.id);
+        this.cursor = row.id;
+      }
+      const written = this.write(text);
+      if (rows.length < AUDIT_BATCH || (rows.at(-1)?.id ?? 0) > upto) break;
+      if (!written) return false;
+    }
+    // Every row up to `upto` is sent (rows purged meanwhile are simply not there).
+    this.cursor = Math.max(this.cursor, upto);
+    return !this.blocked();
+  }
+
+  private write(text: Buffer | string): boolean {
+    if (text.length === 0 || this.closed) return !this.blocked();
+    this.lastWrite = Date.now();
+    return this.res.write(text);
+  }
+}
