@@ -4,11 +4,15 @@
  * signs in through the one-time link, and watches an agent drive the gateway's real local Chromium over
  * HTTP: the session appears, its navigate and click reach the timeline and the screenshot changes, and
  * Stop ends a running call. The agent's API key alone cannot stop, approve or revoke, and a hostile page
- * the agent browses cannot reach those actions. Each view is saved to docs/dashboard/ for docs/dashboard.md.
+ * the agent browses cannot reach those actions. Each view is saved as a PNG: to docs/dashboard/ (the
+ * pictures docs/dashboard.md shows) only with TABGATE_DOC_SHOTS=1, else to a temp folder, so an ordinary
+ * run leaves the working tree as it found it.
  */
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
@@ -19,8 +23,10 @@ import { CHROMIUM, launchPlaywrightChromium } from '../helpers/chromium.js';
 import { waitFor } from '../helpers/wait-for.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-const shot = (page: Page, name: string) =>
-  page.screenshot({ path: path.join(root, 'docs', 'dashboard', `${name}.png`) });
+const shotDir = process.env.TABGATE_DOC_SHOTS
+  ? path.join(root, 'docs', 'dashboard')
+  : fs.mkdtempSync(path.join(os.tmpdir(), 'tabgate-dashboard-shots-'));
+const shot = (page: Page, name: string) => page.screenshot({ path: path.join(shotDir, `${name}.png`) });
 
 describe('the dashboard in a real browser', () => {
   let gw: TestGateway;
@@ -58,6 +64,7 @@ describe('the dashboard in a real browser', () => {
     await gw?.close();
     await site?.close();
     hostile?.close();
+    if (!process.env.TABGATE_DOC_SHOTS) fs.rmSync(shotDir, { recursive: true, force: true });
   });
 
   const call = (sessionId: string, tool: string, body: unknown = {}) =>
