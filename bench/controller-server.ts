@@ -45,24 +45,22 @@ interface Relay {
   close(): void;
 }
 
-/** An HTTP server handing each request's body to `relay`, with the one ws peer that connects. */
-async function startRelay(
-  relay: (body: string, peer: WebSocket, res: http.ServerResponse) => void,
-  onMessage: (data: Buffer) => void,
-): Promise<Relay> {
+/** A listening ws server with nothing attached yet. */
+async function wsServer(): Promise<WebSocketServer> {
   const wss = new WebSocketServer({ port: 0, host: '127.0.0.1', perMessageDeflate: false });
   await new Promise((resolve) => wss.once('listening', resolve));
-  let peer: WebSocket | undefined;
-  wss.on('connection', (ws) => {
-    peer = ws;
-    ws.on('message', (data) => onMessage(data as Buffer));
-  });
+  return wss;
+}
+
+/** An HTTP server in front of `wss`, handing each request's body (and path) to `onRequest`. */
+async function httpInFront(
+  wss: WebSocketServer,
+  onRequest: (body: string, url: string, res: http.ServerResponse) => void,
+): Promise<Relay> {
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      if (peer) relay(Buffer.concat(chunks).toString('utf8'), peer, res);
-    });
+    req.on('end', () => onRequest(Buffer.concat(chunks).toString('utf8'), req.url ?? '/', res));
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {
@@ -74,6 +72,22 @@ async function startRelay(
       wss.close();
     },
   };
+}
+
+/** An HTTP server handing each request's body to `relay`, with the one ws peer that connects. */
+async function startRelay(
+  relay: (body: string, peer: WebSocket, res: http.ServerResponse) => void,
+  onMessage: (data: Buffer) => void,
+): Promise<Relay> {
+  const wss = await wsServer();
+  let peer: WebSocket | undefined;
+  wss.on('connection', (ws) => {
+    peer = ws;
+    ws.on('message', (data) => onMessage(data as Buffer));
+  });
+  return httpInFront(wss, (body, _url, res) => {
+    if (peer) relay(body, peer, res);
+  });
 }
 
 function answer(res: http.ServerResponse, body: string): void {
@@ -99,34 +113,19 @@ function startFloor(): Promise<Relay> {
  * in order. What spreading calls over that many sockets costs by itself, with nothing of the gateway's.
  */
 async function startSpreadFloor(): Promise<Relay> {
-  const wss = new WebSocketServer({ port: 0, host: '127.0.0.1', perMessageDeflate: false });
-  await new Promise((resolve) => wss.once('listening', resolve));
+  const wss = await wsServer();
   const peers: { ws: WebSocket; waiting: (() => void)[] }[] = [];
   wss.on('connection', (ws) => {
     const peer = { ws, waiting: [] as (() => void)[] };
     peers.push(peer);
     ws.on('message', () => peer.waiting.shift()?.());
   });
-  const server = http.createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      const peer = peers[Number((req.url ?? '/').slice(1)) % peers.length];
-      if (!peer) return;
-      peer.waiting.push(() => answer(res, '{"ok":true,"result":{"tabs":[]}}'));
-      peer.ws.send(Buffer.concat(chunks).toString('utf8'));
-    });
+  return httpInFront(wss, (body, url, res) => {
+    const peer = peers[Number(url.slice(1)) % peers.length];
+    if (!peer) return;
+    peer.waiting.push(() => answer(res, '{"ok":true,"result":{"tabs":[]}}'));
+    peer.ws.send(body);
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/`,
-    wsUrl: `ws://127.0.0.1:${(wss.address() as AddressInfo).port}`,
-    close() {
-      server.closeAllConnections();
-      server.close();
-      wss.close();
-    },
-  };
 }
 
 /**
