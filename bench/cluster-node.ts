@@ -5,16 +5,8 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import v8 from 'node:v8';
-import vm from 'node:vm';
 import { createLogger } from '../src/log/logger.js';
-
-// The gateway as users run it: compiled to dist/ (the bench:cluster script builds first).
-const compiled: string = '../dist/gateway/server.js';
-const { startGateway } = (await import(compiled)) as typeof import('../src/gateway/server.js');
-
-v8.setFlagsFromString('--expose-gc');
-const gc = vm.runInNewContext('gc') as () => void;
+import { memoryAfterGc, openSessions, startBenchGateway } from './bench-gateway.js';
 
 export type NodeOrder = { kind: 'memory' } | { kind: 'exit' };
 export interface NodeStarted {
@@ -31,35 +23,13 @@ fs.writeFileSync(
   'browser:\n  extension_control:\n    enabled: true\n' +
     (redisUrl ? `cluster:\n  redis_url: ${redisUrl}\n` : ''),
 );
-// One peer registers every controller here: lift the per-credential registration limit for the run.
-const unlimited = { capacity: 1_000_000, refillPerSecond: 1_000_000 };
-const gateway = await startGateway({
-  home,
-  env: {},
-  flags: { port: 0 },
-  log: createLogger({ write: () => {} }),
-  rateLimits: { register: unlimited },
-});
-const caller = {
-  principalId: 'owner',
-  profileId: 'default',
-  transportFamily: 'local-api',
-  credential: 'api_key',
-} as const;
-const sessions = await Promise.all(
-  Array.from(
-    { length: count },
-    async () => (await gateway.service.createSession(caller, { title: 'bench' })).session_id,
-  ),
-);
+const gateway = await startBenchGateway(home, createLogger({ write: () => {} }));
+const sessions = await openSessions(gateway, count);
 
 process.on('message', (order: NodeOrder) => {
   void (async () => {
     if (order.kind === 'memory') {
-      gc();
-      gc();
-      const usage = process.memoryUsage();
-      process.send?.({ heap: usage.heapUsed + usage.external });
+      process.send?.({ heap: memoryAfterGc().heap });
     } else {
       await gateway.close();
       fs.rmSync(home, { recursive: true, force: true, maxRetries: 10 });

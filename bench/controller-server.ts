@@ -9,18 +9,10 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import v8 from 'node:v8';
-import vm from 'node:vm';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { createLogger } from '../src/log/logger.js';
 import { encodeFrame, FRAME_METHODS } from '../src/protocol/index.js';
-
-// The gateway as users run it: compiled to dist/ (the bench:controller script builds first).
-const compiled: string = '../dist/gateway/server.js';
-const { startGateway } = (await import(compiled)) as typeof import('../src/gateway/server.js');
-
-v8.setFlagsFromString('--expose-gc');
-const gc = vm.runInNewContext('gc') as () => void;
+import { memoryAfterGc, openSessions, startBenchGateway } from './bench-gateway.js';
 
 export type ServerOrder = { kind: 'start' } | { kind: 'memory' } | { kind: 'exit' };
 
@@ -173,31 +165,12 @@ const logFd = fs.openSync(path.join(home, 'gateway.log'), 'a');
 const floor = await startFloor();
 const spreadFloor = await startSpreadFloor();
 const frames = await startFramesRelay();
-// One peer registers 1,000 controllers here: lift the per-peer registration limit for the run.
-const unlimited = { capacity: 1_000_000, refillPerSecond: 1_000_000 };
-const gateway = await startGateway({
-  home,
-  env: {},
-  flags: { port: 0 },
-  log: createLogger({ output: (text) => fs.writeSync(logFd, text) }),
-  rateLimits: { register: unlimited },
-});
-const caller = {
-  principalId: 'owner',
-  profileId: 'default',
-  transportFamily: 'local-api',
-  credential: 'api_key',
-} as const;
+const gateway = await startBenchGateway(home, createLogger({ output: (text) => fs.writeSync(logFd, text) }));
 
 process.on('message', (order: ServerOrder) => {
   void (async () => {
     if (order.kind === 'start') {
-      const sessions = await Promise.all(
-        Array.from(
-          { length: 1000 },
-          async () => (await gateway.service.createSession(caller, { title: 'bench' })).session_id,
-        ),
-      );
+      const sessions = await openSessions(gateway, 1000);
       const started: Started = {
         floorUrl: floor.url,
         floorWsUrl: floor.wsUrl,
@@ -212,10 +185,7 @@ process.on('message', (order: ServerOrder) => {
       };
       process.send?.(started);
     } else if (order.kind === 'memory') {
-      gc();
-      gc();
-      const usage = process.memoryUsage();
-      process.send?.({ heap: usage.heapUsed + usage.external, rss: usage.rss });
+      process.send?.(memoryAfterGc());
     } else {
       floor.close();
       spreadFloor.close();
