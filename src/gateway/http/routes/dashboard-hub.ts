@@ -10,6 +10,7 @@ import type { ActionEntry } from '../../activity/session-activity.js';
 import type { Caller } from '../../service.js';
 import type { DashboardDeps } from './dashboard-api.js';
 import { SessionLines, sseFrame } from './dashboard-session-lines.js';
+import { OneAtATime } from './one-at-a-time.js';
 
 /** Nothing is re-read on a timer faster than this; events wake the hub sooner. */
 export const TICK_MS = 1000;
@@ -63,8 +64,16 @@ export class DashboardHub {
   /** The next batch reads the audit log. */
   private auditDue = true;
   private readonly tick: NodeJS.Timeout;
-  private flushing = false;
-  private flushAgain = false;
+  /** Builds the next chunk from what is pending, then has every stream write what it can. */
+  private readonly flushing = new OneAtATime(
+    () => this.build(),
+    () => {
+      if (this.closed) return false;
+      for (const stream of this.streams) stream.pump();
+      this.trim();
+      return true;
+    },
+  );
   closed = false;
 
   /** Opens a hub whose audit cursor starts at the log's last row. */
@@ -137,25 +146,8 @@ export class DashboardHub {
     }, COALESCE_MS);
   }
 
-  /** Builds the next chunk from what is pending, then has every stream write what it can. */
   private flush(): void {
-    if (this.flushing) {
-      this.flushAgain = true;
-      return;
-    }
-    this.flushing = true;
-    this.build()
-      .catch(() => undefined)
-      .finally(() => {
-        this.flushing = false;
-        if (this.closed) return;
-        for (const stream of this.streams) stream.pump();
-        this.trim();
-        if (this.flushAgain) {
-          this.flushAgain = false;
-          this.flush();
-        }
-      });
+    this.flushing.run();
   }
 
   private async build(): Promise<void> {

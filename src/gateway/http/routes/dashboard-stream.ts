@@ -9,15 +9,15 @@ import type { ServerResponse } from 'node:http';
 import { AUDIT_BATCH, type Chunk, type DashboardHub, type HubStream } from './dashboard-hub.js';
 import { sseFrame } from './dashboard-session-lines.js';
 import type { DashboardDeps } from './dashboard-api.js';
+import { OneAtATime } from './one-at-a-time.js';
 
 const HEARTBEAT_MS = 15_000;
 
 export class DashboardStream implements HubStream {
   next: number;
   private lastWrite = Date.now();
-  /** A pump is reading the log; another asked meanwhile runs when it ends. */
-  private pumping = false;
-  private pumpAgain = false;
+  /** A pump may read the log; one asked meanwhile runs when it ends. */
+  private readonly pumping = new OneAtATime(() => this.pumpOnce());
   private closed = false;
 
   constructor(
@@ -37,20 +37,7 @@ export class DashboardStream implements HubStream {
 
   /** Writes what is due while the socket takes it. */
   pump(): void {
-    if (this.pumping) {
-      this.pumpAgain = true;
-      return;
-    }
-    this.pumping = true;
-    this.pumpOnce()
-      .catch(() => undefined)
-      .finally(() => {
-        this.pumping = false;
-        if (this.pumpAgain) {
-          this.pumpAgain = false;
-          this.pump();
-        }
-      });
+    this.pumping.run();
   }
 
   private blocked(): boolean {
