@@ -28,7 +28,7 @@ const THROUGHPUT_CALLS = Number(process.env.BENCH_THROUGHPUT_CALLS ?? 3000);
 const IDLE = Number(process.env.BENCH_IDLE ?? 150);
 const NODE_IDLE = Number(process.env.BENCH_NODE_IDLE ?? 900);
 const CONCURRENCY = 32;
-/** Another checkout's root (its node_modules in place): its cluster runs beside this one, as "before". */
+/** Another checkout's root (built, its node_modules in place): its cluster runs beside this one, as "before". */
 const BEFORE = process.env.BENCH_BEFORE ?? '';
 /** Also run the throughput passes pinned to one core, then two (`taskset`). */
 const CORES = process.env.BENCH_CORES === '1';
@@ -205,12 +205,14 @@ async function singlePass(single: ClusterNode, sessions: string[]): Promise<Pass
 
 async function main(): Promise<void> {
   const redis = await startRedis();
-  const single = await startCluster('', 1);
-  const cluster = await startCluster(redis.url, 3);
+  // Compiled, as a user runs it (`npm run bench:cluster` builds first): under tsx the per-call cost of
+  // its loader hooks would be counted as the gateway's.
+  const single = await startCluster('', 1, CLUSTER_CONFIG, undefined, 'built');
+  const cluster = await startCluster(redis.url, 3, CLUSTER_CONFIG, undefined, 'built');
   // The "before" side: another checkout's source, on a Redis of its own, measured in the same run.
   const beforeRedis = BEFORE ? await startRedis() : undefined;
   const beforeCluster = beforeRedis
-    ? await startCluster(beforeRedis.url, 3, CLUSTER_CONFIG, BEFORE)
+    ? await startCluster(beforeRedis.url, 3, CLUSTER_CONFIG, BEFORE, 'built')
     : undefined;
   const floorChild = fork(path.join(here, 'cluster-floor.ts'), [], { execArgv: ['--import', 'tsx'] });
   const floorUrl = await new Promise<string>((resolve) =>

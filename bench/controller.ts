@@ -4,9 +4,10 @@
  * interleaved); for reference, what the protocol's frames cost by themselves (the bare relay carrying a
  * command frame to a Node controller and its result back, in a pass of its own against the floor);
  * throughput with 1, 100 and 1,000 connected controllers (and the floor spread over 1,000 ws peers,
- * what that many sockets cost by themselves), and with five dashboard tabs open (their event
- * streams) against none; memory per idle connected controller. Three processes, as in real use: this one is the agent, bench/controller-server.ts holds
- * the gateway and the floor, bench/controller-pool.ts the browsers.
+ * what that many sockets cost by themselves), and with one and five dashboard tabs open (their event
+ * streams) against none; memory per idle connected controller. Four processes, as in real use: this one
+ * is the agent, bench/controller-server.ts holds the gateway and the floor, bench/controller-pool.ts the
+ * browsers, bench/dashboard-reader.ts the dashboard tabs.
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
@@ -14,6 +15,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { ServerOrder, Started } from './controller-server.js';
+import type { ReaderAnswer, ReaderOrder } from './dashboard-reader.js';
 import { closePosts, post } from './post.js';
 import { pct, throughput } from './stats.js';
 
@@ -70,26 +72,11 @@ async function interleavedLatencies(
   return [outA.sort((x, y) => x - y), outB.sort((x, y) => x - y)];
 }
 
-/**
- * Dashboard tabs, as far as the gateway can tell: `n` open event streams (`GET /v1/dashboard/events`),
- * each read as fast as it comes. Closes them all when the returned function is called.
- */
-async function openDashboards(gatewayUrl: string, operatorKey: string, n: number): Promise<() => void> {
-  const closing = new AbortController();
-  await Promise.all(
-    Array.from({ length: n }, async () => {
-      const response = await fetch(`${gatewayUrl}/v1/dashboard/events`, {
-        headers: { authorization: `Bearer ${operatorKey}` },
-        signal: closing.signal,
-      });
-      if (!response.ok || !response.body) throw new Error(`the dashboard stream answered ${response.status}`);
-      const reader = response.body.getReader();
-      void (async () => {
-        for (;;) if ((await reader.read()).done) return;
-      })().catch(() => undefined);
-    }),
-  );
-  return () => closing.abort();
+function dashboardReader(): ChildProcess {
+  return fork(path.join(here, 'dashboard-reader.ts'), [], {
+    execArgv: ['--import', 'tsx'],
+    stdio: 'inherit',
+  });
 }
 
 function serverProcess(): ChildProcess {
@@ -129,7 +116,7 @@ async function measuredThroughput(
   return { rate, cpu: (cpuMicros(serverPid) - cpuBefore) / THROUGHPUT_CALLS };
 }
 
-function ask<T>(child: ChildProcess, message: ServerOrder): Promise<T> {
+function ask<T>(child: ChildProcess, message: ServerOrder | ReaderOrder): Promise<T> {
   return new Promise((resolve) => {
     child.once('message', (answer) => resolve(answer as T));
     child.send(message);
@@ -149,6 +136,7 @@ async function main(): Promise<void> {
 
   const rows: string[][] = [];
   const child = pool();
+  const reader = dashboardReader();
   try {
     await order(child, { kind: 'echo', url: started.floorWsUrl });
     await order(child, { kind: 'frames', url: started.framesWsUrl });
@@ -197,32 +185,45 @@ async function main(): Promise<void> {
     // The same load with dashboard tabs open on the gateway (none, one, five), in short passes
     // alternated eight times, in reversed order every other round, so drift and other load on the host
     // fall on all alike; after one pass with five tabs open, so the dashboard's code runs optimized as in a
-    // gateway in use. Medians: one noisy pass moves neither side. CPU per call (the gateway's, from /proc)
-    // is the steadier measure.
+    // gateway in use. The tabs are read in a process of their own (bench/dashboard-reader.ts), and a pass
+    // starts once each has its first lines. Rates are medians: one noisy pass moves neither side. CPU per
+    // call (the gateway's, from /proc, in 10-ms ticks) is summed over the eight passes, the steadier measure.
     const TAB_COUNTS = [0, 1, 5] as const;
     const PASS_CALLS = Math.round(THROUGHPUT_CALLS / 2);
     const pass = async (tabs: number) => {
-      const close = await openDashboards(started.gatewayUrl, started.operatorKey, tabs);
+      if (tabs > 0)
+        await ask<ReaderAnswer>(reader, {
+          kind: 'open',
+          url: started.gatewayUrl,
+          key: started.operatorKey,
+          tabs,
+        });
       const cpuBefore = cpuMicros(serverPid);
       const rate = await throughput(() => callIn(0), PASS_CALLS, CONCURRENCY);
-      const cpu = (cpuMicros(serverPid) - cpuBefore) / PASS_CALLS;
-      close();
-      return { rate, cpu };
+      const cpu = cpuMicros(serverPid) - cpuBefore;
+      const bytes = tabs > 0 ? (await ask<ReaderAnswer>(reader, { kind: 'close' })).bytes : 0;
+      return { rate, cpu, bytes };
     };
     await pass(5);
-    const passes = new Map<number, { rate: number; cpu: number }[]>(TAB_COUNTS.map((n) => [n, []]));
+    const passes = new Map<number, { rate: number; cpu: number; bytes: number }[]>(
+      TAB_COUNTS.map((n) => [n, []]),
+    );
     for (let round = 0; round < 8; round++) {
       for (const tabs of round % 2 === 0 ? TAB_COUNTS : [...TAB_COUNTS].reverse())
         passes.get(tabs)?.push(await pass(tabs));
     }
-    const median = (tabs: number, of: 'rate' | 'cpu') =>
+    const medianRate = (tabs: number) =>
       pct(
-        (passes.get(tabs) ?? []).map((p) => p[of]).sort((x, y) => x - y),
+        (passes.get(tabs) ?? []).map((p) => p.rate).sort((x, y) => x - y),
         50,
       );
-    const [bareRate, bareCpu] = [median(0, 'rate'), median(0, 'cpu')];
+    const perCall = (tabs: number, of: 'cpu' | 'bytes') => {
+      const done = passes.get(tabs) ?? [];
+      return done.reduce((sum, p) => sum + p[of], 0) / (done.length * PASS_CALLS);
+    };
+    const [bareRate, bareCpu] = [medianRate(0), perCall(0, 'cpu')];
     for (const tabs of [1, 5]) {
-      const [rate, cpu] = [median(tabs, 'rate'), median(tabs, 'cpu')];
+      const [rate, cpu] = [medianRate(tabs), perCall(tabs, 'cpu')];
       const open = tabs === 1 ? '1 dashboard tab open' : `${tabs} dashboard tabs open`;
       rows.push([
         `commands/s, 1 controller, ${open}`,
@@ -233,8 +234,14 @@ async function main(): Promise<void> {
       rows.push([
         `server CPU per call (µs), ${open}`,
         '',
-        cpu.toFixed(0),
-        `${((cpu / bareCpu - 1) * 100).toFixed(1)} % above ${bareCpu.toFixed(0)} with none, same passes`,
+        cpu.toFixed(1),
+        `+${(cpu - bareCpu).toFixed(1)} µs (${((cpu / bareCpu - 1) * 100).toFixed(1)} %) over ${bareCpu.toFixed(1)} with none, summed over the same passes`,
+      ]);
+      rows.push([
+        `stream bytes per call per tab, ${open}`,
+        '',
+        (perCall(tabs, 'bytes') / tabs).toFixed(0),
+        'what each tab read, over the same passes',
       ]);
     }
     await order(child, {
@@ -300,6 +307,8 @@ async function main(): Promise<void> {
     rows.push(['gateway RSS with 1,000 controllers (MB)', '', (after.rss / 1024 / 1024).toFixed(0), '']);
   } finally {
     stopPool(child);
+    reader.send({ kind: 'exit' } satisfies ReaderOrder);
+    reader.disconnect();
     await new Promise<void>((resolve) => {
       server.once('exit', () => resolve());
       server.send({ kind: 'exit' } satisfies ServerOrder);

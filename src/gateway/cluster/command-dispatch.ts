@@ -3,12 +3,12 @@
  * the lane again (exactly one controller, connected, its owner's lease alive, capable) and queues the
  * command to the owner's inbox, or marks it sent when this node holds the socket and writes it here.
  */
-import { randomBytes } from 'node:crypto';
 import { encodeFrame, FRAME_METHODS, TabgateError } from '../../protocol/index.js';
 import type { Clock } from '../clock.js';
 import type { Logger } from '../../log/logger.js';
 import type { DispatchRequest } from '../broker/controller-broker.js';
 import { commandParams } from '../broker/command-params.js';
+import { newCommandId } from '../broker/command-id.js';
 import { stoppedByOwner } from '../stopped-by-owner.js';
 import type { CallerWaiters, Waiter } from './caller-waiters.js';
 import { laneKeys, stopKey } from './keys.js';
@@ -38,7 +38,7 @@ export function dispatchCommand(o: CommandDispatchOptions, request: DispatchRequ
     );
   }
   const keys = laneKeys(request.scope);
-  const commandId = randomBytes(16).toString('hex');
+  const commandId = newCommandId();
   const deadlineAt = o.clock.now() + o.commandTimeoutMs;
   // Redis gets the frame without the secret; the node holding the socket adds the value.
   const frame = encodeFrame({

@@ -1,0 +1,56 @@
+/**
+ * Dashboard tabs for bench/controller.ts, as far as the gateway can tell: open event streams
+ * (`GET /v1/dashboard/events`), each read as fast as it comes. A process of its own, as a browser
+ * would be: on a two-core host, reading the streams in the bench's own process would take CPU the
+ * gateway needs, and charge the gateway's throughput with the cost of its readers. Driven over IPC.
+ */
+
+export type ReaderOrder =
+  { kind: 'open'; url: string; key: string; tabs: number } | { kind: 'close' } | { kind: 'exit' };
+
+/** The answer to `open` (every tab has its first lines) and to `close` (the bytes all tabs read). */
+export interface ReaderAnswer {
+  bytes: number;
+}
+
+let closing: AbortController | null = null;
+let bytes = 0;
+
+/** Opens a stream; resolves once its first lines (the retry hint and the session lines) arrived. */
+async function openTab(url: string, key: string, signal: AbortSignal): Promise<void> {
+  const response = await fetch(`${url}/v1/dashboard/events`, {
+    headers: { authorization: `Bearer ${key}` },
+    signal,
+  });
+  if (!response.ok || !response.body) throw new Error(`the dashboard stream answered ${response.status}`);
+  const reader = response.body.getReader();
+  const first = await reader.read();
+  bytes += first.value?.length ?? 0;
+  void (async () => {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) return;
+      bytes += value.length;
+    }
+  })().catch(() => undefined);
+}
+
+process.on('message', (order: ReaderOrder) => {
+  void (async () => {
+    if (order.kind === 'exit') {
+      closing?.abort();
+      process.exit(0);
+    }
+    if (order.kind === 'open') {
+      closing = new AbortController();
+      const signal = closing.signal;
+      await Promise.all(Array.from({ length: order.tabs }, () => openTab(order.url, order.key, signal)));
+      // What the pass is charged with starts now: the lines every new tab gets are not the calls'.
+      bytes = 0;
+    } else {
+      closing?.abort();
+      closing = null;
+    }
+    process.send?.({ bytes } satisfies ReaderAnswer);
+  })();
+});
