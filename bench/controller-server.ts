@@ -13,8 +13,12 @@ import { WebSocketServer, type WebSocket } from 'ws';
 import { createLogger } from '../src/log/logger.js';
 import { encodeFrame, FRAME_METHODS } from '../src/protocol/index.js';
 import { memoryAfterGc, openSessions, startBenchGateway } from './bench-gateway.js';
+import { markCallPhases, type PhaseMedians } from './call-phases.js';
 
-export type ServerOrder = { kind: 'start' } | { kind: 'memory' } | { kind: 'exit' };
+export type ServerOrder = { kind: 'start' } | { kind: 'memory' } | { kind: 'phases' } | { kind: 'exit' };
+
+/** The answer to `phases`: null unless BENCH_PHASES=1. */
+export type PhasesAnswer = { medians: PhaseMedians | null };
 
 export interface Started {
   floorUrl: string;
@@ -166,6 +170,17 @@ const floor = await startFloor();
 const spreadFloor = await startSpreadFloor();
 const frames = await startFramesRelay();
 const gateway = await startBenchGateway(home, createLogger({ output: (text) => fs.writeSync(logFd, text) }));
+const portOf = (url: string) => Number(new URL(url).port);
+const phases =
+  process.env.BENCH_PHASES === '1'
+    ? markCallPhases(
+        new Map([
+          [portOf(floor.url), 'floor'],
+          [portOf(floor.wsUrl), 'floor'],
+          [portOf(gateway.url), 'tabgate'],
+        ]),
+      )
+    : null;
 
 process.on('message', (order: ServerOrder) => {
   void (async () => {
@@ -184,6 +199,8 @@ process.on('message', (order: ServerOrder) => {
         sessions,
       };
       process.send?.(started);
+    } else if (order.kind === 'phases') {
+      process.send?.({ medians: phases?.stop() ?? null } satisfies PhasesAnswer);
     } else if (order.kind === 'memory') {
       process.send?.(memoryAfterGc());
     } else {

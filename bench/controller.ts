@@ -7,14 +7,16 @@
  * what that many sockets cost by themselves), and with one and five dashboard tabs open (their event
  * streams) against none; memory per idle connected controller. Four processes, as in real use: this one
  * is the agent, bench/controller-server.ts holds the gateway and the floor, bench/controller-pool.ts the
- * browsers, bench/dashboard-reader.ts the dashboard tabs.
+ * browsers, bench/dashboard-reader.ts the dashboard tabs. `BENCH_PHASES=1` splits the p50 into its
+ * phases inside the server process (bench/call-phases.ts).
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { ServerOrder, Started } from './controller-server.js';
+import { PHASES } from './call-phases.js';
+import type { PhasesAnswer, ServerOrder, Started } from './controller-server.js';
 import type { ReaderAnswer, ReaderOrder } from './dashboard-reader.js';
 import { closePosts, post } from './post.js';
 import { pct, throughput } from './stats.js';
@@ -159,6 +161,18 @@ async function main(): Promise<void> {
       `${(g50 / f50).toFixed(2)}× floor (target ≤ 1.30×)`,
     ]);
     rows.push(['round trip p99 (ms)', f99.toFixed(3), g99.toFixed(3), `${(g99 / f99).toFixed(2)}× floor`]);
+    const { medians } = await ask<PhasesAnswer>(server, { kind: 'phases' });
+    if (medians) {
+      PHASES.forEach((phase, i) => {
+        const [floor, tabgate] = [medians.floor?.[i] ?? NaN, medians.tabgate?.[i] ?? NaN];
+        rows.push([
+          `  p50 (µs), ${phase}`,
+          floor.toFixed(1),
+          tabgate.toFixed(1),
+          `+${(tabgate - floor).toFixed(1)} µs, in the server process (BENCH_PHASES=1)`,
+        ]);
+      });
+    }
     const [floorAgain, framesLatency] = await interleavedLatencies(callFloor, callFrames, LATENCY_CALLS);
     const [r50, p50] = [pct(floorAgain, 50), pct(framesLatency, 50)];
     rows.push([
