@@ -89,7 +89,10 @@ interface LastWrite {
 interface Life {
   journal: AuditJournal;
   open: Call[];
-  /** Ended, answer not out yet: their end lines are a microtask away (or carried by a start line). */
+  /**
+   * Ended, answer not out yet: their end lines are a microtask or a `setImmediate` away (or carried by
+   * a start line).
+   */
   unanswered: Call[];
   /** The file the journal writes now: the last started call's. */
   current: JournalFile | null;
@@ -174,9 +177,9 @@ async function checkScenario(home: string, ops: Op[]): Promise<void> {
     mock.timers.reset();
     mock.timers.enable({ apis: ['setTimeout'] });
     await foldJournals(store, dir, silentLogger, () => false);
-    // The end lines it had queued for its next microtask land in the files just removed: to the
-    // fold, as to a killed gateway, they never happened.
-    await Promise.resolve();
+    // The end lines it had queued for its next microtask or `setImmediate` land in the files just
+    // removed: to the fold, as to a killed gateway, they never happened.
+    await new Promise((resolve) => setImmediate(resolve));
     closeDescriptorsInto(dir);
     life = await open();
   };
@@ -215,8 +218,9 @@ async function checkScenario(home: string, ops: Op[]): Promise<void> {
       case 'answer': {
         const current = life.current;
         const from = current?.size ?? 0;
-        // The answer leaves in a reaction that runs after the end lines' microtask.
-        await Promise.resolve();
+        // The answer leaves once the end lines' shared write is done, or in a reaction that runs after
+        // their microtask.
+        await (life.journal.endsWritten() ?? Promise.resolve());
         const answered = life.unanswered;
         life.unanswered = [];
         for (const call of answered) call.settled = true;

@@ -153,9 +153,10 @@ describe('audit journal', () => {
     const big = { arguments: { text: 'x'.repeat(600_000) } };
     for (const id of ['big1', 'big2', 'after-rotation']) journal.begin(start(id, big));
     assert.equal(fs.readdirSync(journalDir(home)).length, 2, 'rotated');
+    // The answer leaves once the end line is written (other calls are in flight: a shared write); the
+    // gateway is killed right then.
     journal.end(long, ended('controller_rejected'));
-    // The answer leaves after the end lines' microtask; the gateway is killed right then.
-    await Promise.resolve();
+    await journal.endsWritten();
     await foldJournals(store, journalDir(home), silentLogger, () => false);
     assert.ok(rows(db).includes('long:controller_rejected'), rows(db).join(' '));
     await journal.close();
@@ -199,6 +200,61 @@ describe('audit journal', () => {
     ).close();
     assert.deepEqual(rows(db).sort(), expected, 'the next gateway adds nothing either');
     db.close();
+  });
+
+  it('writes the end lines of calls ending beside each other together, once each, in order', async () => {
+    const home = freshHome();
+    const db = openDatabase(home);
+    const journal = await AuditJournal.open({
+      home,
+      store: sqliteAuditRows(new AuditStore(db)),
+      log: silentLogger,
+    });
+    const [a, b, c] = ['a', 'b', 'c'].map((id) => journal.begin(start(id)));
+    const file = path.join(journalDir(home), fs.readdirSync(journalDir(home))[0] as string);
+    const endSeqs = () =>
+      fs
+        .readFileSync(file, 'utf8')
+        .split('\n')
+        .filter((line) => line.startsWith('{"e":'))
+        .map((line) => (JSON.parse(line) as { e: number }).e);
+    journal.end(a!, ended());
+    journal.end(b!, ended('controller_timeout'));
+    journal.end(c!, ended());
+    const written = journal.endsWritten();
+    assert.ok(written, 'calls ending beside others have their answers wait for the shared write');
+    assert.deepEqual(endSeqs(), [], 'the write waits for the calls ending in this iteration');
+    await written;
+    assert.deepEqual(endSeqs(), [1, 2, 3]);
+    const lone = journal.begin(start('lone'));
+    journal.end(lone, ended());
+    assert.equal(journal.endsWritten(), undefined, 'a lone call waits for no later ends');
+    await Promise.resolve();
+    assert.deepEqual(endSeqs(), [1, 2, 3, 4], 'its end line is written a microtask later');
+    await journal.flush();
+    assert.deepEqual(rows(db), ['a:ok', 'b:controller_timeout', 'c:ok', 'lone:ok']);
+    await journal.close();
+    db.close();
+  });
+
+  it('has an answered call’s outcome on disk at the instant of its answer, for a kill -9 then', async () => {
+    const home = freshHome();
+    openDatabase(home).close();
+    const child = spawn(
+      process.execPath,
+      ['--import', 'tsx', path.join(here, 'fixtures', 'answer-kill-child.ts'), home],
+      { stdio: ['ignore', 'pipe', 'inherit'] },
+    );
+    let said = '';
+    child.stdout.on('data', (chunk: Buffer) => (said += chunk.toString('utf8')));
+    const { signal } = await new Promise<{ signal: NodeJS.Signals | null }>((resolve) =>
+      child.once('exit', (_code, signal) => resolve({ signal })),
+    );
+    assert.equal(signal, 'SIGKILL');
+    assert.match(said, /answered/);
+    const outcomes = new Map((await readRows(home)).map((row) => row.split(':') as [string, string]));
+    assert.equal(outcomes.get('first'), 'ok', [...outcomes].join(' '));
+    assert.equal(outcomes.size, 3, 'every dispatched call is in the log');
   });
 
   it('keeps the outcome of every call a gateway answered before a kill -9 under load', async () => {

@@ -5,17 +5,21 @@
  * gateway's own when it is dispatched (one `write`), and its row, with how it ended, reaches SQLite in
  * a batch (a *fold*) within 50 ms of its end, at once before `GET /v1/audit` reads. Folds run one
  * at a time, each taking every call ended before it starts. A call its gateway
- * never saw end is logged as `interrupted`. Calls that end in the same turn share one write, and a
- * start line written meanwhile carries the waiting end lines along, so under load most ends cost no
- * write of their own.
+ * never saw end is logged as `interrupted`. Calls that end together share one write, and a start line
+ * written meanwhile carries the waiting end lines along, so under load most ends cost no write of their
+ * own.
  *
  * What holds, and what test/security/audit-journal.property.test.ts checks against random
  * interleavings of calls, folds and kills:
  *
  * 1. Write before answer. `begin` returns only once the call's start line is written: from then on
- *    the call is logged whatever happens to the gateway. `end` queues a microtask that writes every
- *    end line still waiting, and the answer leaves only in reactions to the promise `end` runs in,
- *    which come after it: an answered call's outcome is on disk. A write is durable against `kill -9`
+ *    the call is logged whatever happens to the gateway. When the call ending is the only one in
+ *    flight, `end` queues a microtask that writes every end line still waiting, and the answer leaves
+ *    only in reactions to the promise `end` runs in, which come after it. With others in flight their
+ *    ends are likely to arrive in the same event-loop iteration, each from a socket of its own with a
+ *    microtask checkpoint between them (1,000 controllers: one write per end), so the write waits for
+ *    `setImmediate`, and the answer waits for `endsWritten()`. Either way an answered call's
+ *    outcome is on disk. A write is durable against `kill -9`
  *    once it returns (the kernel holds it), not against a power cut: like a SQLite WAL commit with
  *    `synchronous=NORMAL`.
  * 2. Fold offsets. A file's folded offset is the offset of the first line still needed to rebuild a
@@ -93,6 +97,11 @@ export class AuditJournal {
   /** The same for calls of a retired file, whose end lines go to the file their start line is in. */
   private unwrittenElsewhere: EndedCall[] = [];
   private endsQueued = false;
+  /** Resolves once the end lines now waiting are written, when that waits for `setImmediate`. */
+  private pendingEnds: Promise<void> | null = null;
+  private resolvePendingEnds: (() => void) | null = null;
+  /** Calls begun and not ended: a call ending beside others shares the write of their ends. */
+  private inFlight = 0;
   private ended: EndedCall[] = [];
   private timer: NodeJS.Timeout | null = null;
   /** The last fold failed: only its retry timer folds again, not every call that ends meanwhile. */
@@ -123,6 +132,7 @@ export class AuditJournal {
    */
   begin(start: AuditStart): JournalTicket {
     if (this.closed) return { file: null, seq: 0, start };
+    this.inFlight++;
     if (this.current.closed || this.current.full) {
       try {
         this.rotate();
@@ -143,23 +153,41 @@ export class AuditJournal {
   }
 
   /**
-   * Records how a journaled call ended; its end line is written before the caller's next reaction runs
-   * (a microtask, shared by every call ending in this turn), its row reaches SQLite with the next fold.
+   * Records how a journaled call ended; its row reaches SQLite with the next fold. Its end line is
+   * written before the caller's next reaction runs (a microtask), or once `endsWritten()` resolves.
    */
   end(ticket: JournalTicket, end: AuditEnd): void {
     // After close the store is gone: a call still open then is folded as interrupted at the next start.
     if (this.closed) return;
+    const alone = this.inFlight <= 1;
+    this.inFlight = Math.max(0, this.inFlight - 1);
     const call = { ticket, end };
     if (ticket.file && !ticket.file.closed) {
       (ticket.file === this.current ? this.unwritten : this.unwrittenElsewhere).push(call);
-      if (!this.endsQueued) {
-        this.endsQueued = true;
-        queueMicrotask(this.writeQueuedEnds);
-      }
+      this.queueEnds(alone);
     }
     this.ended.push(call);
     if (this.ended.length >= FOLD_BATCH && !this.failing) void this.flush();
     else this.timer ??= setTimeout(() => void this.flush(), FOLD_DELAY_MS);
+  }
+
+  /**
+   * What the answer of a call just ended must wait for: a promise (never rejecting) when its end line
+   * waits for `setImmediate`, nothing when it is written before the caller's next reaction runs.
+   */
+  endsWritten(): Promise<void> | undefined {
+    return this.pendingEnds ?? undefined;
+  }
+
+  private queueEnds(alone: boolean): void {
+    if (this.endsQueued) return;
+    this.endsQueued = true;
+    if (alone) {
+      queueMicrotask(this.writeQueuedEnds);
+      return;
+    }
+    this.pendingEnds = new Promise((resolve) => (this.resolvePendingEnds = resolve));
+    setImmediate(this.writeQueuedEnds);
   }
 
   /**
@@ -236,6 +264,10 @@ export class AuditJournal {
   private readonly writeQueuedEnds = (): void => {
     this.endsQueued = false;
     if (!this.closed) this.writeEnds();
+    const resolve = this.resolvePendingEnds;
+    this.pendingEnds = null;
+    this.resolvePendingEnds = null;
+    resolve?.();
   };
 
   private writeEnds(): void {

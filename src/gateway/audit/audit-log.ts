@@ -85,19 +85,27 @@ export class AuditLog {
     // `run` has dispatched the call by now (a controller's command leaves synchronously), and its answer
     // is at least a microtask away: journaling here keeps the write off the answer's path.
     const ticket = this.journal.begin(this.startOf(call, startedAt));
+    // The answer leaves in reactions to the promise returned here, so after the call's end line is
+    // written (audit-journal.ts): at once when the journal hands back nothing to wait for.
     return running.then(
       (result) => {
-        this.end(ticket, started, call, { ok: true, result });
-        return result;
+        const written = this.end(ticket, started, call, { ok: true, result });
+        return written ? written.then(() => result) : result;
       },
       (error: unknown) => {
-        this.end(ticket, started, call, { ok: false, error });
-        throw error;
+        const written = this.end(ticket, started, call, { ok: false, error });
+        if (!written) throw error;
+        return written.then(() => Promise.reject(error as Error));
       },
     );
   }
 
-  private end(ticket: JournalTicket, started: number, call: AuditedCall, ending: CallEnding): void {
+  private end(
+    ticket: JournalTicket,
+    started: number,
+    call: AuditedCall,
+    ending: CallEnding,
+  ): Promise<void> | undefined {
     let context: AuditContext | null = null;
     try {
       context = call.contextOf?.(ending) ?? null;
@@ -111,6 +119,7 @@ export class AuditLog {
       origin: originOf(ending.ok ? resultUrl(ending.result) : undefined) ?? null,
       context,
     });
+    return this.journal.endsWritten();
   }
 
   /** The log as it stands, every answered call included (with a shared store: every gateway's). */
