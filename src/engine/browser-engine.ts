@@ -212,7 +212,9 @@ export class BrowserEngine implements FrameJudge, RequestHolder, UrlSecretJudge 
     const rules = session?.siteRules() ?? this.options.baseSites?.();
     if (!rules) return { allowed: true };
     const decision = rules.decideUrl(url);
-    return decision.allowed ? decision : { allowed: false, code: decision.code, reason: decision.reason };
+    return decision.allowed
+      ? decision
+      : { allowed: false, code: decision.code, reason: decision.reason, rule: decision.rule };
   }
 
   /** The session a frame is known to belong to; undefined when it must be traced. */

@@ -6,7 +6,13 @@
  * `history.back()`-style APIs: `chrome.tabs.goBack` then fails with "Cannot find a next page in history.").
  * Where a redirect goes is the network guard's to judge, hop by hop, before each request leaves the browser.
  */
-import { checkNavigationUrl, TabgateError, type PageInfo, type RedirectHop } from '../protocol/index.js';
+import {
+  checkNavigationUrl,
+  TabgateError,
+  type PageInfo,
+  type RedirectHop,
+  type SiteRefusalRule,
+} from '../protocol/index.js';
 import type { NavigationHistory } from './cdp-types.js';
 import type { Refusal } from './network-guard.js';
 import { refusedPageInfo } from './refused-page.js';
@@ -56,7 +62,8 @@ export async function navigate(
   const url = checkUrl(raw, rules, tab.guard !== undefined);
   if (tab.guard) {
     const verdict = await tab.guard.check(url.href, tab.mainFrameId);
-    if (!verdict.allowed) throw new TabgateError(verdict.code, `Refused: ${verdict.reason}.`);
+    if (!verdict.allowed)
+      throw new TabgateError(verdict.code, `Refused: ${verdict.reason}.`, ruleOf(verdict));
   }
   const deadline = performance.now() + timeoutMs;
   const before = { refused: tab.refusedNavigations, navigations: tab.navigations };
@@ -177,12 +184,16 @@ async function failure(
   return new TabgateError('navigation_failed', `Could not open ${url.href}: ${errorText}.`);
 }
 
+/** The site rule that refused, for the error's details (the audit row names it). */
+const ruleOf = (refused: { rule?: SiteRefusalRule }) => (refused.rule ? { rule: refused.rule } : undefined);
+
 function refusedError(url: URL, refusal: Refusal, where: string): TabgateError {
   const redirected =
     refusal.url === url.href ? '' : ` ${url.href} redirected to ${refusal.url.slice(0, 200)}.`;
   return new TabgateError(
     refusal.code,
     `Refused: ${refusal.reason}.${redirected} Nothing was loaded from there. ${where}`,
+    ruleOf(refusal),
   );
 }
 
@@ -203,6 +214,7 @@ export async function goInHistory(tab: Tab, step: -1 | 1, timeoutMs: number): Pr
       throw new TabgateError(
         verdict.code,
         `Refused: ${verdict.reason}. The tab stayed on the page it was on.`,
+        ruleOf(verdict),
       );
   }
   const navigations = tab.navigations;

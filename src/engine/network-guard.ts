@@ -19,6 +19,7 @@
  */
 import { bodyText, type RequestBody } from './secret-forms.js';
 import type { CdpSession } from './transport.js';
+import type { SiteRefusalRule } from '../protocol/index.js';
 
 export type RefusalCode =
   | 'private_url_blocked'
@@ -29,7 +30,10 @@ export type RefusalCode =
   | 'secret_in_url'
   | 'secret_in_body';
 
-export type HostVerdict = { allowed: true } | { allowed: false; code: RefusalCode; reason: string };
+export type HostVerdict =
+  | { allowed: true }
+  /** `rule`: which site rule refused, when a site decision did (its code alone does not tell). */
+  | { allowed: false; code: RefusalCode; reason: string; rule?: SiteRefusalRule };
 
 /** Decides whether the browser may reach a host (lower-case; an IPv6 address without brackets). */
 export interface HostJudge {
@@ -60,6 +64,7 @@ export interface Refusal {
   resourceType: string;
   code: RefusalCode;
   reason: string;
+  rule?: SiteRefusalRule;
 }
 
 /**
@@ -256,6 +261,7 @@ export class NetworkGuard {
       resourceType: event.resourceType,
       code: verdict.code,
       reason: verdict.reason,
+      ...(verdict.rule ? { rule: verdict.rule } : {}),
     };
     // Told before the request fails, so whoever waits on its navigation already knows why.
     for (const listener of [...this.listeners]) {

@@ -20,7 +20,7 @@ import { FrameWorlds } from './frame-worlds.js';
 import { PageActivity } from './page-activity.js';
 import type { NetworkGuard, Refusal } from './network-guard.js';
 import { RedirectLog } from './redirect-log.js';
-import { refusalOfErrorPage } from './refused-page.js';
+import { refusalOfErrorPage, type ErrorPageJudge } from './refused-page.js';
 import { RefTable, type RefCounter } from './refs.js';
 import { pastStalledNavigation } from './stalled-navigation.js';
 import type { CdpSession } from './transport.js';
@@ -60,6 +60,8 @@ export class Tab {
   lastRefusal: Refusal | null = null;
   /** Set while the main frame shows the error page of a navigation the extension's rules refused. */
   refusedPage: Refusal | null = null;
+  /** Inside the extension: the site rules' verdict on an error page's address (their network rules refused it). */
+  judgeErrorPage?: ErrorPageJudge;
   /** The last snapshot walk, which the pages after its first answer are read from while it stands. */
   lastWalk: WalkedSnapshot | undefined;
   private readonly lifecycle = new Map<string, Set<string>>();
@@ -114,7 +116,7 @@ export class Tab {
         this.mainFrameId = frame.id;
         this.mainLoaderId = frame.loaderId;
         this.mainUrl = frame.url;
-        this.refusedPage = refusalOfErrorPage(frame);
+        this.refusedPage = refusalOfErrorPage(frame, this.judgeErrorPage);
         this.navigations++;
         this.poke();
       }),
@@ -175,7 +177,7 @@ export class Tab {
     this.mainFrameId = tree.frameTree.frame.id;
     this.mainLoaderId = tree.frameTree.frame.loaderId;
     this.mainUrl = tree.frameTree.frame.url;
-    this.refusedPage = refusalOfErrorPage(tree.frameTree.frame);
+    this.refusedPage = refusalOfErrorPage(tree.frameTree.frame, this.judgeErrorPage);
   }
 
   /** Page, Runtime and auto-attach on one session: the page itself or an out-of-process iframe. */

@@ -47,6 +47,7 @@ import type { Sessions } from './sessions.js';
 import type { SessionChanges } from './session-changes.js';
 import { stoppedByOwner } from './stopped-by-owner.js';
 import type { SiteBrowser, SitePolicyView } from './sites/site-policies.js';
+import { refusalRuleOf } from './sites/refusal-rule.js';
 import { readUploadFiles, type UploadSettings } from './user-tab-uploads.js';
 
 export interface GatewayServiceDeps {
@@ -470,6 +471,8 @@ export class DefaultGatewayService implements GatewayService {
     const opens = call.decision.kind === 'backend' && describe !== undefined && !describe(call.sessionId);
     return (ending) => {
       const context: Record<string, unknown> = {};
+      const rule = ending.ok ? undefined : refusalRuleOf(ending.error);
+      if (rule) context.rule = rule;
       if (!ending.ok && isSiteRefusal(ending.error) && this.d.sitePolicyOf) {
         const browser = call.decision.kind === 'controller' || call.session.binding ? 'user_tab' : null;
         context.site_policy = this.d.sitePolicyOf(call.sessionId, browser ?? this.browserKindOf(call));
@@ -704,6 +707,6 @@ export class DefaultGatewayService implements GatewayService {
     if (typeof url !== 'string' || checkNavigationUrl(url).kind !== 'ok' || url === 'about:blank') return;
     const decision = this.d.userTabSites(sessionId).decideUrl(url);
     if (!decision.allowed && decision.code === 'site_blocked')
-      throw new TabgateError('site_blocked', `Refused: ${decision.reason}.`);
+      throw new TabgateError('site_blocked', `Refused: ${decision.reason}.`, { rule: decision.rule });
   }
 }

@@ -7,6 +7,7 @@
  * until granted by name); then the mode: `off` lets the rest through, `ask` and `allow-listed` refuse it
  * with `site_not_granted`.
  */
+import { z } from 'zod';
 import {
   formatPattern,
   matchesPattern,
@@ -36,9 +37,34 @@ export interface SitePolicy {
   blockedCategories: readonly SiteCategory[];
 }
 
+/**
+ * Which rule refused a site, for the audit row (the error code alone says `site_blocked` for a denied
+ * site and a high-risk one alike): the site decisions' own, and the refusals every browser makes
+ * before them (a private address for a remote browser, a cloud metadata address, a page that moved
+ * since its snapshot). It crosses the wire from the extension, as an optional field of its refusal.
+ */
+export const SITE_REFUSAL_RULES = [
+  'denied',
+  'high_risk',
+  'not_granted',
+  'not_allowed',
+  'not_a_site',
+  'domain_changed',
+  'private_address',
+  'metadata',
+] as const;
+export type SiteRefusalRule = (typeof SITE_REFUSAL_RULES)[number];
+export const siteRefusalRuleSchema = z.enum(SITE_REFUSAL_RULES);
+
 export type SiteDecision =
   | { allowed: true }
-  | { allowed: false; code: 'site_not_granted' | 'site_blocked'; origin: string; reason: string };
+  | {
+      allowed: false;
+      code: 'site_not_granted' | 'site_blocked';
+      rule: SiteRefusalRule;
+      origin: string;
+      reason: string;
+    };
 
 /** The policy that refuses everything: what a session runs under when its policy could not be built. */
 export const REFUSE_ALL_POLICY: SitePolicy = Object.freeze({
@@ -77,7 +103,13 @@ export class SiteRules {
   decideUrl(raw: string, sharedOrigin?: string): SiteDecision {
     const parsed = parseSiteUrl(raw);
     if (!parsed.ok) {
-      return { allowed: false, code: 'site_blocked', origin: raw.slice(0, 120), reason: parsed.reason };
+      return {
+        allowed: false,
+        code: 'site_blocked',
+        rule: 'not_a_site',
+        origin: raw.slice(0, 120),
+        reason: parsed.reason,
+      };
     }
     return this.decide(parsed.site, sharedOrigin);
   }
@@ -85,7 +117,13 @@ export class SiteRules {
   decide(site: SiteAddress, sharedOrigin?: string): SiteDecision {
     const { origin } = site;
     if (this.deny.some((rule) => matchesPattern(site, rule))) {
-      return { allowed: false, code: 'site_blocked', origin, reason: `${origin} is on safety.sites.deny` };
+      return {
+        allowed: false,
+        code: 'site_blocked',
+        rule: 'denied',
+        origin,
+        reason: `${origin} is on safety.sites.deny`,
+      };
     }
     if (origin === sharedOrigin) return { allowed: true };
     if (this.grants.some((rule) => matchesPattern(site, rule))) return { allowed: true };
@@ -95,6 +133,7 @@ export class SiteRules {
       return {
         allowed: false,
         code: 'site_blocked',
+        rule: 'high_risk',
         origin,
         reason: `${origin} is a ${listed.category} site, blocked until the owner grants it by name`,
       };
@@ -103,6 +142,7 @@ export class SiteRules {
     return {
       allowed: false,
       code: 'site_not_granted',
+      rule: this.policy.mode === 'ask' ? 'not_granted' : 'not_allowed',
       origin,
       reason:
         this.policy.mode === 'ask'
@@ -118,4 +158,21 @@ export function normalizeSitePattern(
 ): { ok: true; value: string } | { ok: false; reason: string } {
   const parsed = parseSitePattern(raw);
   return parsed.ok ? { ok: true, value: formatPattern(parsed.pattern) } : parsed;
+}
+
+/** Codes that name their rule by themselves; a site decision's code needs its rule carried with it. */
+const RULE_OF_CODE: Readonly<Record<string, SiteRefusalRule>> = {
+  private_url_blocked: 'private_address',
+  metadata_url_blocked: 'metadata',
+  domain_changed: 'domain_changed',
+};
+
+/**
+ * The rule behind a refusal: the one it carries when that is one of ours, else the one its code names
+ * by itself (none for a site decision's code without its rule: an older extension's refusal).
+ */
+export function refusalRule(code: string | undefined, carried?: unknown): SiteRefusalRule | undefined {
+  const parsed = siteRefusalRuleSchema.safeParse(carried);
+  if (parsed.success) return parsed.data;
+  return code === undefined ? undefined : RULE_OF_CODE[code];
 }

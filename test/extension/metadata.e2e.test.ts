@@ -58,6 +58,11 @@ describe('a shared tab never reaches cloud metadata', () => {
       JSON.stringify(redirected.body),
     );
     assert.deepEqual(metadataRequests(), []);
+    const audit = await stage.gw.request('GET', `/v1/audit?session=${sessionId}`);
+    const [row] = (
+      audit.body as { entries: { outcome: string; context: { rule?: string } | null }[] }
+    ).entries.filter((entry) => entry.outcome === 'controller_rejected');
+    assert.equal(row?.context?.rule, 'metadata', JSON.stringify(row));
   });
 
   it('refuses page scripts, workers, frames and images that reach for metadata', async () => {

@@ -72,6 +72,20 @@ describe("site grants on the user's tab (the extension)", () => {
     await waitFor(`the popup to offer ${decision} for ${site}`, () => popup.visible(selector));
     await popup.click(selector);
   };
+  /** The outcome and rule of the session's audit rows of navigations whose URL includes `part`. */
+  const rowsOf = async (part: string) => {
+    const audit = await stage.gw.request('GET', `/v1/audit?session=${sid}`);
+    return (
+      audit.body.entries as {
+        action: string;
+        arguments: { url?: string };
+        outcome: string;
+        context: { rule?: string } | null;
+      }[]
+    )
+      .filter((entry) => entry.action === 'browser_navigate' && String(entry.arguments.url).includes(part))
+      .map((entry) => `${entry.outcome} ${entry.context?.rule}`);
+  };
   const sitesOf = async () => (await stage.gw.request('GET', `/v1/sessions/${sid}`)).body.sites;
 
   before(async () => {
@@ -120,6 +134,8 @@ describe("site grants on the user's tab (the extension)", () => {
     refusedByExtension(result, 'site_not_granted');
     assert.match(result.body.error.message, /other\.test/);
     await neverOther();
+    // The extension names the rule with its refusal; the audit row keeps it.
+    assert.deepEqual(await rowsOf('/typed'), ['controller_rejected not_granted']);
   });
 
   it("does not let the agent's API key grant a site", async () => {
@@ -157,8 +173,10 @@ describe("site grants on the user's tab (the extension)", () => {
   it("refuses an HTTP redirect of browser_navigate at the other site's door", async () => {
     const url = servers.grantedUrl(`/redirect?to=${encodeURIComponent(servers.otherUrl('/redirected'))}`);
     const result = await call('browser_navigate', { url });
-    assert.notEqual(result.status, 200, JSON.stringify(result.body));
+    // Chrome's network rules refused the hop; the extension reads the rule from its error page.
+    refusedByExtension(result, 'site_not_granted');
     await neverOther('/redirected');
+    assert.deepEqual(await rowsOf('/redirect?'), ['controller_rejected not_granted']);
   });
 
   it('blocks a high-risk category site and a denied site with site_blocked', async () => {
@@ -167,6 +185,8 @@ describe("site grants on the user's tab (the extension)", () => {
       assert.equal(result.status, 403, JSON.stringify(result.body));
       assert.equal(result.body.error.code, 'site_blocked');
     }
+    // Refused by the gateway before the extension heard of them, each row with its own rule.
+    assert.deepEqual(await rowsOf('/blocked'), ['site_blocked high_risk', 'site_blocked denied']);
   });
 
   it('opens the site once the person grants it in the popup, and refuses it again once revoked', async () => {

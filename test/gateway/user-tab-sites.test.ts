@@ -40,13 +40,22 @@ describe("site rules on the user's tab, in the gateway", () => {
     await controller.nothing(COMMAND);
     const audit = await gw.request('GET', `/v1/audit?session=${sessionId}`);
     const { entries } = audit.body as {
-      entries: { action: string; outcome: string; context: { site_policy: Record<string, unknown> } }[];
+      entries: {
+        action: string;
+        outcome: string;
+        context: { site_policy: Record<string, unknown>; rule: string };
+      }[];
     };
     assert.deepEqual(
       entries.map((entry) => `${entry.action} ${entry.outcome}`),
       ['browser_navigate site_blocked', 'browser_navigate site_blocked', 'browser_navigate site_blocked'],
     );
-    // Each refusal names the policy it was judged by.
+    // Each refusal names the rule that refused and the policy it was judged by.
+    assert.deepEqual(
+      entries.map((entry) => entry.context.rule),
+      // A URL with a user name in it names no site the rules can judge: refused as such.
+      ['denied', 'high_risk', 'not_a_site'],
+    );
     for (const entry of entries) {
       assert.equal(entry.context.site_policy.browser, 'user_tab');
       assert.equal(entry.context.site_policy.mode, 'ask');
@@ -68,19 +77,30 @@ describe("site rules on the user's tab, in the gateway", () => {
     let command = await controller.next(COMMAND);
     controller.result(command.params.command_id, false, { code: 'site_not_granted', message: 'not granted' });
     assert.equal((await refused).body.error.controller_code, 'site_not_granted');
+    // The rule the extension names comes with its refusal; an older one's, without it, is still read.
+    const denied = navigate(sessionId, 'https://elsewhere.example/');
+    command = await controller.next(COMMAND);
+    controller.result(command.params.command_id, false, {
+      code: 'site_blocked',
+      message: 'denied',
+      rule: 'denied',
+    });
+    assert.equal((await denied).body.error.controller_code, 'site_blocked');
     const failed = navigate(sessionId, 'https://shop.example/');
     command = await controller.next(COMMAND);
     controller.result(command.params.command_id, false, { code: 'navigation_failed', message: 'no route' });
     assert.equal((await failed).status, 502);
     const audit = await gw.request('GET', `/v1/audit?session=${sessionId}`);
     // The owner's grant is a row of its own (site.grant); the two calls follow it.
-    const [siteRow, otherRow] = (
+    const [siteRow, deniedRow, otherRow] = (
       audit.body.entries as {
         action: string;
-        context: { site_policy?: { granted: string[] } } | null;
+        context: { site_policy?: { granted: string[] }; rule?: string } | null;
       }[]
     ).filter((entry) => entry.action === 'browser_navigate');
     assert.deepEqual(siteRow?.context?.site_policy?.granted, ['https://shop.example']);
+    assert.equal(siteRow?.context?.rule, undefined);
+    assert.equal(deniedRow?.context?.rule, 'denied');
     assert.equal(otherRow?.context, null);
     await controller.close();
   });

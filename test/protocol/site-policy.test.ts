@@ -7,6 +7,7 @@ import {
   normalizeSitePattern,
   parseSitePattern,
   parseSiteUrl,
+  refusalRule,
   type SitePolicy,
 } from '../../src/protocol/index.js';
 
@@ -318,6 +319,40 @@ describe('site policy: URL parsing and host patterns', () => {
         { ok: true, value: 'http://127.0.0.1:8080' },
       ],
     );
+  });
+
+  it('names the rule that refused, which the code alone does not tell', () => {
+    const rules = (over: Partial<SitePolicy>) => new SiteRules(policy({ deny: ['evil.test'], ...over }));
+    const ruleOf = (decision: ReturnType<SiteRules['decideUrl']>) =>
+      decision.allowed ? 'allowed' : `${decision.code} ${decision.rule}`;
+    assert.deepEqual(
+      [
+        rules({}).decideUrl('https://evil.test/'),
+        rules({ grants: ['evil.test'] }).decideUrl('https://evil.test/'),
+        rules({}).decideUrl('https://chase.com/'),
+        rules({}).decideUrl('https://elsewhere.test/'),
+        rules({ mode: 'allow-listed' }).decideUrl('https://elsewhere.test/'),
+        rules({}).decideUrl('not a url'),
+      ].map(ruleOf),
+      [
+        'site_blocked denied',
+        'site_blocked denied',
+        'site_blocked high_risk',
+        'site_not_granted not_granted',
+        'site_not_granted not_allowed',
+        'site_blocked not_a_site',
+      ],
+    );
+  });
+
+  it('reads a refusal rule carried with it, else the one its code names by itself', () => {
+    assert.equal(refusalRule('site_blocked', 'high_risk'), 'high_risk');
+    assert.equal(refusalRule('site_blocked', 'made_up'), undefined);
+    assert.equal(refusalRule('site_blocked'), undefined);
+    assert.equal(refusalRule('metadata_url_blocked'), 'metadata');
+    assert.equal(refusalRule('private_url_blocked'), 'private_address');
+    assert.equal(refusalRule('domain_changed'), 'domain_changed');
+    assert.equal(refusalRule('navigation_failed'), undefined);
   });
 
   it('names the origin and how to grant it when refusing', () => {

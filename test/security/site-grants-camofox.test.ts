@@ -40,6 +40,13 @@ describe('site grants on Camofox', () => {
       [],
       JSON.stringify(camofox.tabBodies),
     );
+  /** The rule each audit row of the session's `action` names, in the log's order. */
+  const rulesOfRows = async (action: string) => {
+    const audit = await gw.request('GET', `/v1/audit?session=${sid}`);
+    return (audit.body as { entries: { action: string; context: { rule?: string } | null }[] }).entries
+      .filter((entry) => entry.action === action)
+      .map((entry) => entry.context?.rule);
+  };
   /** The page the other site served never reached the agent: the tab it was in is gone from the session. */
   const pageDropped = async () => {
     const snapshot = await call('browser_snapshot');
@@ -102,10 +109,14 @@ describe('site grants on Camofox', () => {
   });
 
   it('blocks a high-risk category site and a denied site with site_blocked', async () => {
+    const before = (await rulesOfRows('browser_navigate')).length;
     for (const host of [CATEGORY_HOST, DENIED_HOST]) {
       refused(await call('browser_navigate', { url: servers.otherUrl('/blocked', host) }), 'site_blocked');
       camofoxNeverOpened(host);
     }
+    // Oldest first: each row names the rule that refused it.
+    assert.deepEqual((await rulesOfRows('browser_navigate')).slice(-2), ['high_risk', 'denied']);
+    assert.equal((await rulesOfRows('browser_navigate')).length, before + 2);
   });
 
   it('answers a click that took the page to another site with site_not_granted and drops that page', async () => {
@@ -113,6 +124,7 @@ describe('site grants on Camofox', () => {
     const clicked = await call('browser_click', { ref: await refOf('link "Other link"') });
     expectedOther = servers.otherRequests.length;
     refused(clicked, 'site_not_granted');
+    assert.equal((await rulesOfRows('browser_click')).at(-1), 'not_granted');
     assert.doesNotMatch(JSON.stringify(clicked.body), /Other site/);
     await pageDropped();
     assert.equal((await ok('browser_navigate', { url: servers.grantedUrl('/links') })).title, 'Links');

@@ -29,7 +29,7 @@ interface AuditRow {
   action: string;
   arguments: { url?: string };
   outcome: string;
-  context: { site_policy?: { browser: string; mode: string } } | null;
+  context: { site_policy?: { browser: string; mode: string }; rule?: string } | null;
 }
 const sitesOf = (result: HttpResult): SitesView => (result.body as { sites: SitesView }).sites;
 const messageOf = (result: HttpResult): string =>
@@ -69,6 +69,13 @@ export function siteGrantCases(
     const refused = async (result: HttpResult, code: string) => {
       assert.equal(result.status, 403, JSON.stringify(result.body));
       assert.equal(errorCode(result), code, JSON.stringify(result.body));
+    };
+    /** The rule each audit row of a navigation to `url` names. */
+    const rulesOfRows = async (url: string) => {
+      const audit = await gw.request('GET', `/v1/audit?session=${sid}`);
+      return (audit.body as { entries: AuditRow[] }).entries
+        .filter((entry) => entry.arguments.url === url)
+        .map((entry) => entry.context?.rule);
     };
     const onLinks = async () => {
       await ok('browser_navigate', { url: servers.grantedUrl('/links') });
@@ -161,6 +168,7 @@ export function siteGrantCases(
       assert.equal(row?.outcome, 'site_not_granted', JSON.stringify(rows));
       assert.equal(row.context?.site_policy?.browser, browser);
       assert.equal(row.context?.site_policy?.mode, 'ask');
+      assert.equal(row.context?.rule, 'not_granted');
       const calls = rows.filter((entry) => entry.action.startsWith('browser_'));
       assert.ok(
         calls.every((entry) => entry.outcome !== 'ok'),
@@ -181,6 +189,15 @@ export function siteGrantCases(
       const url = servers.grantedUrl(`/redirect?to=${encodeURIComponent(servers.otherUrl('/redirected'))}`);
       await refused(await call('browser_navigate', { url }), 'site_not_granted');
       await stillOn('Links');
+      // Refused by the network guard, at the redirect's hop: the row names the rule all the same.
+      const audit = await gw.request('GET', `/v1/audit?session=${sid}`);
+      const rows = (audit.body as { entries: AuditRow[] }).entries.filter((entry) =>
+        String(entry.arguments.url).includes('/redirect?'),
+      );
+      assert.deepEqual(
+        rows.map((entry) => `${entry.outcome} ${entry.context?.rule}`),
+        ['site_not_granted not_granted'],
+      );
     });
 
     for (const label of ESCAPING_CONTROLS) {
@@ -255,6 +272,9 @@ export function siteGrantCases(
         'site_blocked',
       );
       await stillOn('Links');
+      // One code, two rules: each row names its own.
+      assert.deepEqual(await rulesOfRows(servers.otherUrl('/bank', CATEGORY_HOST)), ['high_risk']);
+      assert.deepEqual(await rulesOfRows(servers.otherUrl('/denied', DENIED_HOST)), ['denied', 'denied']);
     });
   });
 }

@@ -11,6 +11,8 @@ import {
   isControllerCapability,
   isTabgateError,
   parseToolArguments,
+  refusalRule,
+  type SiteRefusalRule,
   type CommandParams,
   type Frame,
   type ToolInput,
@@ -42,6 +44,8 @@ const GATED: ReadonlySet<string> = new Set([...PAGE_INPUT_TOOLS, 'browser_dialog
 interface ErrorPayload {
   code: string;
   message: string;
+  /** Which site rule refused (protocol v1 leaves it optional: the gateway reads refusals without it). */
+  rule?: SiteRefusalRule;
 }
 
 interface Running {
@@ -269,7 +273,12 @@ export class CommandExecutor {
 }
 
 function toPayload(error: unknown): ErrorPayload {
-  if (isTabgateError(error)) return { code: error.code, message: error.message };
+  if (isTabgateError(error)) {
+    const rule = refusalRule(error.code, error.details?.rule);
+    return rule
+      ? { code: error.code, message: error.message, rule }
+      : { code: error.code, message: error.message };
+  }
   if (error instanceof CommandError) return { code: error.code, message: error.message };
   const message = error instanceof Error ? error.message : String(error);
   return { code: 'command_error', message: message.slice(0, 500) };

@@ -36,6 +36,7 @@ const sites = new SiteGuard();
 const approvals = new TabApprovals();
 const downloads = new TabDownloads(approvals, (frame) => link.send(frame));
 tabs.downloads = downloads;
+tabs.judgeErrorPage = (url, frameId) => sites.errorPageRefusal(url, frameId);
 const holds = new DownloadHolds(downloads);
 const executor = new CommandExecutor(
   tabs,

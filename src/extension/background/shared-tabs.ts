@@ -13,6 +13,7 @@ import { hostOf } from '../../engine/network-guard.js';
 import { secretInRequest } from '../../engine/secret-forms.js';
 import type { TabHost } from '../../engine/tab-host.js';
 import { CdpSession } from '../../engine/transport.js';
+import type { ErrorPageJudge } from '../../engine/refused-page.js';
 import { Tab } from '../../engine/tab.js';
 import { TabgateError, type SecretFill, type TabInfo } from '../../protocol/index.js';
 import { chrome } from '../chrome-api.js';
@@ -56,6 +57,8 @@ export class SharedTabs implements TabHost {
   private stopped = false;
   /** The shared tabs' downloads: taken off their network layer, kept on the gateway (tab-downloads.ts). */
   downloads: TabDownloads | undefined;
+  /** The session's site rules on an address their network rules kept a shared tab from (site-guard.ts). */
+  judgeErrorPage: ErrorPageJudge | undefined;
 
   /** Stop agent: detaches from every tab and keeps the debugger off them (the share goes on). */
   async stop(): Promise<void> {
@@ -327,6 +330,7 @@ export class SharedTabs implements TabHost {
       entry.transport = transport;
       transport.onClose(forget);
       const tab = new Tab(new CdpSession(transport, undefined), this.counter, (text) => this.notice(text));
+      tab.judgeErrorPage = (url, frameId) => this.judgeErrorPage?.(url, frameId) ?? null;
       // From the tab's first request on, and its frames' and workers' before they run.
       const share = await readLocal('share');
       if (share) await this.filledSecrets(share.session_id);

@@ -21,6 +21,7 @@ import {
   TabgateError,
   type SiteDecision,
 } from '../../protocol/index.js';
+import type { Refusal } from '../../engine/network-guard.js';
 import { chrome } from '../chrome-api.js';
 import { CommandError } from './command-error.js';
 import { readLocal, readSession, writeSession, type StoredSitePolicy } from './durable-state.js';
@@ -119,7 +120,9 @@ export async function keepSessionSites(sessionId: string, answer: unknown): Prom
 
 function refuse(decision: SiteDecision, what: (origin: string) => string): void {
   if (decision.allowed) return;
-  throw new TabgateError(decision.code, `${what(decision.origin)}: ${decision.reason}.`);
+  throw new TabgateError(decision.code, `${what(decision.origin)}: ${decision.reason}.`, {
+    rule: decision.rule,
+  });
 }
 
 /** The refs an action's arguments name (`ref`, a drag's two ends, a form's fields). */
@@ -145,6 +148,27 @@ export const READING_POLICY_MAX_AGE_MS = 2_000;
 
 export class SiteGuard {
   private last: StoredSitePolicy | null = null;
+  /** The rules the last action was checked against, and the origin the user had shared. */
+  private judged: { rules: SiteRules; shared: string | undefined } | null = null;
+
+  /**
+   * Why the network rules kept a shared tab from `url` (its error page names it), by the rules the last
+   * action was checked against: the same policy, so the same code and rule the agent would have met
+   * had it typed the address. Null when they allow it (it failed for another reason) or none were read.
+   */
+  errorPageRefusal(url: string, frameId: string): Refusal | null {
+    const judged = this.judged;
+    const decision = judged?.rules.decideUrl(url, judged.shared);
+    if (!decision || decision.allowed) return null;
+    return {
+      url,
+      frameId,
+      resourceType: 'Document',
+      code: decision.code,
+      rule: decision.rule,
+      reason: decision.reason,
+    };
+  }
 
   private async policy(sessionId: string, fresh: boolean): Promise<StoredSitePolicy> {
     const last = this.last;
@@ -180,6 +204,7 @@ export class SiteGuard {
     }
     const rules = new SiteRules(stored.policy);
     const shared = share.shared_origin ?? undefined;
+    this.judged = { rules, shared };
     if (action === 'browser_navigate') {
       const url = typeof args.url === 'string' ? args.url : '';
       // A URL no browser may open at all (`file:`, `javascript:`, …) is the engine's to refuse, as
@@ -232,6 +257,7 @@ export class SiteGuard {
   /** The share ended: what was seen belongs to it. */
   async clear(): Promise<void> {
     this.last = null;
+    this.judged = null;
     await writeSession('snapshot_origins', {});
   }
 }

@@ -4,7 +4,7 @@
  */
 import { TabgateError } from '../../protocol/index.js';
 import type { CommandOutcome } from './commands.js';
-import { describeRejection, rejectionCode } from './rejection.js';
+import { describeRejection, rejectionCode, rejectionRule } from './rejection.js';
 
 /**
  * The controller's approval outcomes, which every other browser answers as these very codes: one code
@@ -44,10 +44,11 @@ export function commandError(
           `the user's browser: ${messageOf(outcome.error)}`,
           approvalId ? { approval_id: approvalId } : undefined,
         );
+      const rule = rejectionRule(outcome.error);
       return new TabgateError(
         'controller_rejected',
         `controller rejected command '${commandId}': ${describeRejection(outcome.error)}`,
-        { controller_code: code },
+        rule ? { controller_code: code, rule } : { controller_code: code },
       );
     }
   }

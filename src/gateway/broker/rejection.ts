@@ -3,6 +3,8 @@
  * the text when it sent a string, compact JSON otherwise; bounded so a hostile controller cannot flood
  * the agent's context.
  */
+import { siteRefusalRuleSchema, type SiteRefusalRule } from '../../protocol/index.js';
+
 const MAX_CHARS = 1000;
 
 export function describeRejection(error: unknown): string {
@@ -17,6 +19,13 @@ export function describeRejection(error: unknown): string {
   } else if (error === undefined) text = 'no error given';
   else text = JSON.stringify(error) ?? typeof error;
   return text.length > MAX_CHARS ? `${text.slice(0, MAX_CHARS)}…` : text;
+}
+
+/** The rule the controller named for its site refusal, when it sent one of ours (`{rule: "denied", …}`). */
+export function rejectionRule(error: unknown): SiteRefusalRule | undefined {
+  if (typeof error !== 'object' || error === null || Array.isArray(error)) return undefined;
+  const parsed = siteRefusalRuleSchema.safeParse((error as Record<string, unknown>).rule);
+  return parsed.success ? parsed.data : undefined;
 }
 
 /** The controller's own error code, when it sent `{code: "<code>", …}`. */

@@ -11,7 +11,8 @@ import type { ToolCall } from '../backend.js';
 export function typedUrlRefusal(rules: SiteRules | undefined, url: string): TabgateError | null {
   if (!rules || url === 'about:blank') return null;
   const decision = rules.decideUrl(url);
-  return decision.allowed ? null : new TabgateError(decision.code, `Refused: ${decision.reason}.`);
+  if (decision.allowed) return null;
+  return new TabgateError(decision.code, `Refused: ${decision.reason}.`, { rule: decision.rule });
 }
 
 /**
@@ -32,6 +33,7 @@ export function judgeLanded(
     refusal: new TabgateError(
       decision.code,
       `Refused: ${decision.reason}. The page went there on its own, which Camofox cannot stop before it loads, so tabgate closed it; navigate again.`,
+      { rule: decision.rule },
     ),
   };
 }
