@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { createInMemoryBroker } from '../../src/gateway/broker/index.js';
-import type { ControllerScope } from '../../src/gateway/broker/scope.js';
+import type { ControllerScope, LaneQuery } from '../../src/gateway/broker/scope.js';
 import { silentLogger } from '../../src/log/logger.js';
 import { DEFERRED_CANCEL_CAP, TabgateError } from '../../src/protocol/index.js';
 import { ManualClock, settledNow } from '../helpers/manual-clock.js';
@@ -97,6 +97,76 @@ describe('broker', () => {
       (error: unknown) => error instanceof TabgateError && error.code === 'controller_cancelled',
     );
     assert.deepEqual(sent, []);
+    broker.close();
+  });
+
+  it("finds a session's controller only for its own principal and transport, however often looked up", () => {
+    const broker = createInMemoryBroker({
+      clock: { now: () => 0 },
+      log: silentLogger,
+      commandTimeoutMs: 1000,
+    });
+    broker.attach(scope, {}, () => undefined);
+    const own = {
+      principalId: 'owner',
+      profileId: 'default',
+      sessionId: 's1',
+      transportFamily: 'local-api',
+    } as const;
+    const found = (query: LaneQuery) => broker.laneState(query).registered;
+    assert.equal(found(own), true);
+    assert.equal(found({ ...own, principalId: 'someone-else' }), false, 'another principal, same session');
+    assert.equal(found({ ...own, transportFamily: 'remote-api' }), false, 'another transport, same session');
+    assert.equal(found(own), true);
+    assert.equal(found({ ...own, sessionId: ' s1 ' }), true, 'ids are compared trimmed');
+    for (let i = 0; i < 5000; i++) found({ ...own, sessionId: `other-${i}` });
+    assert.equal(found(own), true, 'after many other sessions were looked up');
+    assert.equal(found({ ...own, principalId: 'someone-else' }), false);
+    broker.close();
+  });
+
+  it('answers a command whose send failed once, as cancelled, and leaves nothing pending or timed', async () => {
+    const timeoutMs = 1000;
+    const clock = new ManualClock();
+    const broker = createInMemoryBroker({ clock, log: silentLogger, commandTimeoutMs: timeoutMs });
+    const sent: { method: string; params: { command_id: string } }[] = [];
+    let lost = '';
+    broker.attach(scope, {}, (text) => {
+      if (!lost) {
+        lost = (JSON.parse(text) as (typeof sent)[number]).params.command_id;
+        throw new Error('browser-control websocket is closed');
+      }
+      sent.push(JSON.parse(text) as (typeof sent)[number]);
+    });
+    const caller = new AbortController();
+    const settled: string[] = [];
+    await broker
+      .dispatch({ scope, action: 'browser_tabs', arguments: {}, toolCallId: 'lost', signal: caller.signal })
+      .then(
+        () => settled.push('ok'),
+        (error: unknown) => settled.push((error as TabgateError).code),
+      );
+    assert.deepEqual(settled, ['controller_cancelled']);
+
+    // Nothing of it is left: an answer naming it finds nothing, and neither the caller's abort nor its
+    // deadline sends a cancel for a command the controller never got.
+    assert.equal(broker.complete(lost, scope, true, { tabs: [] }), false);
+    caller.abort();
+    clock.advance(timeoutMs * 2);
+    assert.equal(sent.length, 0);
+    assert.deepEqual(settled, ['controller_cancelled'], 'answered once');
+
+    // The socket works again: the next command is sent, answered, and is the only one pending.
+    const next = broker.dispatch({ scope, action: 'browser_tabs', arguments: {}, toolCallId: 'next' });
+    assert.equal(sent.length, 1);
+    assert.ok(broker.complete(sent[0]?.params.command_id ?? '', scope, true, { tabs: [] }));
+    assert.deepEqual(await next, { tabs: [] });
+    clock.advance(timeoutMs * 2);
+    assert.deepEqual(
+      sent.map((frame) => frame.method),
+      ['browser.controller.command'],
+      'no cancel for the answered one either',
+    );
     broker.close();
   });
 
