@@ -67,7 +67,8 @@ async function main(): Promise<void> {
   if (perfDir) fs.mkdirSync(perfDir, { recursive: true });
   if (straceDir) fs.mkdirSync(straceDir, { recursive: true });
   const server = fork(path.join(here, 'controller-server.ts'), [], {
-    execArgv: ['--import', 'tsx', ...nodeFlags],
+    // tsx by its path: with --perf-prof the gateway runs in DIR, where the name alone resolves to nothing.
+    execArgv: ['--import', import.meta.resolve('tsx'), ...nodeFlags],
     // With --perf-prof, Node writes its jit-<pid>.dump in its working directory.
     cwd: perfDir && nodeFlags.includes('--perf-prof') ? perfDir : process.cwd(),
     stdio: 'inherit',
