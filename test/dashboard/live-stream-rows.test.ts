@@ -1,7 +1,8 @@
 /**
  * Where the dashboard's live stream gets its audit rows: the fold that writes them hands them over (the
  * log is not read back), and the stream must still be the log itself. Every open tab gets every row
- * once, in id order, exactly as `GET /v1/audit` shows it; a row another writer put in the log between
+ * once, in id order, exactly as `GET /v1/audit` shows it (and a new tab's first write has every
+ * session line, read before it, not a batch later); a row another writer put in the log between
  * handed-over rows is read from the log, in its place; and a tab that lost events gets, with its
  * `resync`, each session's latest screenshot, so its picture is not left behind until the next one.
  */
@@ -87,6 +88,30 @@ describe("the dashboard's live stream and the audit log's folds", { timeout: 60_
 
   const call = async (sessionId: string, tool = 'browser_tabs', body: unknown = {}) =>
     assert.equal((await gw.request('POST', `/v1/sessions/${sessionId}/tools/${tool}`, { body })).status, 200);
+
+  it('starts a newly opened tab with every session line in its first write', async () => {
+    const sessionId = await gw.createSession('first write');
+    const first = await new Promise<string>((resolve, reject) => {
+      http
+        .get(
+          `${gw.url}/v1/dashboard/events`,
+          { headers: { authorization: `Bearer ${gw.operatorKey}` } },
+          (response) => {
+            response.setEncoding('utf8');
+            response.once('data', (text: string) => {
+              response.destroy();
+              resolve(text);
+            });
+          },
+        )
+        .on('error', reject);
+    });
+    const lines: LiveEvent[] = [];
+    parseEvents(first, (event) => lines.push(event));
+    assert.ok(
+      lines.some((e) => e.event === 'session' && (e.data as { session_id: string }).session_id === sessionId),
+    );
+  });
 
   it('sends every tab each handed-over row once, in id order, as GET /v1/audit shows it', async () => {
     const sessionId = await gw.createSession('handed over');

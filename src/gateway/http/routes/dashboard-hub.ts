@@ -91,10 +91,21 @@ export class DashboardHub {
   );
   closed = false;
 
-  /** Opens a hub whose audit cursor starts at the log's last row. */
+  /**
+   * Opens a hub whose audit cursor starts at the log's last row, with every session line read: a tab's
+   * first write carries them, rather than the first batch after it (which also kept the page's first
+   * paint waiting).
+   */
   static async open(d: DashboardDeps, owner: Caller): Promise<DashboardHub> {
     const last = (await d.audit.list({ limit: 1 })).at(-1)?.id ?? 0;
-    return new DashboardHub(d, owner, last);
+    const hub = new DashboardHub(d, owner, last);
+    try {
+      await hub.lines.changes();
+    } catch (error) {
+      hub.close();
+      throw error;
+    }
+    return hub;
   }
 
   private constructor(
@@ -116,7 +127,7 @@ export class DashboardHub {
       this.auditDue = true;
       this.flush();
     }, TICK_MS);
-    // The first batch brings every session line.
+    // The first batch reads the log once, for rows folded before the hand-over began.
     this.soon();
   }
 
