@@ -12,7 +12,7 @@ import type { Logger } from '../../log/logger.js';
 import type { Caller } from '../service.js';
 import { AuditJournal, type JournalTicket } from './audit-journal.js';
 import type { AuditContext, AuditEntry, AuditQuery, AuditStart } from './audit-entry.js';
-import type { AuditRows } from '../store/store.js';
+import type { AuditRows, InsertedAuditRow } from '../store/store.js';
 import { originOf, redactArguments } from './redact.js';
 
 const DAY_MS = 86_400_000;
@@ -134,6 +134,15 @@ export class AuditLog {
    */
   listFolded(query: AuditQuery): Promise<AuditEntry[]> {
     return this.o.store.list(query);
+  }
+
+  /**
+   * Hands `listener` the rows each fold commits, with their ids, so a reader following the log (the
+   * dashboard's live stream) need not read back what was just written; returns the unsubscribe
+   * function. Null with a shared store, whose other gateways' rows only a read finds.
+   */
+  onFolded(listener: (rows: readonly InsertedAuditRow[]) => void): (() => void) | null {
+    return this.o.store.onFolded?.(listener) ?? null;
   }
 
   /** Folds what the journal still holds and stops the purge timer. */

@@ -5,7 +5,7 @@
  */
 import type { Statement } from 'better-sqlite3';
 import type { Db } from '../store/database.js';
-import type { FoldedAuditRow, RecoveredChunk } from '../store/store.js';
+import type { FoldedAuditRow, InsertedAuditRow, RecoveredChunk } from '../store/store.js';
 import {
   auditEntryOf,
   auditRowValues,
@@ -67,9 +67,9 @@ export class AuditStore {
 
   /**
    * Inserts a row; one whose `journalRef` is already in the table is skipped (a fold repeated after a
-   * crash). Returns whether it was inserted.
+   * crash). Returns the new row's id, or null when it was skipped.
    */
-  append(entry: NewAuditEntry, journalRef: string | null = null): boolean {
+  append(entry: NewAuditEntry, journalRef: string | null = null): number | null {
     // Prepared on first use, so a read-only handle (`tabgate audit`) never prepares a write.
     this.insertStmt ??= this.db.prepare<unknown[]>(
       `INSERT OR IGNORE INTO audit_log (at_ms, session_id, principal_id, controller_id, backend, action,
@@ -77,15 +77,23 @@ export class AuditStore {
          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     );
     const info = this.insertStmt.run(...auditRowValues(entry, journalRef));
-    return info.changes === 1;
+    return info.changes === 1 ? Number(info.lastInsertRowid) : null;
   }
 
-  /** Rows and the journal offsets that account for them, in one transaction. */
-  fold(rows: readonly FoldedAuditRow[], offsets: ReadonlyMap<string, number>): void {
-    this.transaction(() => {
-      for (const row of rows) this.append(row.entry, row.journalRef);
+  /**
+   * Rows and the journal offsets that account for them, in one transaction; returns the rows inserted,
+   * with their ids, in id order.
+   */
+  fold(rows: readonly FoldedAuditRow[], offsets: ReadonlyMap<string, number>): InsertedAuditRow[] {
+    return this.transaction(() => {
+      const inserted: InsertedAuditRow[] = [];
+      for (const row of rows) {
+        const id = this.append(row.entry, row.journalRef);
+        if (id !== null) inserted.push({ id, entry: row.entry });
+      }
       for (const [file, folded] of offsets) this.setJournalOffset(file, folded);
       this.sessions.catchUpIfDue();
+      return inserted;
     });
   }
 

@@ -10,7 +10,14 @@ import { PairingGrantStore } from '../pairing/grant-store.js';
 import { GrantStore } from '../sites/grant-store.js';
 import { openDatabase, STATE_DB_FILE, type Db } from './database.js';
 import { SessionStore } from './session-store.js';
-import type { AuditRows, PairingGrantRows, SessionRows, SiteGrantRows, Store } from './store.js';
+import type {
+  AuditRows,
+  InsertedAuditRow,
+  PairingGrantRows,
+  SessionRows,
+  SiteGrantRows,
+  Store,
+} from './store.js';
 
 /** Runs `fn` now; its value or its throw as a settled promise. */
 function now<T>(fn: () => T): Promise<T> {
@@ -22,8 +29,17 @@ function now<T>(fn: () => T): Promise<T> {
 }
 
 export function sqliteAuditRows(audit: AuditStore): AuditRows {
+  const listeners = new Set<(rows: readonly InsertedAuditRow[]) => void>();
   return {
-    fold: (rows, offsets) => now(() => audit.fold(rows, offsets)),
+    fold: (rows, offsets) =>
+      now(() => {
+        const inserted = audit.fold(rows, offsets);
+        if (inserted.length > 0) for (const listener of listeners) listener(inserted);
+      }),
+    onFolded: (listener) => {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
     recover: (file, read) => now(() => audit.recover(file, read)),
     journalOffset: (file) => now(() => audit.journalOffset(file)),
     forgetJournal: (file) => now(() => audit.forgetJournal(file)),

@@ -69,6 +69,12 @@ export interface FoldedAuditRow {
   journalRef: string | null;
 }
 
+/** A row a fold put in the table, with the id the store gave it. */
+export interface InsertedAuditRow {
+  id: number;
+  entry: NewAuditEntry;
+}
+
 /** A line of a journal being recovered: a call that started, or how one ended. */
 export type RecoveredLine =
   | { kind: 'start'; entry: NewAuditEntry; journalRef: string }
@@ -90,6 +96,12 @@ export interface AuditRows {
    * by `after` never misses a row that commits late with a smaller id.
    */
   fold(rows: readonly FoldedAuditRow[], offsets: ReadonlyMap<string, number>): Promise<void>;
+  /**
+   * Hands `listener` the rows of every fold once it has committed, with their ids, in id order (a
+   * listener must not throw); returns the unsubscribe function. Only a store no one else writes has it:
+   * in a shared one, other gateways' rows are known only by reading.
+   */
+  onFolded?(listener: (rows: readonly InsertedAuditRow[]) => void): () => void;
   /**
    * One step of recovering a gone gateway's journal file, in one transaction that excludes every other
    * fold: reads the file's folded offset, hands it to `read` (which reads the file from there), applies

@@ -7,7 +7,7 @@
  * per tab (dashboard-stream.ts): while a tab's socket buffer is full nothing is written to it; once it
  * drains it writes what it missed, audit rows it can no longer get from the hub are read from the log by
  * its cursor, and if the hub dropped events it had not written, it gets one `resync` event that tells
- * the page to reload its lists, and every session line again.
+ * the page to reload its lists, every session line again, and each session's latest screenshot.
  */
 import { TabgateError } from '../../../protocol/index.js';
 import type { Caller } from '../../service.js';

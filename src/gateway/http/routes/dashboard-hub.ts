@@ -1,14 +1,19 @@
 /**
  * What every open dashboard tab of one owner is sent, built once for all of them. Events (actions,
  * screenshots, session lines that changed, new audit rows) are gathered for a few milliseconds, then
- * turned into one `Chunk` of SSE text: actions stringified once, the audit log read once per batch (not
- * once per tab), session lines summed up once. Each tab's stream (dashboard-stream.ts) writes the same
- * chunks in order at its own pace; the hub keeps the chunks some tab has not written yet, up to a bound,
- * beyond which a slow tab falls back to its own cursor in the audit log and a `resync`.
+ * turned into one `Chunk` of SSE text: each action stringified once, session lines summed up once, audit
+ * rows turned into text once for all tabs. The rows come from the fold that wrote them (AuditLog.onFolded),
+ * not read back; the log is read only where that could miss one: on the tick, when the ids handed over
+ * skip one (a row written by another path), and with a shared store (other gateways' rows). Each tab's
+ * stream (dashboard-stream.ts) writes the same chunks in order at its own pace; the hub keeps the chunks
+ * some tab has not written yet, up to a bound, beyond which a slow tab falls back to its own cursor in
+ * the audit log and a `resync`.
  */
 import type { ActionEntry } from '../../activity/session-activity.js';
 import type { Caller } from '../../service.js';
+import type { InsertedAuditRow } from '../../store/store.js';
 import type { DashboardDeps } from './dashboard-api.js';
+import { AuditEvents, auditEventOf } from './dashboard-audit-event.js';
 import { SessionLines, sseFrame } from './dashboard-session-lines.js';
 import { OneAtATime } from './one-at-a-time.js';
 
@@ -18,13 +23,15 @@ export const AUDIT_BATCH = 200;
 /** How long the hub waits after an event for more to send together. */
 const COALESCE_MS = 25;
 /**
- * How long after a call ends the hub reads the audit log. It reads only the rows already folded from
- * the journal (which folds within 50 ms of a call's end): reading with `list` folds first, and a read
- * every 25 ms made the journal fold twice as often as its own timer does.
+ * With a shared store, how long after a call ends the hub reads the audit log. It reads only the rows
+ * already folded from the journal (which folds within 50 ms of a call's end): reading with `list` folds
+ * first, and a read every 25 ms made the journal fold twice as often as its own timer does.
  */
 const AUDIT_READ_MS = 75;
 /** Actions waiting for the next batch beyond this are dropped for one `resync`. */
 const MAX_PENDING_ACTIONS = 5000;
+/** Rows handed over beyond this are dropped, and the next batch reads the log instead. */
+const MAX_PENDING_AUDITS = 5000;
 /** The chunks kept for tabs that have not written them yet, in characters, across all tabs. */
 const MAX_KEPT_CHARS = 2 * 1024 * 1024;
 
@@ -56,9 +63,17 @@ export class DashboardHub {
   /** The sequence number of `chunks[0]`. */
   private first = 0;
   private keptChars = 0;
-  private pendingActions: ActionEntry[] = [];
+  /** In the order they started: one that also ended meanwhile is sent once, as it stands. */
+  private pendingActions = new Set<ActionEntry>();
   private droppedActions = false;
   private pendingShots = new Map<string, number>();
+  /** Each session's latest `screenshot` event, for a stream that lost events (`resyncText`). */
+  private readonly shotEvents = new Map<string, string>();
+  /** Rows the fold handed over since the last batch, in id order. */
+  private pendingAudits: InsertedAuditRow[] = [];
+  private readonly auditEvents = new AuditEvents();
+  /** Stops the hand-over; null when the store cannot hand rows over (shared), and the log is read. */
+  private readonly unfollowFolds: (() => void) | null;
   private wake: NodeJS.Timeout | null = null;
   private auditWake: NodeJS.Timeout | null = null;
   /** The next batch reads the audit log. */
@@ -76,10 +91,21 @@ export class DashboardHub {
   );
   closed = false;
 
-  /** Opens a hub whose audit cursor starts at the log's last row. */
+  /**
+   * Opens a hub whose audit cursor starts at the log's last row, with every session line read: a tab's
+   * first write carries them, rather than the first batch after it (which also kept the page's first
+   * paint waiting).
+   */
   static async open(d: DashboardDeps, owner: Caller): Promise<DashboardHub> {
     const last = (await d.audit.list({ limit: 1 })).at(-1)?.id ?? 0;
-    return new DashboardHub(d, owner, last);
+    const hub = new DashboardHub(d, owner, last);
+    try {
+      await hub.lines.changes();
+    } catch (error) {
+      hub.close();
+      throw error;
+    }
+    return hub;
   }
 
   private constructor(
@@ -89,12 +115,19 @@ export class DashboardHub {
     public auditCursor: number,
   ) {
     this.lines = new SessionLines(d, owner);
+    this.unfollowFolds = d.audit.onFolded((rows) => {
+      if (this.pendingAudits.length + rows.length > MAX_PENDING_AUDITS) {
+        this.pendingAudits = [];
+        this.auditDue = true;
+      } else for (const row of rows) this.pendingAudits.push(row);
+      this.soon();
+    });
     this.tick = setInterval(() => {
       this.lines.readAll();
       this.auditDue = true;
       this.flush();
     }, TICK_MS);
-    // The first batch brings every session line.
+    // The first batch reads the log once, for rows folded before the hand-over began.
     this.soon();
   }
 
@@ -112,12 +145,18 @@ export class DashboardHub {
     return this.chunks[seq - this.first];
   }
 
+  /** What a stream that lost events is sent: `resync`, then every session line and latest screenshot. */
+  resyncText(): string {
+    return sseFrame('resync', {}) + this.lines.current() + [...this.shotEvents.values()].join('');
+  }
+
   action(entry: ActionEntry): void {
-    if (this.pendingActions.length < MAX_PENDING_ACTIONS) this.pendingActions.push(entry);
+    if (this.pendingActions.size < MAX_PENDING_ACTIONS || this.pendingActions.has(entry))
+      this.pendingActions.add(entry);
     else this.droppedActions = true;
     this.lines.touch(entry.session_id);
     this.soon();
-    if (entry.outcome !== null)
+    if (entry.outcome !== null && !this.unfollowFolds)
       this.auditWake ??= setTimeout(() => {
         this.auditWake = null;
         this.auditDue = true;
@@ -132,6 +171,7 @@ export class DashboardHub {
 
   close(): void {
     this.closed = true;
+    this.unfollowFolds?.();
     clearInterval(this.tick);
     if (this.wake) clearTimeout(this.wake);
     if (this.auditWake) clearTimeout(this.auditWake);
@@ -153,35 +193,62 @@ export class DashboardHub {
   private async build(): Promise<void> {
     let head = this.droppedActions ? sseFrame('resync', {}) : '';
     this.droppedActions = false;
-    // An action that started and ended within the batch is one object, sent twice as it stands now,
-    // as a tab reading it at this moment would: stringified once.
-    const texts = new Map<ActionEntry, string>();
-    for (const entry of this.pendingActions) {
-      let text = texts.get(entry);
-      if (text === undefined) texts.set(entry, (text = sseFrame('action', entry)));
+    // An action that started and ended within the batch is one object: sent once, as it stands now, as
+    // a tab reading it at this moment would have it (the page keeps an action by its `seq`).
+    for (const entry of this.pendingActions) head += sseFrame('action', entry);
+    this.pendingActions = new Set();
+    for (const [sessionId, seq] of this.pendingShots) {
+      const text = sseFrame('screenshot', { session_id: sessionId, seq });
+      this.shotEvents.set(sessionId, text);
       head += text;
     }
-    this.pendingActions = [];
-    for (const [sessionId, seq] of this.pendingShots)
-      head += sseFrame('screenshot', { session_id: sessionId, seq });
     this.pendingShots = new Map();
     head += await this.lines.changes();
+    // Kept only for sessions still listed (a session gone, or another owner's, has no picture to catch up).
+    for (const sessionId of this.shotEvents.keys())
+      if (!this.lines.has(sessionId)) this.shotEvents.delete(sessionId);
     const auditAfter = this.auditCursor;
-    let cursor = auditAfter;
-    const audits: Chunk['audits'] = [];
-    for (let reading = this.auditDue; reading;) {
-      this.auditDue = false;
-      const rows = await this.d.audit.listFolded({ after: cursor, limit: AUDIT_BATCH });
-      for (const row of rows) audits.push({ id: row.id, text: sseFrame('audit', row, row.id) });
-      cursor = rows.at(-1)?.id ?? cursor;
-      reading = rows.length === AUDIT_BATCH;
-    }
+    const audits = this.handedAudits(auditAfter) ?? (await this.readAudits(auditAfter));
     // Moved only with the chunk that has the rows: a stream pumping meanwhile must not read them itself.
-    this.auditCursor = cursor;
+    this.auditCursor = audits.at(-1)?.id ?? auditAfter;
     if (head === '' && audits.length === 0) return;
     const chars = audits.reduce((sum, row) => sum + row.text.length, head.length);
     this.chunks.push({ head, audits, auditAfter, chars, whole: null });
     this.keptChars += chars;
+  }
+
+  /**
+   * The events of the rows handed over since the last batch, if they follow `after` without a hole;
+   * null when the log must be read instead (the tick, a hole, rows dropped), which has them too.
+   */
+  private handedAudits(after: number): Chunk['audits'] | null {
+    const handed = this.pendingAudits;
+    this.pendingAudits = [];
+    if (this.auditDue) return null;
+    const audits: Chunk['audits'] = [];
+    let cursor = after;
+    for (const row of handed) {
+      // Read already, by the batch that read the log.
+      if (row.id <= cursor) continue;
+      // A row between them was written by another path: only the log has it.
+      if (row.id !== cursor + 1) return null;
+      audits.push({ id: row.id, text: this.auditEvents.ofFolded(row) });
+      cursor = row.id;
+    }
+    return audits;
+  }
+
+  /** Every row after `after` the log holds now. */
+  private async readAudits(after: number): Promise<Chunk['audits']> {
+    this.auditDue = false;
+    const audits: Chunk['audits'] = [];
+    let cursor = after;
+    for (;;) {
+      const rows = await this.d.audit.listFolded({ after: cursor, limit: AUDIT_BATCH });
+      for (const row of rows) audits.push({ id: row.id, text: auditEventOf(row) });
+      cursor = rows.at(-1)?.id ?? cursor;
+      if (rows.length < AUDIT_BATCH) return audits;
+    }
   }
 
   /** Drops the chunks every stream has written, and the oldest beyond the bound (their slow streams resync). */

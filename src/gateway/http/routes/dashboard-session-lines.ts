@@ -30,6 +30,11 @@ export class SessionLines {
     this.everySession = true;
   }
 
+  /** Whether the session has a line (the owner's, not gone at the last read). */
+  has(sessionId: string): boolean {
+    return this.lines.has(sessionId);
+  }
+
   /** Every line as it stands: where a newly opened tab, or one that lost events, starts from. */
   current(): string {
     return [...this.lines.values()].join('');

@@ -7,7 +7,7 @@
  */
 import type { ServerResponse } from 'node:http';
 import { AUDIT_BATCH, type Chunk, type DashboardHub, type HubStream } from './dashboard-hub.js';
-import { sseFrame } from './dashboard-session-lines.js';
+import { auditEventOf } from './dashboard-audit-event.js';
 import type { DashboardDeps } from './dashboard-api.js';
 import { OneAtATime } from './one-at-a-time.js';
 
@@ -49,9 +49,9 @@ export class DashboardStream implements HubStream {
       if (this.blocked()) return;
       if (this.next < this.hub.start) {
         // Stuck while the hub dropped chunks this stream needed: the page reloads its lists, the
-        // session lines start over, the audit rows come from the log below.
+        // session lines and screenshots start over, the audit rows come from the log below.
         this.next = this.hub.end;
-        if (!this.write(sseFrame('resync', {}) + this.hub.lines.current())) return;
+        if (!this.write(this.hub.resyncText())) return;
         continue;
       }
       const chunk = this.hub.chunk(this.next);
@@ -90,7 +90,7 @@ export class DashboardStream implements HubStream {
       let text = '';
       for (const row of rows) {
         if (row.id > upto) break;
-        text += sseFrame('audit', row, row.id);
+        text += auditEventOf(row);
         this.cursor = row.id;
       }
       const written = this.write(text);
