@@ -8,7 +8,6 @@
  * controller that registers again is served again.
  */
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { describe, it } from 'node:test';
 import { EXTENSION_ORIGIN, REGISTER_PATH } from '../../src/protocol/index.js';
@@ -26,6 +25,7 @@ import type { TestGateway } from '../gateway/fixtures/gateway.js';
 import { waitFor } from '../helpers/wait-for.js';
 import { callTool, firstCall } from './broker-suite.js';
 import { CLUSTER_CONFIG, useCluster } from './fixtures/cluster-nodes.js';
+import { monitorRedis } from './fixtures/redis-monitor.js';
 import type { TestRedis } from './fixtures/redis-server.js';
 
 const COMMAND = 'browser.controller.command';
@@ -78,10 +78,8 @@ describe('two cluster nodes, a paired browser and a Redis that forgets', () => {
       { name: 'login', origin: ORIGIN, field: 'password', value: VALUE },
       new Date(),
     );
-    const monitor = spawn('redis-cli', ['-p', String(fixture.redis.port), 'MONITOR']);
+    const monitor = await monitorRedis(fixture.redis);
     let seen = '';
-    monitor.stdout.on('data', (chunk: Buffer) => (seen += chunk.toString()));
-    await waitFor(() => seen.includes('OK'), { what: 'MONITOR to start' });
     try {
       const { token } = await pairedToken(a);
       const sessionId = await a.createSession();
@@ -116,7 +114,7 @@ describe('two cluster nodes, a paired browser and a Redis that forgets', () => {
       ]);
       assert.equal(everything(fixture.redis).includes(VALUE), false, 'a Redis key or value holds it');
     } finally {
-      monitor.kill();
+      seen = (await monitor.stop()).join('\n');
     }
     assert.ok(seen.includes('EVALSHA'), 'MONITOR saw the cluster’s commands');
     assert.equal(seen.includes(VALUE), false, 'a command sent to Redis carried it');
@@ -133,17 +131,15 @@ describe('two cluster nodes, a paired browser and a Redis that forgets', () => {
       };
       if (frame.method === COMMAND) controller.result(frame.params.command_id, true, tabsAnswer('here'));
     });
-    const monitor = spawn('redis-cli', ['-p', String(fixture.redis.port), 'MONITOR']);
+    const monitor = await monitorRedis(fixture.redis);
     let seen = '';
-    monitor.stdout.on('data', (chunk: Buffer) => (seen += chunk.toString()));
-    await waitFor(() => seen.includes('OK'), { what: 'MONITOR to start' });
     try {
       for (let i = 0; i < 3; i++) assert.equal((await callTool(b, sessionId)).status, 200);
       assert.equal((await callTool(a, sessionId)).status, 200);
-      await waitFor(() => count(seen, DISPATCH_SHA) === 4, { what: 'the four dispatches in MONITOR' });
     } finally {
-      monitor.kill();
+      seen = (await monitor.stop()).join('\n');
     }
+    assert.equal(count(seen, DISPATCH_SHA), 4, 'the four dispatches in MONITOR');
     // Only the call through A, which holds no socket of the session, read the lane from Redis.
     assert.equal(count(seen, LOOKUP_SHA), 1);
     // Another browser takes the lane through A: B's next call goes to it, never to the socket B holds.

@@ -23,6 +23,7 @@ import { CallerWaiters } from './caller-waiters.js';
 import { dispatchCommand, type CommandDispatchOptions } from './command-dispatch.js';
 import { CommandDelivery } from './command-delivery.js';
 import { InboxReader, type InboxEntry } from './inbox-reader.js';
+import { LaneCopies } from './lane-copies.js';
 import { LaneLookup } from './lane-lookup.js';
 import { LaneMembership } from './lane-membership.js';
 import { LocalLanes } from './local-lanes.js';
@@ -31,7 +32,7 @@ import type { RedisLink } from './redis-link.js';
 import { RedisLossGuard } from './redis-loss.js';
 import { cancelSessionCommands, clearSessionStop } from './session-cancel.js';
 import { StopFences } from './stop-fences.js';
-import { sessionKey } from './keys.js';
+import { inboxKey, sessionKey } from './keys.js';
 import * as lua from './lua.js';
 import { INBOX_MAXLEN } from './redis-failures.js';
 
@@ -56,6 +57,7 @@ export interface ClusterBrokerOptions {
 
 export class ClusterBroker implements ControllerBroker, ApprovalWaits {
   private readonly lanes: LocalLanes;
+  private readonly copies: LaneCopies;
   private readonly waiters: CallerWaiters;
   private readonly lookup: LaneLookup;
   private readonly membership: LaneMembership;
@@ -78,7 +80,9 @@ export class ClusterBroker implements ControllerBroker, ApprovalWaits {
       log,
       commandTimeoutMs: o.commandTimeoutMs,
     });
-    this.lookup = new LaneLookup(link, this.lanes);
+    this.copies = new LaneCopies();
+    this.fences = new StopFences(link, nodeId, this.lanes);
+    this.lookup = new LaneLookup(link, nodeId, this.lanes, this.copies);
     this.membership = new LaneMembership({
       link,
       nodeId,
@@ -86,6 +90,8 @@ export class ClusterBroker implements ControllerBroker, ApprovalWaits {
       waiters: this.waiters,
       bindings: o.bindings,
       renewLease: () => this.lease.renew(),
+      copies: this.copies,
+      fences: this.fences,
     });
     this.delivery = new CommandDelivery({
       link,
@@ -105,9 +111,10 @@ export class ClusterBroker implements ControllerBroker, ApprovalWaits {
       log,
       commandTimeoutMs: o.commandTimeoutMs,
       renewLease: () => this.lease.renew(),
+      copies: this.copies,
+      stillRoutesTo: (keys) => this.lookup.stillRoutesTo(keys),
     };
-    this.fences = new StopFences(link, nodeId, this.lanes);
-    this.loss = new RedisLossGuard(link, nodeId, this.lanes, log);
+    this.loss = new RedisLossGuard(link, nodeId, this.lanes, log, this.copies);
     this.lease = new NodeLease(link, nodeId, o.leaseValue, log, this.loss);
   }
 
@@ -216,6 +223,7 @@ export class ClusterBroker implements ControllerBroker, ApprovalWaits {
       this.o.log.warn('cluster leave incomplete', { reason: (error as Error).message });
     }
     this.lanes.clear();
+    this.copies.clear();
     const reader = this.reader?.stop();
     this.o.link.close();
     await reader;
@@ -256,6 +264,30 @@ export class ClusterBroker implements ControllerBroker, ApprovalWaits {
           .catch((error: unknown) =>
             this.o.log.warn('a Stop fence was not answered', { reason: (error as Error).message }),
           );
+        return;
+      case 'inval':
+        // A lookup key this node keeps a copy of changed. Answered once the copy is gone, when the
+        // change (an attach) waits for the answer.
+        this.copies.drop(entry.S ?? '');
+        if (entry.t && entry.c)
+          this.o.link.command
+            .sendCommand([
+              'XADD',
+              inboxKey(entry.c),
+              'MAXLEN',
+              '~',
+              INBOX_MAXLEN,
+              '*',
+              'k',
+              'fenced',
+              't',
+              entry.t,
+              'n',
+              this.o.nodeId,
+            ])
+            .catch((error: unknown) =>
+              this.o.log.warn('a lane change was not answered', { reason: (error as Error).message }),
+            );
         return;
       case 'fenced':
         this.fences.acked(entry.t ?? '', entry.n ?? '');

@@ -1,7 +1,8 @@
 /**
  * The command path on the calling node: the waiter is registered first, then one dispatch script checks
- * the lane again (exactly one controller, connected, its owner's lease alive, capable) and queues the
- * command to the owner's inbox, or marks it sent when this node holds the socket and writes it here.
+ * the lane again (exactly one controller, connected, its owner's lease alive, capable; the copy it was
+ * routed from still good) and queues the command to the owner's inbox, or marks it sent when this node
+ * holds the socket and writes it here.
  */
 import { encodeFrame, FRAME_METHODS, TabgateError } from '../../protocol/index.js';
 import type { Clock } from '../clock.js';
@@ -11,7 +12,8 @@ import { commandParams } from '../broker/command-params.js';
 import { newCommandId } from '../broker/command-id.js';
 import { stoppedByOwner } from '../stopped-by-owner.js';
 import type { CallerWaiters, Waiter } from './caller-waiters.js';
-import { laneKeys, stopKey } from './keys.js';
+import { laneKeys, stopKey, type LaneKeys } from './keys.js';
+import type { LaneCopies } from './lane-copies.js';
 import type { LocalLanes } from './local-lanes.js';
 import * as lua from './lua.js';
 import type { RedisLink } from './redis-link.js';
@@ -28,6 +30,9 @@ export interface CommandDispatchOptions {
   commandTimeoutMs: number;
   /** Renews this node's lease at once (a dispatch found none: Redis restarted since the last renewal). */
   renewLease: () => Promise<void>;
+  copies: LaneCopies;
+  /** Reads the lookup key from Redis again: → whether it still routes to this identity. */
+  stillRoutesTo: (keys: LaneKeys) => Promise<boolean>;
 }
 
 export function dispatchCommand(o: CommandDispatchOptions, request: DispatchRequest): Promise<unknown> {
@@ -75,10 +80,12 @@ export function dispatchCommand(o: CommandDispatchOptions, request: DispatchRequ
       signal?.removeEventListener('abort', onAbort);
       reject(error);
     };
-    const dispatch = () =>
+    // From a copy (lane-copies.ts), the script checks this node still watches: else the copy may be
+    // stale, and is read again from Redis.
+    const dispatch = (fromCopy: boolean) =>
       o.link.run(
         lua.DISPATCH,
-        [keys.idx, keys.lane, keys.pend, stopKey(request.scope.session_id)],
+        [keys.idx, keys.lane, keys.pend, stopKey(request.scope.session_id), keys.watch],
         [
           keys.h,
           request.action,
@@ -89,13 +96,24 @@ export function dispatchCommand(o: CommandDispatchOptions, request: DispatchRequ
           INBOX_MAXLEN,
           keys.S,
           secretRef ? JSON.stringify(secretRef) : '',
+          fromCopy ? '1' : '',
         ],
       );
-    dispatch()
+    dispatch(o.copies.has(keys.S))
       .then(async (reply) => {
-        if ((reply as string[])[0] !== 'nolease') return reply;
-        await o.renewLease();
-        return dispatch();
+        const [verdict] = reply as string[];
+        if (verdict === 'nolease') {
+          await o.renewLease();
+          return dispatch(o.copies.has(keys.S));
+        }
+        if (verdict !== 'stale') return reply;
+        // The lookup key changed since the copy was made. The same controller still serving it (it
+        // reconnected, another lane of the key left): sent, checked as any dispatch. Another one: the
+        // call chose its controller from what is gone, and is refused as it would have been a moment
+        // earlier.
+        o.copies.drop(keys.S);
+        if (!(await o.stillRoutesTo(keys))) return ['none'];
+        return dispatch(false);
       })
       .then(
         (reply) => {
@@ -111,7 +129,9 @@ export function dispatchCommand(o: CommandDispatchOptions, request: DispatchRequ
                 'controller_unavailable',
                 verdict === 'owner_gone'
                   ? `the gateway holding the bound browser controller is gone; ${request.action} was not sent`
-                  : `bound browser controller cannot execute ${request.action}`,
+                  : verdict === 'unpaired'
+                    ? `bound browser controller was not paired by its owner and may not receive a vault secret; ${request.action} was not sent`
+                    : `bound browser controller cannot execute ${request.action}`,
               ),
             );
             return;

@@ -40,6 +40,8 @@ export interface LaneKeys {
   readonly lane: string;
   readonly pend: string;
   readonly defer: string;
+  /** The nodes keeping a copy of this lookup key's lanes (lane-copies.ts). */
+  readonly watch: string;
 }
 
 export function laneKeysOf(S: string, h: string): LaneKeys {
@@ -52,6 +54,7 @@ export function laneKeysOf(S: string, h: string): LaneKeys {
     lane: `${prefix}lane:${h}`,
     pend: `${prefix}pend:${h}`,
     defer: `${prefix}defer:${h}`,
+    watch: `${prefix}watch`,
   };
 }
 

@@ -1,7 +1,7 @@
 /**
  * Registration tickets and lane reads, both in Redis: a ticket minted on one node is consumed on
- * whichever node the socket reaches (exactly one winner), and every call reads its lane from Redis
- * before routing.
+ * whichever node the socket reaches (exactly one winner), and a call reads its lane from Redis before
+ * routing, unless this node holds its socket or keeps a copy of it (lane-copies.ts).
  */
 import { randomBytes } from 'node:crypto';
 import { TICKET_BYTES, TICKET_TTL_SECONDS } from '../../protocol/index.js';
@@ -9,7 +9,8 @@ import type { LaneState } from '../broker/controller-broker.js';
 import { sessionLookupKey, type ControllerScope, type LaneQuery } from '../broker/scope.js';
 import type { ConsumeOutcome, MintedTicket } from '../broker/tickets.js';
 import { mayReceiveSecrets } from '../secrets/index.js';
-import { laneKeysOf, lookupSlot, ticketKey } from './keys.js';
+import { laneKeys, laneKeysOf, lookupSlot, ticketKey, type LaneKeys } from './keys.js';
+import type { LaneCopies } from './lane-copies.js';
 import * as lua from './lua.js';
 import type { LocalLanes } from './local-lanes.js';
 import type { RedisLink } from './redis-link.js';
@@ -30,7 +31,9 @@ export class LaneLookup {
 
   constructor(
     private readonly link: RedisLink,
+    private readonly nodeId: string,
     private readonly lanes: LocalLanes,
+    private readonly copies: LaneCopies,
   ) {}
 
   async mintTicket(scope: ControllerScope): Promise<MintedTicket> {
@@ -71,29 +74,47 @@ export class LaneLookup {
     if (!query.principalId.trim() || !query.sessionId.trim()) return EMPTY_LANE;
     const lookup = sessionLookupKey(query.sessionId, query.principalId, query.transportFamily);
     const keys = laneKeysOf(lookupSlot(lookup), '');
-    const here = this.servedHere(keys.S);
-    if (here) {
-      this.seen.set(lookup, here);
-      return here;
+    const known = this.servedHere(keys.S) ?? this.copies.get(keys.S);
+    if (known) {
+      this.seen.set(lookup, known);
+      return known;
     }
-    const flat = (await runOrRefuse(
-      this.link,
-      'the call',
-      lua.LOOKUP,
-      [keys.idx],
-      [keys.prefix],
-      true,
-    )) as string[];
-    const controllers: LaneState['controllers'][number][] = [];
-    for (let i = 0; i + 3 < flat.length; i += 4)
-      controllers.push({
-        scope: scopeOf(flat[i] as string, flat[i + 2] === '1', flat[i + 3]),
-        connected: flat[i + 1] === '1',
-      });
-    const state: LaneState = { registered: controllers.length > 0, controllers };
+    const state = await this.read(keys);
     if (state.registered) this.seen.set(lookup, state);
     else this.seen.delete(lookup);
     return state;
+  }
+
+  /**
+   * A dispatch from this node's copy was refused as stale: the lookup key is read from Redis again.
+   * → whether it still routes to the identity the call chose (which the dispatch checks once more).
+   */
+  async stillRoutesTo(keys: LaneKeys): Promise<boolean> {
+    const state = await this.read(keys);
+    const [only] = state.controllers;
+    return state.controllers.length === 1 && only?.connected === true && laneKeys(only.scope).h === keys.h;
+  }
+
+  /** The lookup key's lanes from Redis; one routable controller is kept as a copy from now on. */
+  private async read(keys: LaneKeys): Promise<LaneState> {
+    const state = stateOf(
+      (await runOrRefuse(this.link, 'the call', lua.LOOKUP, [keys.idx], [keys.prefix], true)) as string[],
+    );
+    if (routable(state)) this.watch(keys);
+    return state;
+  }
+
+  /** Makes a copy of a routable lookup key, in the background: this call has its answer already. */
+  private watch(keys: LaneKeys): void {
+    const token = this.copies.beginWatch(keys.S);
+    if (token === null) return;
+    this.link.run(lua.WATCH, [keys.idx, keys.watch], [keys.prefix, this.nodeId]).then(
+      (flat) => {
+        const state = stateOf(flat as string[]);
+        this.copies.endWatch(keys.S, token, routable(state) ? state : null);
+      },
+      () => this.copies.endWatch(keys.S, token, null),
+    );
   }
 
   /**
@@ -112,3 +133,16 @@ export class LaneLookup {
     return { registered: true, controllers: [{ scope: lane.scope, connected: true }] };
   }
 }
+
+function stateOf(flat: string[]): LaneState {
+  const controllers: LaneState['controllers'][number][] = [];
+  for (let i = 0; i + 3 < flat.length; i += 4)
+    controllers.push({
+      scope: scopeOf(flat[i] as string, flat[i + 2] === '1', flat[i + 3]),
+      connected: flat[i + 1] === '1',
+    });
+  return { registered: controllers.length > 0, controllers };
+}
+
+const routable = (state: LaneState): boolean =>
+  state.controllers.length === 1 && state.controllers[0]?.connected === true;

@@ -10,12 +10,15 @@ import { REVOKED_CLOSE_CODE } from '../pairing/grant-controllers.js';
 import { mayReceiveSecrets } from '../secrets/index.js';
 import type { BindingObserver } from '../session-binding.js';
 import type { CallerWaiters } from './caller-waiters.js';
+import { newCommandId } from '../broker/command-id.js';
 import { laneKeys, laneKeysOf, nodeKey, sessionKey, type LaneKeys } from './keys.js';
+import type { LaneCopies } from './lane-copies.js';
 import { REATTACH_WAIT_MS } from './lane-lookup.js';
 import type { LocalLane, LocalLanes } from './local-lanes.js';
 import * as lua from './lua.js';
 import type { RedisLink } from './redis-link.js';
 import { INBOX_MAXLEN } from './redis-failures.js';
+import type { StopFences } from './stop-fences.js';
 
 export interface LaneMembershipOptions {
   link: RedisLink;
@@ -25,6 +28,9 @@ export interface LaneMembershipOptions {
   bindings?: BindingObserver;
   /** Renews this node's lease now. */
   renewLease: () => Promise<void>;
+  copies: LaneCopies;
+  /** Answers of the nodes told to drop their copies (the same fence tokens as the owner's Stop). */
+  fences: StopFences;
 }
 
 export class LaneMembership {
@@ -39,10 +45,11 @@ export class LaneMembership {
     const keys = laneKeys(scope);
     const caps = `,${scope.capabilities.join(',')},`;
     const { capabilities: _kept, ...stored } = scope;
+    const token = newCommandId();
     const take = async () =>
       (await link.run(
         lua.ATTACH,
-        [keys.idx, keys.lane, sessionKey(scope.session_id), nodeKey(nodeId)],
+        [keys.idx, keys.lane, sessionKey(scope.session_id), nodeKey(nodeId), keys.watch],
         [
           keys.h,
           JSON.stringify(stored),
@@ -53,16 +60,29 @@ export class LaneMembership {
           keys.S,
           INBOX_MAXLEN,
           mayReceiveSecrets(scope) ? '1' : '0',
+          token,
         ],
-      )) as [string, string[]] | ['nolease'];
+      )) as [string, string[], string[]] | ['nolease'];
     await link.whenReady(REATTACH_WAIT_MS);
-    let taken = await take();
-    if (taken[0] === 'nolease') {
-      await this.o.renewLease();
+    // Opened before the script runs: an answer may come before its reply.
+    this.o.fences.open(token);
+    let taken: Awaited<ReturnType<typeof take>> = ['nolease'];
+    try {
       taken = await take();
+      if (taken[0] === 'nolease') {
+        await this.o.renewLease();
+        taken = await take();
+      }
+    } finally {
+      if (taken.length !== 3) void this.o.fences.wait(token, []);
     }
-    if (taken.length !== 2 || taken[0] === 'nolease') throw new Error('this gateway holds no cluster lease');
-    const [gen, deferred] = taken;
+    if (taken.length !== 3) throw new Error('this gateway holds no cluster lease');
+    const [gen, deferred, told] = taken;
+    // Not acknowledged before every node routing from a copy of the lookup key has dropped it: a call
+    // there right after this controller is told it is registered reads the lane anew and reaches it.
+    // (A node that does not answer can only be refused by its stale copy, never misrouted: DISPATCH.)
+    this.o.copies.drop(keys.S);
+    const watchersTold = this.o.fences.wait(token, told);
     const lane: LocalLane = { scope, keys, owner, sender, gen, chain: Promise.resolve(), routable: false };
     this.o.lanes.set(lane);
     let pending = deferred;
@@ -83,6 +103,7 @@ export class LaneMembership {
     }
     // Redis has it `connected` now (ATTACH did, or the last COMMIT): a call here may find it locally.
     lane.routable = !moved;
+    await watchersTold;
     this.o.bindings?.bound(scope);
   }
 
@@ -91,7 +112,7 @@ export class LaneMembership {
     const lane = this.o.lanes.get(keys.h);
     if (!lane || lane.owner !== owner) return false;
     this.o.lanes.delete(keys.h);
-    await this.o.link.run(lua.DISCONNECT, [keys.lane], [this.o.nodeId, lane.gen]);
+    await this.disconnectLane(keys, lane.gen);
     return true;
   }
 
@@ -125,10 +146,15 @@ export class LaneMembership {
 
   /** Graceful leave: each lane this node holds goes offline. */
   async leave(): Promise<void> {
-    await Promise.all(
-      this.o.lanes
-        .all()
-        .map((lane) => this.o.link.run(lua.DISCONNECT, [lane.keys.lane], [this.o.nodeId, lane.gen])),
+    await Promise.all(this.o.lanes.all().map((lane) => this.disconnectLane(lane.keys, lane.gen)));
+  }
+
+  private disconnectLane(keys: LaneKeys, gen: string): Promise<unknown> {
+    this.o.copies.drop(keys.S);
+    return this.o.link.run(
+      lua.DISCONNECT,
+      [keys.lane, keys.watch],
+      [this.o.nodeId, gen, keys.S, INBOX_MAXLEN],
     );
   }
 
@@ -143,9 +169,10 @@ export class LaneMembership {
     closeCode = '',
   ): Promise<{ owner: object | null; left: number } | null> {
     const { nodeId } = this.o;
+    this.o.copies.drop(keys.S);
     const reply = (await this.o.link.run(
       lua.DETACH,
-      [keys.idx, keys.lane, keys.pend, keys.defer, sessionKey(sessionId)],
+      [keys.idx, keys.lane, keys.pend, keys.defer, sessionKey(sessionId), keys.watch],
       [keys.h, nodeId, '1', INBOX_MAXLEN, keys.S, expect ? nodeId : '', expect ? expect.gen : '', closeCode],
     )) as [string, string, string[], string[], number] | null;
     if (!reply) return null;

@@ -72,6 +72,24 @@ local function endForCaller(caller, id, node, here, maxlen, why)
   return true
 end`;
 
+/**
+ * The nodes keeping a copy of a lookup key's lanes (see lane-copies.ts) are told it changed, and the
+ * watch set goes: a copy is good only while its node is in the set, which DISPATCH checks. Nodes whose
+ * lease is gone are not told. `token` ('' for none) asks each to answer `fenced` to `node` once its
+ * copy is dropped. → the nodes told
+ */
+const TELL_WATCHERS = `local function tellWatchers(watch, S, node, maxlen, token)
+  local told = {}
+  for _, w in ipairs(redis.call('SMEMBERS', watch)) do
+    if w ~= node and redis.call('EXISTS', 'tg:node:' .. w) == 1 then
+      redis.call('XADD', 'tg:inbox:' .. w, 'MAXLEN', '~', maxlen, '*', 'k', 'inval', 'S', S, 't', token, 'c', node)
+      table.insert(told, w)
+    end
+  end
+  redis.call('DEL', watch)
+  return told
+end`;
+
 /** KEYS: ticket. ARGV: scope JSON, ttl ms, paired by the owner ('1'/'0'). → {'ok', now, exp} | {'exists'} */
 export const MINT = `${NOW_MS}
 if redis.call('EXISTS', KEYS[1]) == 1 then return {'exists'} end
@@ -98,15 +116,16 @@ if ttl > 0 then redis.call('SET', KEYS[1], '1', 'PX', ttl) end
 return {'ok', v[1], v[3] or '0'}`;
 
 /**
- * KEYS: idx, lane, sess, this node's lease. ARGV: h, scope JSON without its capabilities (kept once, as
- * caps), laneKey, caps ",a,b,", node, prefix, S,
- * maxlen, paired. Replaces other identities of the same lane (their callers told `cancelled`, their
- * owners `revoke`), then takes the lane for this node with a new generation. → {gen, deferred cancel
- * frames} | {'nolease'}: no node would route to a lane whose owner has no lease (a Redis that restarted
- * before this node renewed).
+ * KEYS: idx, lane, sess, this node's lease, watch. ARGV: h, scope JSON without its capabilities (kept
+ * once, as caps), laneKey, caps ",a,b,", node, prefix, S, maxlen, paired, fence token. Replaces other
+ * identities of the same lane (their callers told `cancelled`, their owners `revoke`), then takes the
+ * lane for this node with a new generation; the nodes keeping a copy of the lookup key are told.
+ * → {gen, deferred cancel frames, nodes told} | {'nolease'}: no node would route to a lane whose owner
+ * has no lease (a Redis that restarted before this node renewed).
  */
 export const ATTACH = `${PENDING}
 ${END_FOR_CALLER}
+${TELL_WATCHERS}
 if redis.call('EXISTS', KEYS[4]) ~= 1 then return {'nolease'} end
 local pre = ARGV[6]
 for _, m in ipairs(redis.call('SMEMBERS', KEYS[1])) do
@@ -140,7 +159,7 @@ redis.call('HSET', KEYS[2], 'scope', ARGV[2], 'lk', ARGV[3], 'caps', ARGV[4], 'o
 if ARGV[9] == '1' then redis.call('HSET', KEYS[2], 'pa', '1') else redis.call('HDEL', KEYS[2], 'pa') end
 redis.call('SADD', KEYS[1], ARGV[1])
 redis.call('SADD', KEYS[3], ARGV[7] .. ':' .. ARGV[1])
-return {gen, deferred}`;
+return {gen, deferred, tellWatchers(KEYS[5], ARGV[7], ARGV[5], ARGV[8], ARGV[10])}`;
 
 /**
  * KEYS: lane, defer. ARGV: gen, how many deferred cancels were written. Routable again only when nothing
@@ -180,22 +199,35 @@ end
 return out`;
 
 /**
- * KEYS: idx, lane, pend, the session's stop marker. ARGV: h, action, command id, caller node, tool call
- * id JSON, frame, maxlen, S, the vault secret's name, origin and field as JSON ('' for none; never its
- * value). Checks and registers in one step: the owner has not stopped the session, exactly one
- * controller in the lookup key, connected, its owner's lease alive, capable. → {'local', gen} (already
- * marked sent: the caller holds the socket) | {'remote', gen, owner} |
- * {'stopped'|'none'|'offline'|'owner_gone'|'incapable'} | {'nolease'}: the caller has no lease (a Redis
- * that restarted since its last renewal), and the owner would drop the command as one of a dead caller;
- * it renews and dispatches again.
+ * KEYS: idx, watch. ARGV: prefix, node. LOOKUP's answer, with this node made a watcher in the same
+ * step: whoever changes the lookup key's lanes from now on tells it, so it may keep this answer as a
+ * copy and route from it without reading Redis first.
+ */
+export const WATCH = `redis.call('SADD', KEYS[2], ARGV[2])
+${LOOKUP.replace('#!lua flags=no-writes\n', '')}`;
+
+/**
+ * KEYS: idx, lane, pend, the session's stop marker, watch. ARGV: h, action, command id, caller node,
+ * tool call id JSON, frame, maxlen, S, the vault secret's name, origin and field as JSON ('' for none;
+ * never its value), '1' when the caller routed from its copy of the lane. Checks and registers in one
+ * step: the copy is still good (the caller still watches), the owner has not stopped the session,
+ * exactly one controller in the lookup key, connected, its owner's lease alive, capable, paired by its
+ * owner when a vault secret goes with the command. Nothing the copy says is trusted beyond the
+ * identity the call chose: owner and generation are read here. → {'local', gen} (already marked sent:
+ * the caller holds the socket) | {'remote', gen, owner} |
+ * {'stale'|'stopped'|'none'|'offline'|'owner_gone'|'incapable'|'unpaired'} | {'nolease'}: the caller
+ * has no lease (a Redis that restarted since its last renewal), and the owner would drop the command as
+ * one of a dead caller; it renews and dispatches again.
  */
 export const DISPATCH = `if redis.call('EXISTS', 'tg:node:' .. ARGV[4]) ~= 1 then return {'nolease'} end
+if ARGV[10] == '1' and redis.call('SISMEMBER', KEYS[5], ARGV[4]) ~= 1 then return {'stale'} end
 if redis.call('EXISTS', KEYS[4]) == 1 then return {'stopped'} end
 if redis.call('SCARD', KEYS[1]) ~= 1 or redis.call('SISMEMBER', KEYS[1], ARGV[1]) ~= 1 then return {'none'} end
-local f = redis.call('HMGET', KEYS[2], 'state', 'owner', 'gen', 'caps')
+local f = redis.call('HMGET', KEYS[2], 'state', 'owner', 'gen', 'caps', 'pa')
 if f[1] ~= 'connected' then return {'offline'} end
 if redis.call('EXISTS', 'tg:node:' .. f[2]) ~= 1 then return {'owner_gone'} end
 if not string.find(f[4], ',' .. ARGV[2] .. ',', 1, true) then return {'incapable'} end
+if ARGV[9] ~= '' and f[5] ~= '1' then return {'unpaired'} end
 if f[2] == ARGV[4] then
   redis.call('HSET', KEYS[3], ARGV[3], '1|' .. ARGV[4] .. '|' .. ARGV[5])
   return {'local', f[3]}
@@ -281,16 +313,22 @@ export const DEFER = `${DEFER_CANCEL}
 deferCancel(KEYS[1], ARGV[1], ARGV[2])
 return 1`;
 
-/** KEYS: lane. ARGV: node, gen. Only the socket holding the current generation takes the lane offline. */
-export const DISCONNECT = `local f = redis.call('HMGET', KEYS[1], 'owner', 'gen')
+/**
+ * KEYS: lane, watch. ARGV: node, gen, S, maxlen. Only the socket holding the current generation takes
+ * the lane offline; the nodes keeping a copy are told.
+ */
+export const DISCONNECT = `${TELL_WATCHERS}
+local f = redis.call('HMGET', KEYS[1], 'owner', 'gen')
 if f[1] ~= ARGV[1] or f[2] ~= ARGV[2] then return 0 end
 redis.call('HSET', KEYS[1], 'state', 'offline', 'owner', '')
+tellWatchers(KEYS[2], ARGV[3], ARGV[1], ARGV[4], '')
 return 1`;
 
 /**
- * KEYS: idx, lane, pend, defer, sess. ARGV: h, node, notify ('1'), maxlen, S, expected owner ('' any),
+ * KEYS: idx, lane, pend, defer, sess, watch. ARGV: h, node, notify ('1'), maxlen, S, expected owner ('' any),
  * expected gen, close code for the owner's socket ('' to leave it open). Removes a controller: a connected one is told to cancel its sent commands (written here
- * when this node holds the socket, else appended to its owner's inbox), every caller gets `cancelled`.
+ * when this node holds the socket, else appended to its owner's inbox), every caller gets `cancelled`,
+ * every node keeping a copy of the lookup key is told.
  * → false | {scope, owner, cancel frames for this node, command ids cancelled for this node, controllers
  * left in the session}
  */
@@ -298,6 +336,7 @@ export const DETACH = `${CANCEL_FRAME}
 ${PENDING}
 ${ROUTE_CANCEL}
 ${END_FOR_CALLER}
+${TELL_WATCHERS}
 local f = redis.call('HMGET', KEYS[2], 'owner', 'gen', 'state', 'scope')
 if not f[4] then return false end
 if ARGV[6] ~= '' and (f[1] ~= ARGV[6] or f[2] ~= ARGV[7]) then return false end
@@ -320,6 +359,7 @@ end
 redis.call('DEL', KEYS[2], KEYS[3], KEYS[4])
 redis.call('SREM', KEYS[1], ARGV[1])
 redis.call('SREM', KEYS[5], ARGV[5] .. ':' .. ARGV[1])
+tellWatchers(KEYS[6], ARGV[5], ARGV[2], ARGV[4], '')
 return {f[4], f[1], frames, cancelled, redis.call('SCARD', KEYS[5])}`;
 
 /**

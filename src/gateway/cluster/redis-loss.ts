@@ -5,6 +5,7 @@
  */
 import type { Logger } from '../../log/logger.js';
 import type { InboxReader } from './inbox-reader.js';
+import type { LaneCopies } from './lane-copies.js';
 import { LET_GO_CODE, type LocalLanes } from './local-lanes.js';
 import { LEASE_RENEW_MS, type LeaseEvents } from './node-lease.js';
 import type { RedisLink } from './redis-link.js';
@@ -20,6 +21,7 @@ export class RedisLossGuard implements LeaseEvents {
     private readonly nodeId: string,
     private readonly lanes: LocalLanes,
     private readonly log: Logger,
+    private readonly copies: LaneCopies,
   ) {}
 
   forgotten(): void {
@@ -27,6 +29,7 @@ export class RedisLossGuard implements LeaseEvents {
   }
 
   lapsed(): void {
+    this.copies.clear();
     this.lanes.letGoAll('this gateway lost its cluster');
   }
 
@@ -50,6 +53,8 @@ export class RedisLossGuard implements LeaseEvents {
    * is closed so its controller registers again. Nothing is re-routed: until then its calls fail closed.
    */
   private async revalidate(): Promise<void> {
+    // Nobody would tell a copy of what a Redis that forgot its watch sets changes.
+    this.copies.clear();
     const lanes = this.lanes.all();
     const found = await Promise.all(
       lanes.map((lane) =>

@@ -1,0 +1,75 @@
+/**
+ * What one call costs Redis, counted with MONITOR: a regression that adds a round trip to a call fails
+ * here, not only in the benchmark. A call through the node holding the socket runs its dispatch and,
+ * after the reply, records the result; a call through another node, once that node keeps a copy of the
+ * lane, adds only the owner's fence before it writes the command (no lane read first).
+ */
+import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
+import { describe, it } from 'node:test';
+import * as lua from '../../src/gateway/cluster/lua.js';
+import { register, tabsAnswer, TestController } from '../gateway/fixtures/controller.js';
+import type { TestGateway } from '../gateway/fixtures/gateway.js';
+import { waitFor } from '../helpers/wait-for.js';
+import { callTool } from './broker-suite.js';
+import { useCluster } from './fixtures/cluster-nodes.js';
+import { monitorRedis } from './fixtures/redis-monitor.js';
+
+const COMMAND = 'browser.controller.command';
+const CALLS = 10;
+const scriptOf = new Map(
+  Object.entries(lua).map(([name, source]) => [createHash('sha1').update(source).digest('hex'), name]),
+);
+
+/**
+ * Commands by name (scripts by their export name), leaving out what runs on its own clock whatever the
+ * calls (lease renewal, the approvals sweep, the sweep asking whether the owner of a slow call is
+ * alive) and the inbox readers' blocking reads, which wait rather than ask.
+ */
+function tally(lines: string[]): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const line of lines) {
+    const [command, first] = [...line.matchAll(/"((?:[^"\\]|\\.)*)"/g)].map((m) => m[1] ?? '');
+    const name = command === 'EVALSHA' ? (scriptOf.get(first ?? '') ?? 'EVALSHA ?') : (command ?? '?');
+    if (['RENEW', 'ZREMRANGEBYSCORE', 'EXISTS', 'XREAD', 'SCAN'].includes(name)) continue;
+    out[name] = (out[name] ?? 0) + 1;
+  }
+  return out;
+}
+
+describe('Redis commands per call', () => {
+  const fixture = useCluster(2);
+
+  it('same node: the dispatch and the result; across nodes: the dispatch, the owner’s fence and the result', async () => {
+    const [a, b] = fixture.gateways() as [TestGateway, TestGateway];
+    const sessionId = await a.createSession();
+    const controller = await TestController.open(b, await register(a, { sessionId }));
+    controller.ws.on('message', (data) => {
+      const frame = JSON.parse((data as Buffer).toString('utf8')) as {
+        method: string;
+        params: { command_id: string };
+      };
+      if (frame.method === COMMAND) controller.result(frame.params.command_id, true, tabsAnswer(''));
+    });
+    assert.equal((await callTool(a, sessionId)).status, 200);
+    // A keeps a copy of the lane once it watches it.
+    await waitFor(() => fixture.redis.cli('--scan', '--pattern', 'tg:*:watch').trim() || null, {
+      what: 'A to keep a copy of the lane',
+    });
+
+    const counted = async (gw: TestGateway) => {
+      const monitor = await monitorRedis(fixture.redis);
+      for (let i = 0; i < CALLS; i++) assert.equal((await callTool(gw, sessionId)).status, 200);
+      // The result is recorded after the reply, on the socket's node: waited for, not raced. (The
+      // test's own SCANs are left out of the tally.)
+      await waitFor(() => fixture.redis.cli('--scan', '--pattern', 'tg:*:pend:*').trim() === '' || null, {
+        what: 'the last result to be recorded',
+      });
+      return tally(await monitor.stop());
+    };
+
+    assert.deepEqual(await counted(b), { DISPATCH: CALLS, FINISH: CALLS });
+    assert.deepEqual(await counted(a), { DISPATCH: CALLS, MARK_SENT: CALLS, FINISH: CALLS });
+    await controller.close();
+  });
+});
