@@ -193,8 +193,8 @@ export class Broker implements ControllerBroker, ApprovalWaits {
 
   /**
    * A sent command becomes pending, with its deadline, only once its frame has left: in the same turn,
-   * so before any answer can be read, and ~1–2 µs off each call's path to the send (bench:controller,
-   * BENCH_PHASES=1).
+   * so before any answer can be read, and off each call's path to the send (a Map entry, the deadline
+   * queue; measured with the rest of that path at GatewayService's beginOnTimeline).
    */
   private awaitAnswer(command: PendingCommand): void {
     this.o.commands.open(command);
