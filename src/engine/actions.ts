@@ -12,7 +12,7 @@ import { staleError } from './frame-worlds.js';
 import { keyDefinition, MODIFIER_BITS, modifierMask, type Modifier } from './keys.js';
 import { KEY_TABLE, type MOUSE_BUTTONS } from '../protocol/index.js';
 import type { RefBinding } from './refs.js';
-import { settleTakenOver, type SubmitWatch } from './submit-watch.js';
+import { pageTurn, settleTakenOver, type SubmitWatch } from './submit-watch.js';
 import type { Tab } from './tab.js';
 
 export function bindingOf(tab: Tab, ref: string): RefBinding {
@@ -195,6 +195,8 @@ export async function pressKey(tab: Tab, key: string, modifiers: readonly Modifi
 
 /** A page that took a submission over is waited for this long at most: it may poll for ever. */
 const TAKEN_OVER_MAX_MS = 5_000;
+/** How long a page that asked to navigate may hold its thread before its turn comes. */
+const PAGE_TURN_MAX_MS = 10_000;
 
 /**
  * After an input that may navigate (a click, Enter), wait for a navigation it started to finish loading.
@@ -222,14 +224,18 @@ export async function settleAfterInput(tab: Tab, timeoutMs: number, watch?: Subm
   } else await new Promise((resolve) => setTimeout(resolve, 25));
   if (!tab.loading && tab.navigations === before) {
     if (tab.requestedNavigations === requested) return;
-    // The page asked to navigate (a form's Enter, a link) but a busy browser has not started loading
-    // yet (seen on a loaded CI host: the next read showed the form, not its answer). A navigation the
-    // page cancels never starts: a second at most.
-    const started = await tab.waitUntil(
-      () => tab.loading || tab.navigations !== before,
-      Math.min(timeoutMs, 1_000),
-    );
-    if (!started) return;
+    // The page asked to navigate (a form's Enter, a link) but has not started loading yet: a busy page
+    // issues the navigation from a task of its own (seen on a loaded CI host: the next read showed the
+    // form, not its answer). Its turn tells: once a task posted now has run, a navigation not started
+    // was dropped (the page cancelled it). Bounded, as a page may hold its thread for ever.
+    const started = () => tab.loading || tab.navigations !== before;
+    let turned = false;
+    void pageTurn(tab).then(() => {
+      turned = true;
+      tab.recheck();
+    });
+    await tab.waitUntil(() => started() || turned, Math.min(timeoutMs, PAGE_TURN_MAX_MS));
+    if (!started()) return;
   }
   await tab.waitUntil(() => !tab.loading, Math.min(timeoutMs, 10_000));
 }

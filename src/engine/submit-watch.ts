@@ -86,6 +86,25 @@ function pageSpell(_agent: PageAgent, ms: number): Promise<boolean> {
   return new Promise((resolve) => setTimeout(() => setTimeout(() => resolve(true), 0), ms));
 }
 
+/** Page side: answered from a task posted now, once every task the page queued before it has run. */
+function pageTask(_agent: PageAgent, _arg: null): Promise<boolean> {
+  return new Promise((resolve) => setTimeout(() => resolve(true), 0));
+}
+
+/**
+ * Resolves true once the page's turn came: a task posted in the main frame's page now has run, so a
+ * navigation the page asked for before it (a form's submission is carried out from a task of its own)
+ * has been issued, however long the page held its thread first. False when the document went away.
+ */
+export async function pageTurn(tab: Tab): Promise<boolean> {
+  try {
+    const contextId = await tab.pageWorlds.contextFor(tab.mainFrameId);
+    return await tab.pageWorlds.call(contextId, pageTask, null);
+  } catch {
+    return false;
+  }
+}
+
 /** Begins watching the main frame for a submission, before an input that may submit. */
 export async function watchSubmit(tab: Tab): Promise<SubmitWatch> {
   const navigations = tab.navigations;

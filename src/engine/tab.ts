@@ -279,6 +279,11 @@ export class Tab {
     });
   }
 
+  /** Re-checks every `waitUntil` now: what it waits for changed outside the tab's own events. */
+  recheck(): void {
+    this.poke();
+  }
+
   private poke(): void {
     for (const waiter of [...this.waiters]) waiter();
   }

@@ -64,6 +64,20 @@ export function actionCases(get: HarnessRef): void {
     );
 
     it(
+      'a click answers on the page a form leads to when the page holds its thread before the submission starts, and at once on the page it stayed on when the page dropped it',
+      withSession(get, async (s) => {
+        await s.call('browser_navigate', { url: get().url('/tasks/busy-submit') });
+        await s.call('browser_type', { ref: await refOf(s, 'textbox "Your name"'), text: 'Fay' });
+        await s.call('browser_click', { ref: await refOf(s, 'button "Send"') });
+        // The page's turn comes after its 1.5 s hold, and with it the submission: no fixed wait.
+        assert.match(await fullText(s), /Hello Fay/);
+        await s.call('browser_navigate', { url: get().url('/tasks/busy-submit') });
+        await s.call('browser_click', { ref: await refOf(s, 'button "Send, then stop"') });
+        assert.match(await fullText(s), /Stayed/);
+      }),
+    );
+
+    it(
       'type into a select chooses the option with that label',
       withSession(get, async (s) => {
         await s.call('browser_navigate', { url: get().url('/form') });

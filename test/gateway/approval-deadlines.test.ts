@@ -11,8 +11,8 @@ import { EXTENSION_ID } from '../../src/protocol/index.js';
 import { ManualClock, settledNow } from '../helpers/manual-clock.js';
 import { withToken } from '../extension/pairing-helpers.js';
 import { catalogAnswer, type TestController } from './fixtures/controller.js';
-import { pairedController } from './fixtures/paired-controller.js';
-import { startTestGateway, type HttpResult, type TestGateway } from './fixtures/gateway.js';
+import { startControlledSession, type ControlledSession } from './fixtures/controlled-session.js';
+import type { HttpResult, TestGateway } from './fixtures/gateway.js';
 import { RecordingBackend } from './fixtures/recording-backend.js';
 import { PLACE_ORDER_ASK as ASK } from './fixtures/approval-ask.js';
 
@@ -37,22 +37,24 @@ describe("the user's tab waits for the person as long as the approval does", () 
     return { command, approvalId: opened.body.approval.approval_id as string };
   };
 
+  let running: ControlledSession | undefined;
+
   before(async () => {
-    gw = await startTestGateway({
-      backend: new RecordingBackend(),
-      clock,
-      config: {
-        browser: { extension_control: { enabled: true, command_timeout: COMMAND_TIMEOUT_S } },
-        safety: { approval_timeout_s: APPROVAL_TIMEOUT_S },
+    running = await startControlledSession({
+      title: 'approval deadlines',
+      paired: true,
+      gateway: {
+        backend: new RecordingBackend(),
+        clock,
+        config: {
+          browser: { extension_control: { enabled: true, command_timeout: COMMAND_TIMEOUT_S } },
+          safety: { approval_timeout_s: APPROVAL_TIMEOUT_S },
+        },
       },
     });
-    sid = await gw.createSession('approval deadlines');
-    ({ token, controller } = await pairedController(gw, sid));
+    ({ gw, sessionId: sid, token, controller } = running);
   });
-  after(async () => {
-    await controller?.close();
-    await gw?.close();
-  });
+  after(() => running?.close());
 
   it("tells the extension it may wait the approval's timeout on top of the command's", async () => {
     const running = click();

@@ -7,8 +7,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { PNG } from 'pngjs';
-import { tabsAnswer, TestController } from './fixtures/controller.js';
-import { startTestGateway, type TestGateway } from './fixtures/gateway.js';
+import { startControlledSession, type ControlledSession } from './fixtures/controlled-session.js';
+import { tabsAnswer, type TestController } from './fixtures/controller.js';
+import type { TestGateway } from './fixtures/gateway.js';
 
 const COMMAND = 'browser.controller.command';
 
@@ -22,15 +23,13 @@ describe('controller results against the catalog', () => {
   let controller: TestController;
   let sessionId: string;
 
+  let running: ControlledSession | undefined;
+
   before(async () => {
-    gw = await startTestGateway();
-    sessionId = await gw.createSession();
-    controller = await TestController.connect(gw, { sessionId });
+    running = await startControlledSession();
+    ({ gw, sessionId, controller } = running);
   });
-  after(async () => {
-    await controller.close();
-    await gw.close();
-  });
+  after(() => running?.close());
 
   /** One call answered with `answer` by the controller; the gateway's HTTP reply. */
   async function answered(tool: string, answer: unknown, args: unknown = {}) {

@@ -6,6 +6,7 @@ import { GARBAGE_FRAME_LIMIT } from '../../src/gateway/ws/controller-connection.
 import { MAX_FRAME_BYTES } from '../../src/protocol/index.js';
 import { navigateAnswer, tabsAnswer, TestController } from './fixtures/controller.js';
 import { startTestGateway, type TestGateway } from './fixtures/gateway.js';
+import { startControlledSession, type ControlledSession } from './fixtures/controlled-session.js';
 
 describe('controller frames', () => {
   let gw: TestGateway;
@@ -14,15 +15,13 @@ describe('controller frames', () => {
   const call = (tool: string, args: unknown = {}, headers?: Record<string, string>) =>
     gw.request('POST', `/v1/sessions/${sessionId}/tools/${tool}`, { body: args, headers });
 
+  let running: ControlledSession | undefined;
+
   before(async () => {
-    gw = await startTestGateway({ keepaliveMs: 50 });
-    sessionId = await gw.createSession();
-    controller = await TestController.connect(gw, { sessionId });
+    running = await startControlledSession({ gateway: { keepaliveMs: 50 } });
+    ({ gw, sessionId, controller } = running);
   });
-  after(async () => {
-    await controller.close();
-    await gw.close();
-  });
+  after(() => running?.close());
 
   it('sends a command frame with the protocol fields and returns the result as {ok, result}', async () => {
     const pending = call('browser_navigate', { url: 'https://example.com/' }, { 'x-tool-call-id': 'tc-1' });

@@ -8,9 +8,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { EXTENSION_ID } from '../../src/protocol/index.js';
-import type { TestController } from '../gateway/fixtures/controller.js';
-import { pairedController } from '../gateway/fixtures/paired-controller.js';
-import { ENABLED_CONFIG, startTestGateway, type TestGateway } from '../gateway/fixtures/gateway.js';
+import { startControlledSession, type ControlledSession } from '../gateway/fixtures/controlled-session.js';
+import { ENABLED_CONFIG, type TestGateway } from '../gateway/fixtures/gateway.js';
 import { RecordingBackend } from '../gateway/fixtures/recording-backend.js';
 import { withToken } from '../extension/pairing-helpers.js';
 import { PLACE_ORDER_ASK as ASK } from '../gateway/fixtures/approval-ask.js';
@@ -21,7 +20,6 @@ describe("the extension's approval channel (gateway routes)", () => {
   let gw: TestGateway;
   let sid: string;
   let token: string;
-  let controller: TestController | undefined;
   const base = () => `/v1/browser-control/sessions/${sid}/approvals`;
   const asExtension = (extra: Record<string, string> = {}) => withToken(token, { origin: ORIGIN, ...extra });
   const open = async () => {
@@ -32,16 +30,18 @@ describe("the extension's approval channel (gateway routes)", () => {
   const claim = (id: string) =>
     gw.request('POST', `${base()}/${id}/claim`, { body: {}, headers: asExtension() });
 
+  let running: ControlledSession | undefined;
+
   before(async () => {
-    gw = await startTestGateway({ backend: new RecordingBackend(), config: ENABLED_CONFIG });
-    sid = await gw.createSession('extension channel');
     // The socket binds the session to this browser: from then on the extension serves it.
-    ({ token, controller } = await pairedController(gw, sid));
+    running = await startControlledSession({
+      gateway: { backend: new RecordingBackend(), config: ENABLED_CONFIG },
+      title: 'extension channel',
+      paired: true,
+    });
+    ({ gw, sessionId: sid, token } = running);
   });
-  after(async () => {
-    await controller?.close();
-    await gw?.close();
-  });
+  after(() => running?.close());
 
   it("refuses the agent's API key on every route of the channel", async () => {
     const { id, key } = await open();

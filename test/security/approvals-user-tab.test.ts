@@ -10,29 +10,31 @@
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
 import { CONTROLLER_CAPABILITIES, EXTENDED_CONTROLLER_CAPABILITIES } from '../../src/protocol/index.js';
-import { TestController } from '../gateway/fixtures/controller.js';
-import { ENABLED_CONFIG, startTestGateway, type TestGateway } from '../gateway/fixtures/gateway.js';
+import { startControlledSession, type ControlledSession } from '../gateway/fixtures/controlled-session.js';
+import { ENABLED_CONFIG, startTestGateway } from '../gateway/fixtures/gateway.js';
 import { RecordingBackend } from '../gateway/fixtures/recording-backend.js';
 
 const COMMAND = 'browser.controller.command';
 const CAPABILITIES = [...CONTROLLER_CAPABILITIES, ...EXTENDED_CONTROLLER_CAPABILITIES];
 
 describe("approvals on the user's tab, through a controller that cannot ask", () => {
-  const gateways: TestGateway[] = [];
+  const started: ControlledSession[] = [];
   after(async () => {
-    for (const gw of gateways) await gw.close();
+    for (const running of started) await running.close();
   });
   const start = async (safety?: Record<string, unknown>) => {
-    const gw = await startTestGateway({
-      backend: new RecordingBackend(),
-      config: { ...ENABLED_CONFIG, ...(safety ? { safety } : {}) },
+    const running = await startControlledSession({
+      gateway: {
+        backend: new RecordingBackend(),
+        config: { ...ENABLED_CONFIG, ...(safety ? { safety } : {}) },
+      },
+      capabilities: CAPABILITIES,
     });
-    gateways.push(gw);
-    const sessionId = await gw.createSession();
-    const controller = await TestController.connect(gw, { sessionId, capabilities: CAPABILITIES });
+    started.push(running);
+    const { gw, sessionId } = running;
     const call = (tool: string, body: unknown) =>
       gw.request('POST', `/v1/sessions/${sessionId}/tools/${tool}`, { body });
-    return { gw, sessionId, controller, call };
+    return { ...running, call };
   };
 
   it('refuses accepting a dialog with approval_unavailable, sending nothing', async () => {

@@ -7,6 +7,7 @@ import { AuditStore, type AuditEntry } from '../../src/gateway/audit/index.js';
 import { openDatabase } from '../../src/gateway/store/database.js';
 import { catalogAnswer, TestController } from '../gateway/fixtures/controller.js';
 import { ENABLED_CONFIG, makeHome, startTestGateway, type TestGateway } from '../gateway/fixtures/gateway.js';
+import { startControlledSession, type ControlledSession } from '../gateway/fixtures/controlled-session.js';
 import { RecordingBackend } from '../gateway/fixtures/recording-backend.js';
 
 const TYPED_SECRET = 'correct-horse-battery-staple-42';
@@ -37,17 +38,15 @@ describe('audit log', () => {
   let sessionId: string;
   let controller: TestController;
 
+  let running: ControlledSession | undefined;
+
   before(async () => {
     backend = new RecordingBackend();
-    gw = await startTestGateway({ backend });
-    sessionId = await gw.createSession();
-    controller = await TestController.connect(gw, { sessionId, controllerId: 'laptop-chrome' });
+    running = await startControlledSession({ gateway: { backend }, controllerId: 'laptop-chrome' });
+    ({ gw, sessionId, controller } = running);
     answerAll(controller);
   });
-  after(async () => {
-    await controller.close();
-    await gw.close();
-  });
+  after(() => running?.close());
 
   const call = (session: string, tool: string, args: unknown, toolCallId?: string) =>
     gw.request('POST', `/v1/sessions/${session}/tools/${tool}`, {

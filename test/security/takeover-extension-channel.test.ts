@@ -9,8 +9,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { EXTENSION_ID } from '../../src/protocol/index.js';
 import { tabsAnswer, type TestController } from '../gateway/fixtures/controller.js';
-import { pairedController } from '../gateway/fixtures/paired-controller.js';
-import { ENABLED_CONFIG, startTestGateway, type TestGateway } from '../gateway/fixtures/gateway.js';
+import { startControlledSession, type ControlledSession } from '../gateway/fixtures/controlled-session.js';
+import { ENABLED_CONFIG, type TestGateway } from '../gateway/fixtures/gateway.js';
 import { RecordingBackend } from '../gateway/fixtures/recording-backend.js';
 import { withToken } from '../extension/pairing-helpers.js';
 import { waitFor } from '../helpers/wait-for.js';
@@ -32,15 +32,17 @@ describe('takeover through the extension channel (gateway routes)', () => {
     controller.result(command.params.command_id, true, tabsAnswer(label));
   };
 
+  let running: ControlledSession | undefined;
+
   before(async () => {
-    gw = await startTestGateway({ backend: new RecordingBackend(), config: ENABLED_CONFIG });
-    sid = await gw.createSession('takeover channel');
-    ({ token, controller } = await pairedController(gw, sid));
+    running = await startControlledSession({
+      gateway: { backend: new RecordingBackend(), config: ENABLED_CONFIG },
+      title: 'takeover channel',
+      paired: true,
+    });
+    ({ gw, sessionId: sid, token, controller } = running);
   });
-  after(async () => {
-    await controller?.close();
-    await gw?.close();
-  });
+  after(() => running?.close());
 
   it('hands its key once to the extension, whose Done resumes the agent; v1 sees only browser_tabs', async () => {
     const waiting = gw.request('POST', `/v1/sessions/${sid}/tools/browser_request_takeover`, {

@@ -7,8 +7,9 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { Vault } from '../../src/gateway/secrets/index.js';
-import { tabsAnswer, TestController } from '../gateway/fixtures/controller.js';
-import { startTestGateway, type HttpResult, type TestGateway } from '../gateway/fixtures/gateway.js';
+import { startControlledSession, type ControlledSession } from '../gateway/fixtures/controlled-session.js';
+import { tabsAnswer, type TestController } from '../gateway/fixtures/controller.js';
+import type { HttpResult, TestGateway } from '../gateway/fixtures/gateway.js';
 import { runTabgate } from '../helpers/tabgate-cli.js';
 
 const COMMAND = 'browser.controller.command';
@@ -35,20 +36,18 @@ describe('a secret stored a moment ago', () => {
   const store = (name: string, value: string) =>
     vault.add({ name, origin: 'https://bank.example', field: 'password', value }, new Date());
 
+  let running: ControlledSession | undefined;
+
   before(async () => {
-    gw = await startTestGateway();
+    running = await startControlledSession();
+    ({ gw, sessionId, controller } = running);
     vault = new Vault(gw.home);
-    sessionId = await gw.createSession();
-    controller = await TestController.connect(gw, { sessionId });
     // The vault is read, and found empty, before any secret is stored.
     const first = call();
     await answerNextWith('nothing to hide');
     assert.equal(titleOf(await first), 'nothing to hide');
   });
-  after(async () => {
-    await controller?.close();
-    await gw?.close();
-  });
+  after(() => running?.close());
 
   it("is kept out of the very next call's answer and the log", async () => {
     const value = `pw-${randomBytes(8).toString('hex')}`;

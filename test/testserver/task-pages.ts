@@ -198,6 +198,32 @@ export const TASK_PAGES: Record<string, string> = {
       });
     </script>`,
   ),
+  // A form the page submits itself when the button is clicked, and then holds its thread from a task of
+  // its own before the submission's task runs: the navigation the page asked for starts only after
+  // that, later than any fixed wait a loaded host may need. "Send, then stop" asks and drops it.
+  '/tasks/busy-submit': page(
+    'Busy submit',
+    `<h1>Busy submit</h1>
+    <form action="/thanks" method="get">
+      <label>Your name <input name="name"></label>
+    </form>
+    <button id="send">Send</button>
+    <button id="drop">Send, then stop</button>
+    <script>
+      const form = document.querySelector('form');
+      document.getElementById('send').addEventListener('click', () => {
+        form.submit();
+        setTimeout(() => {
+          for (const end = performance.now() + 1500; performance.now() < end; );
+        }, 0);
+      });
+      document.getElementById('drop').addEventListener('click', () => {
+        form.submit();
+        window.stop();
+        document.querySelector('h1').textContent = 'Stayed';
+      });
+    </script>`,
+  ),
   '/tasks/downloads': page(
     'Downloads',
     `<h1>Downloads</h1>
