@@ -23,7 +23,8 @@ import { throughput } from './stats.js';
 const here = path.dirname(fileURLToPath(import.meta.url));
 const CALLS = Number(process.env.BENCH_THROUGHPUT_CALLS ?? 6000);
 const CONCURRENCY = 32;
-const CONTROLLERS = 1000;
+// BENCH_CONTROLLERS=1 runs the same pass against one controller, to see what grows with their number.
+const CONTROLLERS = Number(process.env.BENCH_CONTROLLERS ?? 1000);
 const CLOCK_TICKS = 100;
 const perfDir = process.env.BENCH_PERF;
 const straceDir = process.env.BENCH_STRACE;
@@ -115,9 +116,12 @@ async function main(): Promise<void> {
         ]),
       );
     }
+    // Marks the watched pass in the gateway's own output (--trace-gc lines share this stdout).
+    if (nodeFlags.length > 0) console.log('pass-trace: watched pass starts');
     const before = usage(pid);
     const rate = await throughput(call, CALLS, CONCURRENCY);
     const after = usage(pid);
+    if (nodeFlags.length > 0) console.log('pass-trace: watched pass ends');
     for (const stop of stops) await stop();
     const per = (a: number, b: number) => ((b - a) / CALLS).toFixed(2);
     console.log(
