@@ -4,6 +4,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { TabgateError } from '../protocol/index.js';
+import { ChangeSource } from './change-source.js';
 import type { Clock } from './clock.js';
 import type { Caller, CreateSessionInput, SessionRecord } from './service.js';
 import type { BindingObserver, SessionBinding } from './session-binding.js';
@@ -37,6 +38,12 @@ export class Sessions {
   private readonly writes = new Map<string, Promise<unknown>>();
   /** Counts writes: a read that a write overtook is not cached (it may predate the write). */
   private epoch = 0;
+  /**
+   * The id of each session created, deleted, stopped, resumed or rebound here, once the store has it: a
+   * reader told of it reads the session again and finds the change. Another gateway's writes to a shared
+   * store are not heard here.
+   */
+  readonly changed = new ChangeSource<string>();
 
   constructor(
     private readonly store: SessionRows,
@@ -81,6 +88,7 @@ export class Sessions {
     if (record.principal_id !== caller.principalId) {
       throw new TabgateError('session_exists', 'That session id is taken; choose another id.');
     }
+    if (created) this.changed.emit(record.session_id);
     return { record: publicRecord(record), created };
   }
 
@@ -121,6 +129,7 @@ export class Sessions {
     const at = new Date(this.clock.now()).toISOString();
     if (!(await this.store.delete(sessionId, caller.principalId, at))) await this.get(caller, sessionId);
     this.cache.delete(sessionId);
+    this.changed.emit(sessionId);
   }
 
   /**
@@ -137,6 +146,7 @@ export class Sessions {
     const cached = this.cache.get(sessionId);
     if (cached) this.cache.set(sessionId, { ...cached, binding: stored });
     const written = await this.write(sessionId, () => this.store.setBinding(sessionId, stored, since));
+    this.changed.emit(sessionId);
     return written ? stored : null;
   }
 
@@ -146,6 +156,7 @@ export class Sessions {
     const cached = this.cache.get(sessionId);
     if (cached) this.cache.set(sessionId, { ...cached, stopped_at: stoppedAt });
     const written = await this.write(sessionId, () => this.store.setStopped(sessionId, stoppedAt));
+    this.changed.emit(sessionId);
     return written ? stoppedAt : null;
   }
 

@@ -2,7 +2,7 @@
  * `GET /v1/dashboard/events`: the dashboard's one live stream per tab (server-sent events, operator
  * credential). It carries the audit log as it grows (`audit`, each row's id as the event id, so a
  * reconnect with `Last-Event-ID` resumes after the last row it got and loses none), each action as it
- * starts and ends (`action`), session lines whose status changed (`session`), and new screenshots
+ * starts and ends (`action`), session lines that changed (`session`, `session-gone`), and new screenshots
  * (`screenshot`). Each event becomes SSE text once, for every open tab (dashboard-hub.ts). Back-pressured
  * per tab (dashboard-stream.ts): while a tab's socket buffer is full nothing is written to it; once it
  * drains it writes what it missed, audit rows it can no longer get from the hub are read from the log by
@@ -38,10 +38,14 @@ export class DashboardStreams {
   private readonly open = new Set<DashboardHub>();
   private count = 0;
   private readonly unsubscribe: () => void;
+  private readonly unfollowSessions: () => void;
 
   constructor(private readonly d: DashboardDeps) {
     this.unsubscribe = d.activity.subscribe((entry) => {
       for (const hub of this.open) hub.action(entry);
+    });
+    this.unfollowSessions = d.sessions.changed.on((sessionId) => {
+      for (const hub of this.open) hub.sessionChanged(sessionId);
     });
   }
 
@@ -51,6 +55,7 @@ export class DashboardStreams {
 
   close(): void {
     this.unsubscribe();
+    this.unfollowSessions();
     for (const hub of this.open) hub.close();
     this.open.clear();
     this.hubs.clear();
@@ -118,6 +123,8 @@ export class DashboardStreams {
             connection: 'keep-alive',
           });
           ctx.res.write(`retry: ${TICK_MS}\n\n${hub.lines.current()}`);
+          // Lines as last sent may miss a change no event reported: the next batch reads them all.
+          if (hub.streams.size > 0) hub.readAllLines();
           const stream = new DashboardStream(this.d, hub, ctx.res, cursor);
           hub.streams.add(stream);
           this.count++;

@@ -19,6 +19,14 @@ import { OneAtATime } from './one-at-a-time.js';
 
 /** Nothing is re-read on a timer faster than this; events wake the hub sooner. */
 export const TICK_MS = 1000;
+/**
+ * How often every session line is read again though no event said it changed. Lines follow events
+ * (Sessions.changed, the activity); this pass is the safety net for a change no event reported (a write
+ * that bypassed Sessions, a backend's browser details, a listener that failed), so a missed one is shown
+ * within this, and not at the cost of listing and summing up every session each second (with 1,000
+ * sessions that pass was most of an idle tab's cost). A new tab and a resync also ask for it.
+ */
+export const FULL_PASS_MS = 15_000;
 export const AUDIT_BATCH = 200;
 /** How long the hub waits after an event for more to send together. */
 const COALESCE_MS = 25;
@@ -79,6 +87,8 @@ export class DashboardHub {
   /** The next batch reads the audit log. */
   private auditDue = true;
   private readonly tick: NodeJS.Timeout;
+  /** Null with a shared store, whose tick is the full pass. */
+  private readonly fullPass: NodeJS.Timeout | null;
   /** Builds the next chunk from what is pending, then has every stream write what it can. */
   private readonly flushing = new OneAtATime(
     () => this.build(),
@@ -122,11 +132,15 @@ export class DashboardHub {
       } else for (const row of rows) this.pendingAudits.push(row);
       this.soon();
     });
+    // A shared store's sessions change on other gateways too, which no event here reports: there every
+    // tick is a full pass.
+    const shared = !this.unfollowFolds;
     this.tick = setInterval(() => {
-      this.lines.readAll();
+      if (shared) this.lines.readAll();
       this.auditDue = true;
       this.flush();
     }, TICK_MS);
+    this.fullPass = shared ? null : setInterval(() => this.readAllLines(), FULL_PASS_MS);
     // The first batch reads the log once, for rows folded before the hand-over began.
     this.soon();
   }
@@ -164,6 +178,18 @@ export class DashboardHub {
       }, AUDIT_READ_MS);
   }
 
+  /** The session was created, deleted, stopped, resumed or rebound: its line is read in the next batch. */
+  sessionChanged(sessionId: string): void {
+    this.lines.touch(sessionId);
+    this.soon();
+  }
+
+  /** The next batch reads every session line (the full pass, also for a new tab or a resync). */
+  readAllLines(): void {
+    this.lines.readAll();
+    this.soon();
+  }
+
   screenshot(sessionId: string, seq: number): void {
     this.pendingShots.set(sessionId, seq);
     this.soon();
@@ -173,6 +199,7 @@ export class DashboardHub {
     this.closed = true;
     this.unfollowFolds?.();
     clearInterval(this.tick);
+    if (this.fullPass) clearInterval(this.fullPass);
     if (this.wake) clearTimeout(this.wake);
     if (this.auditWake) clearTimeout(this.auditWake);
     for (const stream of this.streams) stream.close();

@@ -1,7 +1,10 @@
 /**
  * The owner's lines of the dashboard's sessions list, each kept as the SSE text every open tab is sent:
- * summed up and stringified once for all tabs, not once per tab. Only the sessions an action touched are
- * read again after a batch of events; all of them on the tick, which also finds new sessions and gone ones.
+ * summed up and stringified once for all tabs, not once per tab. A line is read again only when told its
+ * session changed (created, deleted, stopped, resumed, rebound, an action began or ended), and only the
+ * lines whose text changed are sent; every session is read on the hub's slow full pass, which also finds
+ * what no event reported. Nothing in a line depends on the time it is read (the page says how long ago),
+ * so an idle gateway sends none.
  */
 import type { Caller, SessionRecord } from '../../service.js';
 import { summaryOf, type DashboardDeps } from './dashboard-api.js';
@@ -20,12 +23,12 @@ export class SessionLines {
     private readonly owner: Caller,
   ) {}
 
-  /** An action of the session started or ended: its line is read again in the next batch. */
+  /** The session changed (or an action of it started or ended): its line is read again in the next batch. */
   touch(sessionId: string): void {
     this.touched.add(sessionId);
   }
 
-  /** The next batch reads every session (the tick). */
+  /** The next batch reads every session (the full pass). */
   readAll(): void {
     this.everySession = true;
   }
@@ -48,8 +51,9 @@ export class SessionLines {
       let out = '';
       for (const id of ids) {
         const record = await this.d.sessions.find(this.owner, id);
-        // Gone: the tick's full pass says so.
         if (record) out += this.changed(record);
+        // Deleted (or never the owner's, which has no line to take back).
+        else if (this.lines.delete(id)) out += sseFrame('session-gone', { session_id: id });
       }
       return out;
     }

@@ -51,6 +51,8 @@ export class DashboardStream implements HubStream {
         // Stuck while the hub dropped chunks this stream needed: the page reloads its lists, the
         // session lines and screenshots start over, the audit rows come from the log below.
         this.next = this.hub.end;
+        // The lines it starts over from are read again with the next batch, against a missed event.
+        this.hub.readAllLines();
         if (!this.write(this.hub.resyncText())) return;
         continue;
       }
