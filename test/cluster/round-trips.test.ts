@@ -8,14 +8,13 @@ import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { describe, it } from 'node:test';
 import * as lua from '../../src/gateway/cluster/lua.js';
-import { register, tabsAnswer, TestController } from '../gateway/fixtures/controller.js';
+import { register, TestController } from '../gateway/fixtures/controller.js';
 import type { TestGateway } from '../gateway/fixtures/gateway.js';
 import { waitFor } from '../helpers/wait-for.js';
 import { callTool } from './broker-suite.js';
 import { useCluster } from './fixtures/cluster-nodes.js';
 import { monitorRedis } from './fixtures/redis-monitor.js';
 
-const COMMAND = 'browser.controller.command';
 const CALLS = 10;
 const scriptOf = new Map(
   Object.entries(lua).map(([name, source]) => [createHash('sha1').update(source).digest('hex'), name]),
@@ -44,13 +43,7 @@ describe('Redis commands per call', () => {
     const [a, b] = fixture.gateways() as [TestGateway, TestGateway];
     const sessionId = await a.createSession();
     const controller = await TestController.open(b, await register(a, { sessionId }));
-    controller.ws.on('message', (data) => {
-      const frame = JSON.parse((data as Buffer).toString('utf8')) as {
-        method: string;
-        params: { command_id: string };
-      };
-      if (frame.method === COMMAND) controller.result(frame.params.command_id, true, tabsAnswer(''));
-    });
+    controller.serveTabs('');
     assert.equal((await callTool(a, sessionId)).status, 200);
     // A keeps a copy of the lane once it watches it.
     await waitFor(() => fixture.redis.cli('--scan', '--pattern', 'tg:*:watch').trim() || null, {

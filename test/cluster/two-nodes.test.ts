@@ -124,13 +124,7 @@ describe('two cluster nodes, a paired browser and a Redis that forgets', () => {
     const [a, b] = fixture.gateways() as [TestGateway, TestGateway];
     const sessionId = await a.createSession();
     const controller = await TestController.open(b, await register(a, { sessionId }));
-    controller.ws.on('message', (data) => {
-      const frame = JSON.parse((data as Buffer).toString('utf8')) as {
-        method: string;
-        params: { command_id: string };
-      };
-      if (frame.method === COMMAND) controller.result(frame.params.command_id, true, tabsAnswer('here'));
-    });
+    controller.serveTabs('here');
     const monitor = await monitorRedis(fixture.redis);
     let seen = '';
     try {

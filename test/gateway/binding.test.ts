@@ -9,22 +9,9 @@ import fs from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import { REGISTER_PATH } from '../../src/protocol/index.js';
 import { asOperator, pairedToken, withToken } from '../extension/pairing-helpers.js';
-import { registrationBody, tabsAnswer, TestController } from './fixtures/controller.js';
+import { registrationBody, TestController } from './fixtures/controller.js';
 import { makeHome, startTestGateway, type TestGateway } from './fixtures/gateway.js';
 import { RecordingBackend } from './fixtures/recording-backend.js';
-
-const COMMAND = 'browser.controller.command';
-
-/** Answers every command the controller gets with a tab titled `label`, so a test sees who served a call. */
-function serve(controller: TestController, label: string): void {
-  controller.ws.on('message', (data) => {
-    const frame = JSON.parse((data as Buffer).toString('utf8')) as {
-      method: string;
-      params: { command_id: string };
-    };
-    if (frame.method === COMMAND) controller.result(frame.params.command_id, true, tabsAnswer(label));
-  });
-}
 
 describe('a bound session never moves to another browser', () => {
   let gw: TestGateway;
@@ -41,7 +28,7 @@ describe('a bound session never moves to another browser', () => {
   async function boundSession(): Promise<{ sessionId: string; controller: TestController }> {
     const sessionId = await gw.createSession();
     const controller = await TestController.connect(gw, { sessionId });
-    serve(controller, 'extension');
+    controller.serveTabs('extension');
     const served = await call(sessionId);
     assert.equal(served.status, 200);
     assert.equal(served.body.result.tabs[0].title, 'extension');
@@ -72,7 +59,7 @@ describe('a bound session never moves to another browser', () => {
     await controller.next('browser.controller.detach');
     assert.equal((await call(sessionId)).body.error.code, 'session_stopped');
     const again = await TestController.connect(gw, { sessionId, controllerId: 'ctrl-again' });
-    serve(again, 'extension again');
+    again.serveTabs('extension again');
     const served = await call(sessionId);
     assert.equal(served.status, 200);
     assert.equal(served.body.result.tabs[0].title, 'extension again');
@@ -113,7 +100,7 @@ describe('a bound session never moves to another browser', () => {
     const body = { id: 'hermes:rebound', title: 'Browser', source: 'hermes_browser' };
     assert.equal((await gw.request('POST', '/api/sessions', { body })).status, 201);
     const controller = await TestController.connect(gw, { sessionId: body.id });
-    serve(controller, 'extension');
+    controller.serveTabs('extension');
     assert.equal((await call(body.id)).body.result.tabs[0].title, 'extension');
     await controller.close();
     assert.equal((await gw.request('DELETE', `/v1/sessions/${body.id}`)).status, 200);
@@ -134,7 +121,7 @@ describe('a bound session never moves to another browser', () => {
     });
     assert.equal(registered.status, 201);
     const controller = await TestController.open(gw, registered.body.ticket as string);
-    serve(controller, 'paired extension');
+    controller.serveTabs('paired extension');
     assert.equal((await call(sessionId)).body.result.tabs[0].title, 'paired extension');
     const revoked = await gw.request('DELETE', `/v1/pairings/${grantId}`, {
       headers: asOperator(gw),
@@ -157,7 +144,7 @@ describe('a bound session stays bound across a gateway restart', () => {
       const first = await startTestGateway({ home, backend: new RecordingBackend() });
       const sessionId = await first.createSession();
       const controller = await TestController.connect(first, { sessionId });
-      serve(controller, 'extension');
+      controller.serveTabs('extension');
       await first.request('POST', `/v1/sessions/${sessionId}/tools/browser_tabs`, { body: {} });
       await first.close();
       await controller.closed;
@@ -172,7 +159,7 @@ describe('a bound session stays bound across a gateway restart', () => {
         assert.equal(result.body.error.code, 'controller_unavailable');
         assert.equal(backend.calls.length, 0);
         const back = await TestController.connect(second, { sessionId });
-        serve(back, 'extension after restart');
+        back.serveTabs('extension after restart');
         const served = await second.request('POST', `/v1/sessions/${sessionId}/tools/browser_tabs`, {
           body: {},
         });

@@ -32,7 +32,7 @@ import type { RedisLink } from './redis-link.js';
 import { RedisLossGuard } from './redis-loss.js';
 import { cancelSessionCommands, clearSessionStop } from './session-cancel.js';
 import { StopFences } from './stop-fences.js';
-import { inboxKey, sessionKey } from './keys.js';
+import { sessionKey } from './keys.js';
 import * as lua from './lua.js';
 import { INBOX_MAXLEN } from './redis-failures.js';
 
@@ -270,21 +270,8 @@ export class ClusterBroker implements ControllerBroker, ApprovalWaits {
         // change (an attach) waits for the answer.
         this.copies.drop(entry.S ?? '');
         if (entry.t && entry.c)
-          this.o.link.command
-            .sendCommand([
-              'XADD',
-              inboxKey(entry.c),
-              'MAXLEN',
-              '~',
-              INBOX_MAXLEN,
-              '*',
-              'k',
-              'fenced',
-              't',
-              entry.t,
-              'n',
-              this.o.nodeId,
-            ])
+          this.fences
+            .tellFenced(entry.t, entry.c)
             .catch((error: unknown) =>
               this.o.log.warn('a lane change was not answered', { reason: (error as Error).message }),
             );

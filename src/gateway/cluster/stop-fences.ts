@@ -71,9 +71,14 @@ export class StopFences {
     await this.link.command.sendCommand(['PING']);
     await nextTurn();
     await Promise.all(this.lanes.all().map((lane) => lane.chain));
+    await this.tellFenced(token, stopper);
+  }
+
+  /** Tells `node` that this one has done what its fence `token` asked (a Stop's, or a lane change's). */
+  async tellFenced(token: string, node: string): Promise<void> {
     await this.link.command.sendCommand([
       'XADD',
-      inboxKey(stopper),
+      inboxKey(node),
       'MAXLEN',
       '~',
       INBOX_MAXLEN,
