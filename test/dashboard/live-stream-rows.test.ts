@@ -16,6 +16,7 @@ import { parseEvents, type LiveEvent } from '../../src/dashboard/live-events.js'
 import type { ToolName, ToolResults } from '../../src/protocol/index.js';
 import { startTestGateway, type TestGateway } from '../gateway/fixtures/gateway.js';
 import { RecordingBackend } from '../gateway/fixtures/recording-backend.js';
+import { openTab } from './fixtures/live-tab.js';
 
 /** A 1×1 PNG. */
 const PIXEL =
@@ -27,53 +28,6 @@ class PictureBackend extends RecordingBackend {
     if (call.tool === 'browser_screenshot') return { data: PIXEL } as unknown as ToolResults[N];
     return super.call(call);
   }
-}
-
-/** A tab reading its stream as it comes, until `enough`. */
-interface Tab {
-  events: LiveEvent[];
-  until(enough: (events: LiveEvent[]) => boolean): Promise<LiveEvent[]>;
-  close(): void;
-}
-
-/** Opens a stream; resolves once the gateway holds it (its first lines arrived). */
-function openTab(gw: TestGateway, options: { paused?: boolean } = {}): Promise<Tab> {
-  return new Promise((resolve, reject) => {
-    http
-      .get(
-        `${gw.url}/v1/dashboard/events`,
-        { headers: { authorization: `Bearer ${gw.operatorKey}` } },
-        (response) => {
-          assert.equal(response.statusCode, 200);
-          const events: LiveEvent[] = [];
-          let buffer = '';
-          let check = () => undefined as void;
-          response.setEncoding('utf8');
-          response.on('data', (text: string) => {
-            buffer = parseEvents(buffer + text, (event) => events.push(event));
-            check();
-          });
-          const tab: Tab = {
-            events,
-            until: (enough) =>
-              new Promise((done) => {
-                check = () => {
-                  if (enough(events)) done(events);
-                };
-                response.resume();
-                check();
-              }),
-            close: () => response.destroy(),
-          };
-          if (options.paused) {
-            // A tab that stopped reading: nothing is read until `until`.
-            response.pause();
-            resolve(tab);
-          } else response.once('data', () => resolve(tab));
-        },
-      )
-      .on('error', reject);
-  });
 }
 
 const audits = (events: LiveEvent[]) => events.filter((e) => e.event === 'audit');

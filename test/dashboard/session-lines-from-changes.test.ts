@@ -5,58 +5,13 @@
  * (another process writing the store) is repaired by the full pass a new tab asks for.
  */
 import assert from 'node:assert/strict';
-import http from 'node:http';
 import { after, before, describe, it } from 'node:test';
 import { openDatabase } from '../../src/gateway/store/database.js';
 import { SessionStore } from '../../src/gateway/store/session-store.js';
-import { parseEvents, type LiveEvent } from '../../src/dashboard/live-events.js';
+import type { LiveEvent } from '../../src/dashboard/live-events.js';
 import { startTestGateway, type TestGateway } from '../gateway/fixtures/gateway.js';
 import { RecordingBackend } from '../gateway/fixtures/recording-backend.js';
-
-interface Tab {
-  events: LiveEvent[];
-  /** Characters received after the first write (the lines a new tab starts from). */
-  charsAfterFirst: number;
-  until(enough: (events: LiveEvent[]) => boolean): Promise<LiveEvent[]>;
-  close(): void;
-}
-
-function openTab(gw: TestGateway): Promise<Tab> {
-  return new Promise((resolve, reject) => {
-    http
-      .get(
-        `${gw.url}/v1/dashboard/events`,
-        { headers: { authorization: `Bearer ${gw.operatorKey}` } },
-        (response) => {
-          assert.equal(response.statusCode, 200);
-          let buffer = '';
-          let first = true;
-          let check = () => undefined as void;
-          const tab: Tab = {
-            events: [],
-            charsAfterFirst: 0,
-            until: (enough) =>
-              new Promise((done) => {
-                check = () => {
-                  if (enough(tab.events)) done(tab.events);
-                };
-                check();
-              }),
-            close: () => response.destroy(),
-          };
-          response.setEncoding('utf8');
-          response.on('data', (text: string) => {
-            if (!first) tab.charsAfterFirst += text.length;
-            first = false;
-            buffer = parseEvents(buffer + text, (event) => tab.events.push(event));
-            check();
-          });
-          response.once('data', () => resolve(tab));
-        },
-      )
-      .on('error', reject);
-  });
-}
+import { openTab } from './fixtures/live-tab.js';
 
 interface Line {
   session_id: string;
