@@ -29,6 +29,13 @@ after(() => {
   for (const home of homes) fs.rmSync(home, { recursive: true, force: true, maxRetries: 10 });
 });
 
+/** A gateway's audit path in a child process of its own (a fixture), so the test can kill it -9. */
+function journalChild(fixture: string, home: string) {
+  return spawn(process.execPath, ['--import', 'tsx', path.join(here, 'fixtures', fixture), home], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+}
+
 function freshHome(): string {
   const home = makeHome();
   homes.push(home);
@@ -166,13 +173,7 @@ describe('audit journal', () => {
   it('logs every call a gateway killed with SIGKILL had started, once, with the outcomes it knew', async () => {
     const home = freshHome();
     openDatabase(home).close();
-    const child = spawn(
-      process.execPath,
-      ['--import', 'tsx', path.join(here, 'fixtures', 'journal-child.ts'), home],
-      {
-        stdio: ['ignore', 'pipe', 'inherit'],
-      },
-    );
+    const child = journalChild('journal-child.ts', home);
     await new Promise<void>((resolve, reject) => {
       child.stdout.on('data', (chunk: Buffer) => {
         if (chunk.toString('utf8').includes('ready')) resolve();
@@ -240,11 +241,7 @@ describe('audit journal', () => {
   it('has an answered call’s outcome on disk at the instant of its answer, for a kill -9 then', async () => {
     const home = freshHome();
     openDatabase(home).close();
-    const child = spawn(
-      process.execPath,
-      ['--import', 'tsx', path.join(here, 'fixtures', 'answer-kill-child.ts'), home],
-      { stdio: ['ignore', 'pipe', 'inherit'] },
-    );
+    const child = journalChild('answer-kill-child.ts', home);
     let said = '';
     child.stdout.on('data', (chunk: Buffer) => (said += chunk.toString('utf8')));
     const { signal } = await new Promise<{ signal: NodeJS.Signals | null }>((resolve) =>
