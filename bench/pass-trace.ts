@@ -5,12 +5,15 @@
  * read). Switches, each a directory the output goes to:
  *
  * - `BENCH_STRACE=DIR`: `strace -c -f` on the gateway during the pass, every syscall counted (the
- *   pass runs several times slower under ptrace: only the counts mean anything then);
+ *   pass runs several times slower under ptrace: only the counts mean anything then); with
+ *   `BENCH_STRACE_FULL=1`, every syscall with its time and file instead (`strace -tt -y`);
  * - `BENCH_PERF=DIR`: `perf record -g` of the gateway during the pass (`perf report -i DIR/perf.data`);
  *   with `BENCH_NODE_FLAGS=--perf-prof` the JIT's code is named too (`perf.jit.data`, made with
  *   `perf inject --jit`; the gateway then runs from DIR, where Node writes its jit-<pid>.dump);
  * - `BENCH_NODE_FLAGS`: flags for the gateway's node (`--cpu-prof --cpu-prof-dir=DIR`,
- *   `--heap-prof --heap-prof-dir=DIR`, `--trace-gc`, `--perf-prof`).
+ *   `--heap-prof --heap-prof-dir=DIR`, `--trace-gc`, `--perf-prof`);
+ * - `BENCH_CONTROLLERS` (default 1,000) and `BENCH_CONCURRENCY` (default 32; 1 for the sequential calls
+ *   a p50 is made of).
  */
 import { fork, spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
@@ -22,7 +25,8 @@ import { throughput } from './stats.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const CALLS = Number(process.env.BENCH_THROUGHPUT_CALLS ?? 6000);
-const CONCURRENCY = 32;
+// BENCH_CONCURRENCY=1 watches the sequential calls bench:controller's p50 is made of.
+const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 32);
 // BENCH_CONTROLLERS=1 runs the same pass against one controller, to see what grows with their number.
 const CONTROLLERS = Number(process.env.BENCH_CONTROLLERS ?? 1000);
 const CLOCK_TICKS = 100;
@@ -100,7 +104,14 @@ async function main(): Promise<void> {
     const stops: (() => Promise<void>)[] = [];
     if (straceDir)
       stops.push(
-        await attach('strace', ['-c', '-f', '-p', String(pid), '-o', path.join(straceDir, 'strace.txt')]),
+        await attach('strace', [
+          ...(process.env.BENCH_STRACE_FULL ? ['-tt', '-y'] : ['-c']),
+          '-f',
+          '-p',
+          String(pid),
+          '-o',
+          path.join(straceDir, 'strace.txt'),
+        ]),
       );
     if (perfDir) {
       const jit = nodeFlags.includes('--perf-prof') ? ['-k', 'mono'] : [];

@@ -68,27 +68,39 @@ export type RouteMatch =
   | { kind: 'wrong_method'; allowed: string[] }
   | { kind: 'none' };
 
+/** The non-empty segments of a path (`/a//b/` has two), without an intermediate array. */
 function splitPath(path: string): string[] {
-  return path.split('/').filter((segment) => segment.length > 0);
+  const segments: string[] = [];
+  let from = 0;
+  while (from <= path.length) {
+    let to = path.indexOf('/', from);
+    if (to === -1) to = path.length;
+    if (to > from) segments.push(path.slice(from, to));
+    from = to + 1;
+  }
+  return segments;
 }
 
-/** How many found routes `match` remembers; past it, it starts again (an agent uses a few paths). */
-const REMEMBERED_MATCHES = 512;
-/** Longer paths are matched every time, so a remembered key stays small. */
-const REMEMBERED_PATH_CHARS = 256;
-
+/**
+ * Routes are kept by their number of segments, so a request is compared only with the routes of its
+ * own length (one or two for a tool call). There is no per-path memory: with one path per session, a
+ * memory of paths stops helping once sessions outnumber it, and every call then paid for the miss.
+ */
 export class RouteTable {
   private readonly compiled: CompiledRoute[] = [];
-  private readonly remembered = new Map<string, RouteMatch>();
+  private readonly byLength = new Map<number, CompiledRoute[]>();
 
   add(...routes: Route[]): void {
-    this.remembered.clear();
     for (const route of routes) {
       const segments = splitPath(route.path);
       const params = segments.flatMap((s, i): [number, string][] =>
         s.startsWith(':') ? [[i, s.slice(1)]] : [],
       );
-      this.compiled.push({ route, segments, params });
+      const compiled = { route, segments, params };
+      this.compiled.push(compiled);
+      const sameLength = this.byLength.get(segments.length) ?? [];
+      sameLength.push(compiled);
+      this.byLength.set(segments.length, sameLength);
     }
   }
 
@@ -97,29 +109,12 @@ export class RouteTable {
     return this.compiled.map(({ route }) => route);
   }
 
-  /**
-   * The route for a request. An agent calls the same session's path again and again: a path found
-   * once is answered from memory (its params frozen, as every request shares them); this took the
-   * route table from ~3 µs per call to almost nothing in bench:controller's profile.
-   */
+  /** The route for a request: the first added that fits its method and path, else 405 or 404. */
   match(method: string, pathname: string): RouteMatch {
-    if (pathname.length > REMEMBERED_PATH_CHARS) return this.find(method, pathname);
-    const key = `${method} ${pathname}`;
-    const known = this.remembered.get(key);
-    if (known) return known;
-    const found = this.find(method, pathname);
-    if (found.kind !== 'found') return found;
-    if (this.remembered.size >= REMEMBERED_MATCHES) this.remembered.clear();
-    Object.freeze(found.params);
-    this.remembered.set(key, found);
-    return found;
-  }
-
-  private find(method: string, pathname: string): RouteMatch {
     const segments = splitPath(pathname);
     const allowed: string[] = [];
-    for (const compiled of this.compiled) {
-      if (!sameShape(compiled.segments, segments)) continue;
+    for (const compiled of this.byLength.get(segments.length) ?? []) {
+      if (!sameLiterals(compiled.segments, segments)) continue;
       if (compiled.route.method !== method) {
         if (decodeParams(compiled, segments)) allowed.push(compiled.route.method);
         continue;
@@ -131,9 +126,8 @@ export class RouteTable {
   }
 }
 
-/** Same length and the same literal segments; placeholders match any segment. */
-function sameShape(pattern: string[], segments: string[]): boolean {
-  if (pattern.length !== segments.length) return false;
+/** The same literal segments (both of one length); placeholders match any segment. */
+function sameLiterals(pattern: string[], segments: string[]): boolean {
   for (let i = 0; i < pattern.length; i++) {
     const expected = pattern[i] as string;
     if (expected.charCodeAt(0) !== 0x3a && expected !== segments[i]) return false;
