@@ -25,7 +25,8 @@ export interface ActionEntry {
 }
 
 const PER_SESSION = 100;
-const SESSIONS = 1000;
+/** Sessions whose timelines are kept; past it, the one idle longest is dropped. */
+export const SESSIONS = 1000;
 
 function pageOf(result: unknown): ActionEntry['page'] {
   if (typeof result !== 'object' || result === null) return null;
@@ -90,13 +91,20 @@ export class SessionActivity {
     return () => this.listeners.delete(listener);
   }
 
+  /**
+   * Sessions are kept in the order they last acted, so the one dropped past SESSIONS is the one idle
+   * longest: dropping the first one seen instead took the timeline of a session acting all along once
+   * a thousand others had acted since its first call.
+   */
   private keep(entry: ActionEntry): void {
     let entries = this.bySession.get(entry.session_id);
-    if (!entries) {
+    if (entries) this.bySession.delete(entry.session_id);
+    else {
+      entries = [];
       if (this.bySession.size >= SESSIONS)
         this.bySession.delete(this.bySession.keys().next().value as string);
-      this.bySession.set(entry.session_id, (entries = []));
     }
+    this.bySession.set(entry.session_id, entries);
     entries.push(entry);
     if (entries.length > PER_SESSION) entries.shift();
   }
