@@ -2,7 +2,9 @@
  * What one call costs Redis, counted with MONITOR: a regression that adds a round trip to a call fails
  * here, not only in the benchmark. A call through the node holding the socket runs its dispatch and,
  * after the reply, records the result; a call through another node, once that node keeps a copy of the
- * lane, adds only the owner's fence before it writes the command (no lane read first).
+ * lane, adds only the owner's fence before it writes the command (no lane read first). Which of them
+ * the agent waits for is asserted by holding one back: the same-node call's result is recorded after
+ * its answer, so it is answered while its FINISH is still held.
  */
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
@@ -12,13 +14,12 @@ import { register, TestController } from '../gateway/fixtures/controller.js';
 import type { TestGateway } from '../gateway/fixtures/gateway.js';
 import { waitFor } from '../helpers/wait-for.js';
 import { callTool } from './broker-suite.js';
-import { useCluster } from './fixtures/cluster-nodes.js';
+import { useCluster, useProxiedCluster } from './fixtures/cluster-nodes.js';
 import { monitorRedis } from './fixtures/redis-monitor.js';
 
 const CALLS = 10;
-const scriptOf = new Map(
-  Object.entries(lua).map(([name, source]) => [createHash('sha1').update(source).digest('hex'), name]),
-);
+const shaOf = (source: string) => createHash('sha1').update(source).digest('hex');
+const scriptOf = new Map(Object.entries(lua).map(([name, source]) => [shaOf(source), name]));
 
 /**
  * Commands by name (scripts by their export name), leaving out what runs on its own clock whatever the
@@ -63,6 +64,33 @@ describe('Redis commands per call', () => {
 
     assert.deepEqual(await counted(b), { DISPATCH: CALLS, FINISH: CALLS });
     assert.deepEqual(await counted(a), { DISPATCH: CALLS, MARK_SENT: CALLS, FINISH: CALLS });
+    await controller.close();
+  });
+});
+
+describe('what a call through the socket’s node waits for', () => {
+  const fixture = useProxiedCluster(2);
+  const pending = () => fixture.redis.cli('--scan', '--pattern', 'tg:*:pend:*').trim();
+
+  it('its answer, not the FINISH that records its result', async () => {
+    const [a, b] = fixture.gateways() as [TestGateway, TestGateway];
+    const sessionId = await a.createSession();
+    const controller = await TestController.open(b, await register(a, { sessionId }));
+    controller.serveTabs('');
+    // Loads the scripts, so the next FINISH goes out as EVALSHA, carrying its SHA-1.
+    assert.equal((await callTool(b, sessionId)).status, 200);
+    await waitFor(() => pending() === '' || null, { what: 'the first result to be recorded' });
+
+    // B's next FINISH, and whatever follows it on B's command connection, stays in the proxy: a call
+    // that waited for it would end at its deadline (504), never answered 200.
+    const release = fixture.proxy.holdWrites(shaOf(lua.FINISH));
+    try {
+      assert.equal((await callTool(b, sessionId)).status, 200);
+      assert.notEqual(pending(), '', 'answered while its result was not yet recorded in Redis');
+    } finally {
+      release();
+    }
+    await waitFor(() => pending() === '' || null, { what: 'the held result to be recorded' });
     await controller.close();
   });
 });

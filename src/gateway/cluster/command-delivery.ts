@@ -107,7 +107,7 @@ export class CommandDelivery {
     const lane = this.o.lanes.get(keys.h);
     const giveUp = () =>
       link
-        .run(lua.FINISH, [keys.pend], [id, nodeId, '1', 'unavailable', '0', 'null', INBOX_MAXLEN])
+        .runOnCallPath(lua.FINISH, [keys.pend], [id, nodeId, '1', 'unavailable', '0', 'null', INBOX_MAXLEN])
         .then((where) => {
           if (where === 'local') this.o.waiters.settle(id, { kind: 'unavailable' });
         });
@@ -116,7 +116,7 @@ export class CommandDelivery {
       giveUp().catch(() => undefined);
       return;
     }
-    const fence = link.run(lua.MARK_SENT, [keys.lane, keys.pend], [id, entry.gen ?? '', nodeId]);
+    const fence = link.runOnCallPath(lua.MARK_SENT, [keys.lane, keys.pend], [id, entry.gen ?? '', nodeId]);
     lane.chain = lane.chain.then(async () => {
       let marked: unknown;
       try {
@@ -145,7 +145,7 @@ export class CommandDelivery {
     const keys = laneKeys(scope);
     this.sentForOthers.delete(commandId);
     const outcome: Outcome = ok ? { kind: 'ok', result: payload } : { kind: 'rejected', error: payload };
-    const finish = this.o.link.run(
+    const finish = this.o.link.runOnCallPath(
       lua.FINISH,
       [keys.pend],
       [

@@ -83,7 +83,7 @@ export function dispatchCommand(o: CommandDispatchOptions, request: DispatchRequ
     // From a copy (lane-copies.ts), the script checks this node still watches: else the copy may be
     // stale, and is read again from Redis.
     const dispatch = (fromCopy: boolean) =>
-      o.link.run(
+      o.link.runOnCallPath(
         lua.DISPATCH,
         [keys.idx, keys.lane, keys.pend, stopKey(request.scope.session_id), keys.watch],
         [

@@ -5,7 +5,7 @@
  */
 import type { Logger } from '../../log/logger.js';
 import { inboxKey } from './keys.js';
-import type { RedisLink } from './redis-link.js';
+import { UNTIMED, type RedisLink } from './redis-link.js';
 
 export type InboxEntry = Record<string, string>;
 
@@ -38,16 +38,12 @@ export class InboxReader {
     while (this.running) {
       let reply: unknown;
       try {
-        reply = await this.link.reader.sendCommand([
-          'XREAD',
-          'BLOCK',
-          String(BLOCK_MS),
-          'COUNT',
-          String(BATCH),
-          'STREAMS',
-          key,
-          this.lastId,
-        ]);
+        reply = await this.link.reader.sendCommand(
+          ['XREAD', 'BLOCK', String(BLOCK_MS), 'COUNT', String(BATCH), 'STREAMS', key, this.lastId],
+          // Once per wake-up, so per call: a deaf reader is replaced (its probes stop coming back),
+          // which ends this read, without a timer per read.
+          UNTIMED,
+        );
       } catch (error) {
         if (!this.running) return;
         this.log.debug('cluster inbox read failed', { reason: (error as Error).message });

@@ -17,6 +17,15 @@ export class ClusterUnreachableError extends Error {}
 
 const CONNECT_TIMEOUT_MS = 3000;
 
+/**
+ * node-redis 6 bounds every command by 5 s with an `AbortSignal.timeout` of its own: a timer, an
+ * EventTarget and a weak reference per command, about 14 µs of CPU each when pipelined, measured
+ * against 5.6 µs for the whole command without it. The steps on a call's path are bounded already
+ * (the caller's deadline, the owner's lease, a deaf reader's replacement) and drop it; every other
+ * step keeps it, since the lease's lapse relies on a hung renewal failing.
+ */
+export const UNTIMED = { timeout: 0 } as const;
+
 function makeClient(url: string, name: string, log: Logger) {
   const client = createClient({
     url,
@@ -137,6 +146,14 @@ export class RedisLink {
     return this.runOn(this.command, source, keys, args);
   }
 
+  /**
+   * As run, without node-redis' own timer: only for a step of a call's path, whose wait another
+   * deadline bounds (see UNTIMED).
+   */
+  runOnCallPath(source: string, keys: readonly string[], args: readonly string[]): Promise<Reply> {
+    return this.runOn(this.command, source, keys, args, UNTIMED);
+  }
+
   /** Runs a script declared `#!lua flags=no-writes` on the read-only connection. */
   runRead(source: string, keys: readonly string[], args: readonly string[]): Promise<Reply> {
     return this.runOn(this.reads, source, keys, args);
@@ -147,15 +164,16 @@ export class RedisLink {
     source: string,
     keys: readonly string[],
     args: readonly string[],
+    options?: typeof UNTIMED,
   ): Promise<Reply> {
     let sha = this.shas.get(source);
     if (!sha) this.shas.set(source, (sha = createHash('sha1').update(source).digest('hex')));
     const tail = [String(keys.length), ...keys, ...args];
     try {
-      return await client.sendCommand(['EVALSHA', sha, ...tail]);
+      return await client.sendCommand(['EVALSHA', sha, ...tail], options);
     } catch (error) {
       if (!(error as Error).message.startsWith('NOSCRIPT')) throw error;
-      return client.sendCommand(['EVAL', source, ...tail]);
+      return client.sendCommand(['EVAL', source, ...tail], options);
     }
   }
 
