@@ -131,6 +131,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
     home: config.home,
     url: config.store.url,
     onError: (message) => log.warn(message),
+    log,
   });
   log.info('store opened', { kind: store.kind, where: store.where });
   let held: Awaited<ReturnType<typeof loadFromStore>>;

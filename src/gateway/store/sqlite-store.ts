@@ -5,9 +5,11 @@
  * as changed from outside.
  */
 import path from 'node:path';
+import { silentLogger, type Logger } from '../../log/logger.js';
 import { AuditStore } from '../audit/audit-store.js';
 import { PairingGrantStore } from '../pairing/grant-store.js';
 import { GrantStore } from '../sites/grant-store.js';
+import { BackgroundCheckpoints } from './background-checkpoints.js';
 import { openDatabase, STATE_DB_FILE, type Db } from './database.js';
 import { SessionStore } from './session-store.js';
 import type {
@@ -57,16 +59,25 @@ export class SqliteStore implements Store {
   readonly pairingGrants: PairingGrantRows;
   readonly audit: AuditRows;
 
-  /** Opens (creating and migrating) `state.db` in the home folder. */
-  static open(home: string): SqliteStore {
-    return new SqliteStore(openDatabase(home), path.join(home, STATE_DB_FILE));
+  private readonly checkpoints: BackgroundCheckpoints | null;
+
+  /**
+   * Opens (creating and migrating) `state.db` in the home folder, for a gateway: its checkpoints run on
+   * a worker thread (background-checkpoints.ts).
+   */
+  static open(home: string, log: Logger = silentLogger): SqliteStore {
+    const file = path.join(home, STATE_DB_FILE);
+    const db = openDatabase(home);
+    return new SqliteStore(db, file, new BackgroundCheckpoints(db, file, log));
   }
 
   constructor(
     private readonly db: Db,
     where: string,
+    checkpoints: BackgroundCheckpoints | null = null,
   ) {
     this.where = where;
+    this.checkpoints = checkpoints;
     const sessions = new SessionStore(db);
     this.sessions = {
       insert: (record) => now(() => sessions.insert(record)),
@@ -100,12 +111,12 @@ export class SqliteStore implements Store {
     return () => undefined;
   }
 
-  close(): Promise<void> {
+  async close(): Promise<void> {
+    await this.checkpoints?.close();
     try {
       this.db.close();
     } catch {
       // Closing never throws.
     }
-    return Promise.resolve();
   }
 }
