@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import fc from 'fast-check';
 import {
   encodeFrame,
   filterCapabilities,
@@ -7,6 +8,7 @@ import {
   parseFrame,
   type CommandParams,
 } from '../../src/protocol/index.js';
+import { resultParamsSchema } from '../../src/protocol/wire/frames.js';
 
 describe('frames', () => {
   it('ignores text that is not a JSON object with object params and a known method', () => {
@@ -65,6 +67,25 @@ describe('frames', () => {
     assert.equal(parse(',"ok":"true"'), false);
     assert.equal(parse(',"ok":1'), false);
     assert.equal(parse(''), false);
+  });
+
+  it('reads a result frame exactly as its schema does, whatever its params hold', () => {
+    // The result frame skips zod on the answer path; this holds it to the schema it skips.
+    const key = fc.constantFrom('command_id', 'ok', 'result', 'error', '__proto__', 'constructor', 'extra');
+    const params = fc.array(fc.tuple(key, fc.jsonValue()), { maxLength: 6 });
+    fc.assert(
+      fc.property(params, (entries) => {
+        const text = `{"method":"browser.controller.result","params":{${entries
+          .map(([name, value]) => `${JSON.stringify(name)}:${JSON.stringify(value)}`)
+          .join(',')}}}`;
+        const schema = resultParamsSchema.safeParse((JSON.parse(text) as { params: unknown }).params);
+        const frame = parseFrame(text);
+        if (!schema.success) return assert.equal(frame, null, text);
+        assert.deepStrictEqual(frame, { method: 'browser.controller.result', params: schema.data }, text);
+        assert.equal(JSON.stringify(frame?.params), JSON.stringify(schema.data), text);
+      }),
+      { numRuns: 2000 },
+    );
   });
 });
 
