@@ -5,8 +5,11 @@
  * gateway needs, and charge the gateway's throughput with the cost of its readers. Driven over IPC.
  */
 
+/** `follows`: the session whose live view the tabs show (its actions are sent to them); none if absent. */
 export type ReaderOrder =
-  { kind: 'open'; url: string; key: string; tabs: number } | { kind: 'close' } | { kind: 'exit' };
+  | { kind: 'open'; url: string; key: string; tabs: number; follows?: string }
+  | { kind: 'close' }
+  | { kind: 'exit' };
 
 /** The answer to `open` (every tab has its first lines) and to `close` (the bytes all tabs read). */
 export interface ReaderAnswer {
@@ -17,8 +20,14 @@ let closing: AbortController | null = null;
 let bytes = 0;
 
 /** Opens a stream; resolves once its first lines (the retry hint and the session lines) arrived. */
-async function openTab(url: string, key: string, signal: AbortSignal): Promise<void> {
-  const response = await fetch(`${url}/v1/dashboard/events`, {
+async function openTab(
+  url: string,
+  key: string,
+  follows: string | undefined,
+  signal: AbortSignal,
+): Promise<void> {
+  const query = follows === undefined ? '' : `?session=${encodeURIComponent(follows)}`;
+  const response = await fetch(`${url}/v1/dashboard/events${query}`, {
     headers: { authorization: `Bearer ${key}` },
     signal,
   });
@@ -44,7 +53,9 @@ process.on('message', (order: ReaderOrder) => {
     if (order.kind === 'open') {
       closing = new AbortController();
       const signal = closing.signal;
-      await Promise.all(Array.from({ length: order.tabs }, () => openTab(order.url, order.key, signal)));
+      await Promise.all(
+        Array.from({ length: order.tabs }, () => openTab(order.url, order.key, order.follows, signal)),
+      );
       // What the pass is charged with starts now: the lines every new tab gets are not the calls'.
       bytes = 0;
     } else {

@@ -1,8 +1,9 @@
 /**
  * `npm run bench:dashboard`: what the dashboard costs and how fast it follows the agents. A real gateway
  * drives the local Chromium; SESSIONS agents (default 10) act at once (navigate, then clicks), each
- * action answered over HTTP, while a dashboard stream (`GET /v1/dashboard/events`, the operator key)
- * is open. For each action: from the agent's answer to the dashboard's `action` event saying it ended
+ * action answered over HTTP, while each session's live view is open in a dashboard tab of its own (its
+ * stream, `GET /v1/dashboard/events?session=ID` with the operator key, is the one sent that session's
+ * actions). For each action: from the agent's answer to the dashboard's `action` event saying it ended
  * (0 when the event came first). Then the page itself, in headless Chromium signed in through the
  * one-time link: the time from opening it to its first render of the sessions list, and the bundle's
  * gzipped size.
@@ -58,13 +59,30 @@ class Pairing {
   }
 }
 
-/** Reads the dashboard's event stream and tells `onEnded` each action that ended, as it arrives. */
-async function follow(url: string, key: string, onEnded: (session: string) => void, signal: AbortSignal) {
+/**
+ * Opens a dashboard tab's event stream; once the gateway holds it, returns its reading (`done`), which
+ * tells `onEnded` each action that ended, as it arrives. (Wrapped: an async function returning the
+ * promise itself would wait for it.)
+ */
+async function follow(
+  url: string,
+  key: string,
+  onEnded: (session: string) => void,
+  signal: AbortSignal,
+): Promise<{ done: Promise<void> }> {
   const response = await fetch(url, { headers: { authorization: `Bearer ${key}` }, signal });
   if (!response.body) throw new Error(`the stream answered ${response.status}`);
+  return { done: read(response.body, onEnded, signal) };
+}
+
+async function read(
+  body: ReadableStream<Uint8Array>,
+  onEnded: (session: string) => void,
+  signal: AbortSignal,
+) {
   const decoder = new TextDecoder();
   let buffer = '';
-  const reader = response.body.getReader();
+  const reader = body.getReader();
   try {
     for (;;) {
       const { done, value } = await reader.read();
@@ -111,15 +129,19 @@ async function main(): Promise<void> {
   const streaming = new AbortController();
   let render = NaN;
   try {
-    const stream = follow(
-      `${gateway.url}/v1/dashboard/events`,
-      gateway.operatorKey,
-      (session) => pairing.event(session, performance.now()),
-      streaming.signal,
-    );
     const ids = await Promise.all(
       Array.from({ length: SESSIONS }, async (_, i) =>
         String((await post('/v1/sessions', { title: `agent ${i}` })).session_id),
+      ),
+    );
+    const streams = await Promise.all(
+      ids.map((id) =>
+        follow(
+          `${gateway.url}/v1/dashboard/events?session=${encodeURIComponent(id)}`,
+          gateway.operatorKey,
+          (session) => pairing.event(session, performance.now()),
+          streaming.signal,
+        ),
       ),
     );
     await Promise.all(
@@ -139,7 +161,7 @@ async function main(): Promise<void> {
     // The last events may still be on their way.
     await new Promise((resolve) => setTimeout(resolve, 1500));
     streaming.abort();
-    await stream;
+    await Promise.all(streams.map((stream) => stream.done));
 
     const browser = await launchPlaywrightChromium();
     try {

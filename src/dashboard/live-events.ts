@@ -32,27 +32,47 @@ export function parseEvents(buffer: string, emit: (event: LiveEvent) => void): s
   return rest;
 }
 
+/** The tab's stream, as the page holds it. */
+export interface LiveStream {
+  /**
+   * The session whose actions the stream carries (its live view is open), or none: the stream is opened
+   * again at once for it, the audit rows resuming after the last one received. Resolves once the new
+   * stream is open, so a timeline read after it misses no action.
+   */
+  follow(sessionId: string | null): Promise<void>;
+  stop(): void;
+}
+
 /** Follows `/v1/dashboard/events` until `stop` is called; `after` is the newest audit row already shown. */
 export function followEvents(
   after: number | null,
   onEvent: (event: LiveEvent) => void,
   onState: (live: boolean) => void,
-): () => void {
+): LiveStream {
   let lastId = after === null ? null : String(after);
   let stopped = false;
+  let live = false;
+  let following: string | null = null;
+  /** The open stream was closed to follow another session: open the next at once, not after a second. */
+  let switching = false;
+  const whenOpen: (() => void)[] = [];
   let controller: AbortController | null = null;
   const connect = async (): Promise<void> => {
     while (!stopped) {
       controller = new AbortController();
+      switching = false;
+      const query = following === null ? '' : `?session=${encodeURIComponent(following)}`;
       try {
-        const response = await fetch('/v1/dashboard/events', {
+        const response = await fetch(`/v1/dashboard/events${query}`, {
           credentials: 'same-origin',
           cache: 'no-store',
           signal: controller.signal,
           headers: { ...ownerHeaders(), ...(lastId === null ? {} : { 'last-event-id': lastId }) },
         });
         if (response.ok && response.body) {
+          live = true;
           onState(true);
+          for (const resolve of whenOpen.splice(0)) resolve();
           const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
           let buffer = '';
           for (;;) {
@@ -65,15 +85,30 @@ export function followEvents(
           }
         }
       } catch {
-        // Dropped or refused: try again below.
+        // Dropped, refused, or closed to follow another session: opened again below.
       }
+      live = false;
+      if (switching || stopped) continue;
       onState(false);
-      if (!stopped) await new Promise((resolve) => setTimeout(resolve, RETRY_MS));
+      await new Promise((resolve) => setTimeout(resolve, RETRY_MS));
     }
   };
   void connect();
-  return () => {
-    stopped = true;
-    controller?.abort();
+  return {
+    follow(sessionId) {
+      if (stopped || (sessionId === following && live)) return Promise.resolve();
+      const open = new Promise<void>((resolve) => whenOpen.push(resolve));
+      if (sessionId !== following) {
+        following = sessionId;
+        switching = true;
+        controller?.abort();
+      }
+      return open;
+    },
+    stop() {
+      stopped = true;
+      controller?.abort();
+      for (const resolve of whenOpen.splice(0)) resolve();
+    },
   };
 }

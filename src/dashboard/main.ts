@@ -5,7 +5,7 @@
  * live event stream per tab (and, for approvals, a look every second).
  */
 import { html, render } from 'htm/preact';
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import type { ActionEntry } from '../gateway/activity/session-activity.js';
 import type { SessionSummary } from '../gateway/activity/session-summary.js';
 import type { AuditEntry } from '../gateway/audit/audit-store.js';
@@ -14,7 +14,7 @@ import { ActivityView } from './activity-view.js';
 import { ApprovalsView } from './approvals-view.js';
 import { ApiError, getJson, setCsrfToken, signOut } from './api.js';
 import { BrowsersView } from './browsers-view.js';
-import { followEvents } from './live-events.js';
+import { followEvents, type LiveStream } from './live-events.js';
 import { SessionView } from './session-view.js';
 import { SessionsView } from './sessions-view.js';
 import { SettingsView } from './settings-view.js';
@@ -43,6 +43,9 @@ function App() {
   const [timelines, setTimelines] = useState<Record<string, ActionEntry[]>>({});
   const [shots, setShots] = useState<Record<string, number>>({});
   const [live, setLive] = useState(false);
+  const [stream, setStream] = useState<LiveStream | null>(null);
+  /** The session whose live view is open: its timeline is read again after a `resync`. */
+  const shown = useRef<string | null>(null);
 
   const loadSessions = () =>
     getJson<{ sessions: SessionSummary[] }>('/v1/dashboard/sessions').then((b) => setSessions(b.sessions));
@@ -50,7 +53,7 @@ function App() {
   useEffect(() => {
     const onHash = () => setRoute(routeOf());
     addEventListener('hashchange', onHash);
-    let stop = () => undefined as void;
+    let opened: LiveStream | null = null;
     void (async () => {
       try {
         const me = await getJson<{ csrf_token: string; tools: ToolName[] }>('/v1/dashboard/me');
@@ -66,7 +69,7 @@ function App() {
         getJson<{ entries: AuditEntry[] }>('/v1/dashboard/activity'),
       ]);
       setAudit(first.entries);
-      stop = followEvents(
+      opened = followEvents(
         first.entries[0]?.id ?? null,
         (e) => {
           if (e.event === 'audit')
@@ -92,25 +95,39 @@ function App() {
           } else if (e.event === 'screenshot') {
             const { session_id, seq } = e.data as { session_id: string; seq: number };
             setShots((all) => ({ ...all, [session_id]: seq }));
-          } else if (e.event === 'resync') void loadSessions();
+          } else if (e.event === 'resync') {
+            void loadSessions();
+            // Actions may have been dropped with the events this tab lost.
+            if (shown.current !== null) void loadTimeline(shown.current);
+          }
         },
         setLive,
       );
+      setStream(opened);
     })();
     return () => {
       removeEventListener('hashchange', onHash);
-      stop();
+      opened?.stop();
     };
   }, []);
 
-  const [view, id] = route;
-  useEffect(() => {
-    if (view !== 'sessions' || !id || !signedIn) return;
-    getJson<{ timeline: ActionEntry[] }>(`/v1/dashboard/sessions/${encodeURIComponent(id)}`).then(
-      (b) => setTimelines((all) => ({ ...all, [id]: b.timeline })),
+  const loadTimeline = (sessionId: string) =>
+    getJson<{ timeline: ActionEntry[] }>(`/v1/dashboard/sessions/${encodeURIComponent(sessionId)}`).then(
+      (b) => setTimelines((all) => ({ ...all, [sessionId]: b.timeline })),
       () => undefined,
     );
-  }, [view, id, signedIn]);
+
+  const [view, id] = route;
+  // The stream carries the actions of the session whose live view is open, and no others; its timeline
+  // is read once the stream follows it, so no action falls between the two.
+  useEffect(() => {
+    if (!stream) return;
+    const sessionId = view === 'sessions' && id ? id : null;
+    shown.current = sessionId;
+    void stream.follow(sessionId).then(() => {
+      if (sessionId !== null && shown.current === sessionId) void loadTimeline(sessionId);
+    });
+  }, [view, id, stream]);
 
   if (signedIn === null) return html`<p>Loading the tabgate dashboard…</p>`;
   if (!signedIn) return html`<${NotSignedIn} />`;

@@ -136,8 +136,9 @@ describe("the dashboard's live stream and the audit log's folds", { timeout: 60_
   it("sends a tab that lost events each session's latest screenshot with its resync", async () => {
     const sessionId = await gw.createSession('resync picture');
     await call(sessionId);
-    const stuck = await openTab(gw, { paused: true });
-    const reading = await openTab(gw);
+    // Both show the session's live view: its actions too go to them.
+    const stuck = await openTab(gw, { paused: true, follows: sessionId });
+    const reading = await openTab(gw, { follows: sessionId });
     // The session is shown: a screenshot now, and after its actions (at most one a second).
     assert.equal(
       (

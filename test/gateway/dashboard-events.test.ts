@@ -1,7 +1,8 @@
 /**
  * The dashboard's live stream: audit rows arrive as `audit` events with their row id as the event id,
  * and a stream reopened with `Last-Event-ID` gets exactly the rows after that id — none lost, none twice
- * — including rows written while no stream was open. The agent's API key cannot open it.
+ * — including rows written while no stream was open. Actions go only to a stream that follows their
+ * session (`?session=`). The agent's API key cannot open it.
  */
 import assert from 'node:assert/strict';
 import http from 'node:http';
@@ -16,9 +17,11 @@ async function readEvents(
   headers: Record<string, string>,
   enough: (events: LiveEvent[]) => boolean,
   opened?: () => void,
+  follow?: string,
 ): Promise<LiveEvent[]> {
   const controller = new AbortController();
-  const response = await fetch(`${gw.url}/v1/dashboard/events`, {
+  const query = follow === undefined ? '' : `?session=${encodeURIComponent(follow)}`;
+  const response = await fetch(`${gw.url}/v1/dashboard/events${query}`, {
     headers: { authorization: `Bearer ${gw.operatorKey}`, ...headers },
     signal: controller.signal,
   });
@@ -40,15 +43,20 @@ async function readEvents(
 }
 
 const audits = (events: LiveEvent[]) => events.filter((e) => e.event === 'audit');
+const actionsOf = (events: LiveEvent[]) =>
+  events
+    .filter((e) => e.event === 'action')
+    .map((e) => e.data as { session_id: string; outcome: string | null });
 
 /** A tab that stops reading: its stream is opened, then nothing is read until `resume` is called. */
 async function stuckTab(
   gw: TestGateway,
+  follow: string,
 ): Promise<{ resume(enough: (events: LiveEvent[]) => boolean): Promise<LiveEvent[]> }> {
   const response = await new Promise<http.IncomingMessage>((resolve, reject) => {
     http
       .get(
-        `${gw.url}/v1/dashboard/events`,
+        `${gw.url}/v1/dashboard/events?session=${encodeURIComponent(follow)}`,
         { headers: { authorization: `Bearer ${gw.operatorKey}` } },
         resolve,
       )
@@ -115,7 +123,7 @@ describe("the dashboard's live stream", () => {
     assert.deepEqual(resumed, [last + 1, last + 2, last + 3, last + 4]);
   });
 
-  it('sends each action as it starts and ends, and the session line', async () => {
+  it('sends each action of the session a tab follows as it starts and ends, and the session line', async () => {
     const sessionId = await gw.createSession('actions');
     let open = () => undefined as void;
     const opened = new Promise<void>((resolve) => (open = resolve));
@@ -125,6 +133,7 @@ describe("the dashboard's live stream", () => {
       (got) =>
         got.some((e) => e.event === 'action' && (e.data as { outcome: string | null }).outcome === 'ok'),
       open,
+      sessionId,
     );
     await Promise.race([opened, events]);
     await calls(sessionId, 1);
@@ -138,13 +147,50 @@ describe("the dashboard's live stream", () => {
     );
   });
 
-  it('sends every open tab the same audit rows and actions, each once', async () => {
+  it('sends a tab that follows no session, or another one, every audit row and line but none of its actions', async () => {
+    const [watched, busy] = [await gw.createSession('watched'), await gw.createSession('busy')];
+    const opened: Promise<void>[] = [];
+    const tab = (follow?: string) => {
+      let open = () => undefined as void;
+      opened.push(new Promise<void>((resolve) => (open = resolve)));
+      return readEvents(gw, {}, (got) => audits(got).length >= 6, open, follow);
+    };
+    const [plain, following] = [tab(), tab(watched)];
+    await Promise.all(opened);
+    await calls(busy, 3);
+    await calls(watched, 3);
+    const [gotPlain, gotFollowing] = await Promise.all([plain, following]);
+    assert.deepEqual(actionsOf(gotPlain), []);
+    const lines = (got: LiveEvent[]) =>
+      new Set(
+        got.filter((e) => e.event === 'session').map((e) => (e.data as { session_id: string }).session_id),
+      );
+    assert.ok(lines(gotPlain).has(busy) && lines(gotPlain).has(watched));
+    const followed = actionsOf(gotFollowing);
+    assert.ok(followed.length >= 3, `the following tab got ${followed.length} actions`);
+    assert.ok(followed.every((a) => a.session_id === watched));
+    assert.equal(followed.filter((a) => a.outcome === 'ok').length, 3);
+    assert.deepEqual(
+      audits(gotPlain).map((e) => e.id),
+      audits(gotFollowing).map((e) => e.id),
+    );
+  });
+
+  it('refuses a session parameter that is not a session id with 400 invalid_request', async () => {
+    const response = await fetch(`${gw.url}/v1/dashboard/events?session=${encodeURIComponent('a b/c')}`, {
+      headers: { authorization: `Bearer ${gw.operatorKey}` },
+    });
+    assert.equal(response.status, 400);
+    assert.equal(((await response.json()) as { error: { code: string } }).error.code, 'invalid_request');
+  });
+
+  it('sends every open tab that follows the session the same audit rows and actions, each once', async () => {
     const sessionId = await gw.createSession('three tabs');
     const opened: Promise<void>[] = [];
     const tabs = Array.from({ length: 3 }, () => {
       let open = () => undefined as void;
       opened.push(new Promise<void>((resolve) => (open = resolve)));
-      return readEvents(gw, {}, (got) => audits(got).length >= 5, open);
+      return readEvents(gw, {}, (got) => audits(got).length >= 5, open, sessionId);
     });
     await Promise.all(opened);
     await calls(sessionId, 5);
@@ -161,10 +207,11 @@ describe("the dashboard's live stream", () => {
 
   it('a tab that stopped reading gets a resync, then every audit row it missed once and in order', async () => {
     const sessionId = await gw.createSession('stuck');
-    // Long addresses make each call's events some 25 KB: enough to fill the stuck socket's buffers and
-    // what the gateway keeps for it, so it loses events and must come back by its cursor.
+    // Long addresses make each call's events some 25 KB for a tab that follows the session (its actions
+    // as they start and end, and its audit row): enough to fill the stuck socket's buffers and what the
+    // gateway keeps for it, so it loses events and must come back by its cursor.
     const CALLS = 600;
-    const stuck = await stuckTab(gw);
+    const stuck = await stuckTab(gw, sessionId);
     let open = () => undefined as void;
     const opened = new Promise<void>((resolve) => (open = resolve));
     const reading = readEvents(gw, {}, (events) => audits(events).length >= CALLS, open);

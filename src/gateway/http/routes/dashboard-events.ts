@@ -1,8 +1,8 @@
 /**
  * `GET /v1/dashboard/events`: the dashboard's one live stream per tab (server-sent events, operator
  * credential). It carries the audit log as it grows (`audit`, each row's id as the event id, so a
- * reconnect with `Last-Event-ID` resumes after the last row it got and loses none), each action as it
- * starts and ends (`action`), session lines that changed (`session`, `session-gone`), and new screenshots
+ * reconnect with `Last-Event-ID` resumes after the last row it got and loses none), each action of the
+ * session the tab follows as it starts and ends (`action`), session lines that changed (`session`, `session-gone`), and new screenshots
  * (`screenshot`). Each event becomes SSE text once, for every open tab (dashboard-hub.ts). Back-pressured
  * per tab (dashboard-stream.ts): while a tab's socket buffer is full nothing is written to it; once it
  * drains it writes what it missed, audit rows it can no longer get from the hub are read from the log by
@@ -11,6 +11,7 @@
  */
 import { TabgateError } from '../../../protocol/index.js';
 import type { Caller } from '../../service.js';
+import { SESSION_ID_PATTERN } from '../../sessions.js';
 import type { Route } from '../route-table.js';
 import { DASHBOARD_API, type DashboardDeps } from './dashboard-api.js';
 import { DashboardHub, TICK_MS } from './dashboard-hub.js';
@@ -26,6 +27,18 @@ export function resumeCursor(header: string | string[] | undefined, url: string 
   if (!/^\d{1,15}$/.test(raw))
     throw new TabgateError('invalid_request', 'Last-Event-ID must be an audit row id.');
   return Number(raw);
+}
+
+/**
+ * `?session=ID`: the session whose live view the tab shows, the one whose `action` events it is sent
+ * (a tab that follows none gets none: its session lines already say what each session did last).
+ */
+export function followedSession(url: string | undefined): string | null {
+  const raw = new URLSearchParams(url?.split('?')[1] ?? '').get('session');
+  if (raw === null) return null;
+  if (!SESSION_ID_PATTERN.test(raw))
+    throw new TabgateError('invalid_request', 'session must be a session id.');
+  return raw;
 }
 
 /**
@@ -84,6 +97,7 @@ export class DashboardStreams {
   private remove(hub: DashboardHub, stream: DashboardStream): void {
     stream.close();
     if (!hub.streams.delete(stream)) return;
+    hub.unfollow(stream);
     this.count--;
     this.releaseIfIdle(hub);
   }
@@ -109,6 +123,7 @@ export class DashboardStreams {
             });
           }
           const resume = resumeCursor(ctx.req.headers['last-event-id'], ctx.req.url);
+          const follows = followedSession(ctx.req.url);
           const owner = ctx.caller;
           const cursor = resume ?? (await this.d.audit.list({ limit: 1 })).at(-1)?.id ?? 0;
           const hub = await this.hubOf(owner);
@@ -125,8 +140,9 @@ export class DashboardStreams {
           ctx.res.write(`retry: ${TICK_MS}\n\n${hub.lines.current()}`);
           // Lines as last sent may miss a change no event reported: the next batch reads them all.
           if (hub.streams.size > 0) hub.readAllLines();
-          const stream = new DashboardStream(this.d, hub, ctx.res, cursor);
+          const stream = new DashboardStream(this.d, hub, ctx.res, cursor, follows);
           hub.streams.add(stream);
+          hub.follow(stream);
           this.count++;
           ctx.res.on('close', () => this.remove(hub, stream));
           stream.pump();

@@ -2,7 +2,9 @@
  * What every open dashboard tab of one owner is sent, built once for all of them. Events (actions,
  * screenshots, session lines that changed, new audit rows) are gathered for a few milliseconds, then
  * turned into one `Chunk` of SSE text: each action stringified once, session lines summed up once, audit
- * rows turned into text once for all tabs. The rows come from the fold that wrote them (AuditLog.onFolded),
+ * rows turned into text once for all tabs. Actions go only to the tabs that follow their session (its
+ * live view is open there): they are the one event every call makes that only such a tab shows, so the
+ * hub keeps none of a session no tab follows. The rows come from the fold that wrote them (AuditLog.onFolded),
  * not read back; the log is read only where that could miss one: on the tick, when the ids handed over
  * skip one (a row written by another path), and with a shared store (other gateways' rows). Each tab's
  * stream (dashboard-stream.ts) writes the same chunks in order at its own pace; the hub keeps the chunks
@@ -45,14 +47,18 @@ const MAX_KEPT_CHARS = 2 * 1024 * 1024;
 
 /** One batch of events, as SSE text. */
 export interface Chunk {
-  /** The `resync`, `action`, `screenshot`, `session` and `session-gone` events: the same for every tab. */
+  /** A `resync`, when actions were dropped: the same for every tab. */
+  lead: string;
+  /** The `action` events of each followed session, for the tabs that follow it. */
+  actions: ReadonlyMap<string, string>;
+  /** The `screenshot`, `session` and `session-gone` events: the same for every tab. */
   head: string;
   /** The audit rows read for this batch, in id order, each with its event. */
   audits: { id: number; text: string }[];
   /** The last audit row id before this batch's: a tab that has every row up to here takes the chunk whole. */
   auditAfter: number;
   chars: number;
-  /** The whole chunk, encoded once for every tab that takes it whole. */
+  /** The whole chunk without actions, encoded once for every tab that follows no session and takes it whole. */
   whole: Buffer | null;
 }
 
@@ -60,6 +66,8 @@ export interface Chunk {
 export interface HubStream {
   /** The sequence number of the next chunk the stream writes. */
   readonly next: number;
+  /** The session whose actions the stream is sent (its tab shows that session), if any. */
+  readonly follows: string | null;
   pump(): void;
   close(): void;
 }
@@ -73,6 +81,8 @@ export class DashboardHub {
   private keptChars = 0;
   /** In the order they started: one that also ended meanwhile is sent once, as it stands. */
   private pendingActions = new Set<ActionEntry>();
+  /** Sessions some stream follows, with how many do. */
+  private readonly followed = new Map<string, number>();
   private droppedActions = false;
   private pendingShots = new Map<string, number>();
   /** Each session's latest `screenshot` event, for a stream that lost events (`resyncText`). */
@@ -164,12 +174,31 @@ export class DashboardHub {
     return sseFrame('resync', {}) + this.lines.current() + [...this.shotEvents.values()].join('');
   }
 
+  /** A stream joins (adds itself to `streams` too); its session's actions are kept from now on. */
+  follow(stream: HubStream): void {
+    if (stream.follows !== null)
+      this.followed.set(stream.follows, (this.followed.get(stream.follows) ?? 0) + 1);
+  }
+
+  /** A stream left (after leaving `streams`). */
+  unfollow(stream: HubStream): void {
+    const sessionId = stream.follows;
+    if (sessionId === null) return;
+    const left = (this.followed.get(sessionId) ?? 1) - 1;
+    if (left > 0) this.followed.set(sessionId, left);
+    else this.followed.delete(sessionId);
+  }
+
   action(entry: ActionEntry): void {
-    if (this.pendingActions.size < MAX_PENDING_ACTIONS || this.pendingActions.has(entry))
-      this.pendingActions.add(entry);
-    else this.droppedActions = true;
+    // Its session's line shows the last action, in every tab; the action itself only where followed.
     this.lines.touch(entry.session_id);
     this.soon();
+    // A tab that follows the session later reads its timeline first: nothing is kept for it meanwhile.
+    if (this.followed.has(entry.session_id)) {
+      if (this.pendingActions.size < MAX_PENDING_ACTIONS || this.pendingActions.has(entry))
+        this.pendingActions.add(entry);
+      else this.droppedActions = true;
+    }
     if (entry.outcome !== null && !this.unfollowFolds)
       this.auditWake ??= setTimeout(() => {
         this.auditWake = null;
@@ -218,12 +247,19 @@ export class DashboardHub {
   }
 
   private async build(): Promise<void> {
-    let head = this.droppedActions ? sseFrame('resync', {}) : '';
+    const lead = this.droppedActions ? sseFrame('resync', {}) : '';
     this.droppedActions = false;
     // An action that started and ended within the batch is one object: sent once, as it stands now, as
     // a tab reading it at this moment would have it (the page keeps an action by its `seq`).
-    for (const entry of this.pendingActions) head += sseFrame('action', entry);
+    const actions = new Map<string, string>();
+    let actionChars = 0;
+    for (const entry of this.pendingActions) {
+      const text = sseFrame('action', entry);
+      actions.set(entry.session_id, (actions.get(entry.session_id) ?? '') + text);
+      actionChars += text.length;
+    }
     this.pendingActions = new Set();
+    let head = '';
     for (const [sessionId, seq] of this.pendingShots) {
       const text = sseFrame('screenshot', { session_id: sessionId, seq });
       this.shotEvents.set(sessionId, text);
@@ -238,9 +274,9 @@ export class DashboardHub {
     const audits = this.handedAudits(auditAfter) ?? (await this.readAudits(auditAfter));
     // Moved only with the chunk that has the rows: a stream pumping meanwhile must not read them itself.
     this.auditCursor = audits.at(-1)?.id ?? auditAfter;
-    if (head === '' && audits.length === 0) return;
-    const chars = audits.reduce((sum, row) => sum + row.text.length, head.length);
-    this.chunks.push({ head, audits, auditAfter, chars, whole: null });
+    if (lead === '' && actions.size === 0 && head === '' && audits.length === 0) return;
+    const chars = audits.reduce((sum, row) => sum + row.text.length, lead.length + actionChars + head.length);
+    this.chunks.push({ lead, actions, head, audits, auditAfter, chars, whole: null });
     this.keptChars += chars;
   }
 

@@ -1,7 +1,8 @@
 /**
  * One dashboard tab's event stream: writes the hub's chunks in order, each in one write, while its
  * socket takes them; stops at a full buffer until 'drain'. Its own state is only where it is: the next
- * chunk, and the last audit row it sent (the cursor a reconnect resumes from). Rows the hub's chunks do
+ * chunk, the last audit row it sent (the cursor a reconnect resumes from), and the session it follows
+ * (whose actions it is sent). Rows the hub's chunks do
  * not cover for it (a resumed stream's older rows, or rows of chunks dropped while it was stuck) it reads
  * from the audit log by that cursor, so none is lost and none sent twice.
  */
@@ -26,6 +27,7 @@ export class DashboardStream implements HubStream {
     private readonly res: ServerResponse,
     /** The last audit row sent. */
     private cursor: number,
+    readonly follows: string | null = null,
   ) {
     this.next = hub.end;
     res.on('drain', () => this.pump());
@@ -71,17 +73,19 @@ export class DashboardStream implements HubStream {
     if (Date.now() - this.lastWrite > HEARTBEAT_MS) this.write(': heartbeat\n\n');
   }
 
-  /** The chunk as this stream needs it: whole when it has every row before the chunk's, else without rows it has. */
+  /**
+   * The chunk as this stream needs it: its session's actions, and every row when it has every row before
+   * the chunk's (then, following no session, the text all such tabs share), else without rows it has.
+   */
   private textOf(chunk: Chunk): Buffer | string {
-    if (this.cursor === chunk.auditAfter)
-      return (chunk.whole ??= Buffer.from(chunk.head + chunk.audits.map((row) => row.text).join('')));
-    return (
-      chunk.head +
-      chunk.audits
-        .filter((row) => row.id > this.cursor)
-        .map((row) => row.text)
-        .join('')
-    );
+    const actions = this.follows === null ? '' : (chunk.actions.get(this.follows) ?? '');
+    const whole = this.cursor === chunk.auditAfter;
+    if (whole && actions === '')
+      return (chunk.whole ??= Buffer.from(
+        chunk.lead + chunk.head + chunk.audits.map((row) => row.text).join(''),
+      ));
+    const rows = whole ? chunk.audits : chunk.audits.filter((row) => row.id > this.cursor);
+    return chunk.lead + actions + chunk.head + rows.map((row) => row.text).join('');
   }
 
   /** Sends the log's rows after the cursor up to `upto`; false once the socket's buffer is full. */
