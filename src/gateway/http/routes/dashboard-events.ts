@@ -2,8 +2,8 @@
  * `GET /v1/dashboard/events`: the dashboard's one live stream per tab (server-sent events, operator
  * credential). It carries the audit log as it grows (`audit`, each row's id as the event id, so a
  * reconnect with `Last-Event-ID` resumes after the last row it got and loses none), each action of the
- * session the tab follows as it starts and ends (`action`), session lines that changed (`session`, `session-gone`), and new screenshots
- * (`screenshot`). Each event becomes SSE text once, for every open tab (dashboard-hub.ts). Back-pressured
+ * session the tab follows as it starts and ends (`action`), session lines that changed (`session`,
+ * `session-gone`), and new screenshots (`screenshot`). Each event becomes SSE text once, for every open tab (dashboard-hub.ts). Back-pressured
  * per tab (dashboard-stream.ts): while a tab's socket buffer is full nothing is written to it; once it
  * drains it writes what it missed, audit rows it can no longer get from the hub are read from the log by
  * its cursor, and if the hub dropped events it had not written, it gets one `resync` event that tells
@@ -97,7 +97,6 @@ export class DashboardStreams {
   private remove(hub: DashboardHub, stream: DashboardStream): void {
     stream.close();
     if (!hub.streams.delete(stream)) return;
-    hub.unfollow(stream);
     this.count--;
     this.releaseIfIdle(hub);
   }
@@ -142,7 +141,6 @@ export class DashboardStreams {
           if (hub.streams.size > 0) hub.readAllLines();
           const stream = new DashboardStream(this.d, hub, ctx.res, cursor, follows);
           hub.streams.add(stream);
-          hub.follow(stream);
           this.count++;
           ctx.res.on('close', () => this.remove(hub, stream));
           stream.pump();

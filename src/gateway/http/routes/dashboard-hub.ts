@@ -4,8 +4,8 @@
  * turned into one `Chunk` of SSE text: each action stringified once, session lines summed up once, audit
  * rows turned into text once for all tabs. Actions go only to the tabs that follow their session (its
  * live view is open there): they are the one event every call makes that only such a tab shows, so the
- * hub keeps none of a session no tab follows. The rows come from the fold that wrote them (AuditLog.onFolded),
- * not read back; the log is read only where that could miss one: on the tick, when the ids handed over
+ * hub keeps none of a session no tab follows. The rows come from the fold that wrote them
+ * (AuditLog.onFolded), not read back; the log is read only where that could miss one: on the tick, when the ids handed over
  * skip one (a row written by another path), and with a shared store (other gateways' rows). Each tab's
  * stream (dashboard-stream.ts) writes the same chunks in order at its own pace; the hub keeps the chunks
  * some tab has not written yet, up to a bound, beyond which a slow tab falls back to its own cursor in
@@ -58,7 +58,7 @@ export interface Chunk {
   /** The last audit row id before this batch's: a tab that has every row up to here takes the chunk whole. */
   auditAfter: number;
   chars: number;
-  /** The whole chunk without actions, encoded once for every tab that follows no session and takes it whole. */
+  /** The chunk without actions, encoded once for every tab that follows no session and takes it whole. */
   whole: Buffer | null;
 }
 
@@ -81,8 +81,6 @@ export class DashboardHub {
   private keptChars = 0;
   /** In the order they started: one that also ended meanwhile is sent once, as it stands. */
   private pendingActions = new Set<ActionEntry>();
-  /** Sessions some stream follows, with how many do. */
-  private readonly followed = new Map<string, number>();
   private droppedActions = false;
   private pendingShots = new Map<string, number>();
   /** Each session's latest `screenshot` event, for a stream that lost events (`resyncText`). */
@@ -174,19 +172,10 @@ export class DashboardHub {
     return sseFrame('resync', {}) + this.lines.current() + [...this.shotEvents.values()].join('');
   }
 
-  /** A stream joins (adds itself to `streams` too); its session's actions are kept from now on. */
-  follow(stream: HubStream): void {
-    if (stream.follows !== null)
-      this.followed.set(stream.follows, (this.followed.get(stream.follows) ?? 0) + 1);
-  }
-
-  /** A stream left (after leaving `streams`). */
-  unfollow(stream: HubStream): void {
-    const sessionId = stream.follows;
-    if (sessionId === null) return;
-    const left = (this.followed.get(sessionId) ?? 1) - 1;
-    if (left > 0) this.followed.set(sessionId, left);
-    else this.followed.delete(sessionId);
+  /** Whether an open stream follows the session (at most 16 streams: a look at each). */
+  private followed(sessionId: string): boolean {
+    for (const stream of this.streams) if (stream.follows === sessionId) return true;
+    return false;
   }
 
   action(entry: ActionEntry): void {
@@ -194,7 +183,7 @@ export class DashboardHub {
     this.lines.touch(entry.session_id);
     this.soon();
     // A tab that follows the session later reads its timeline first: nothing is kept for it meanwhile.
-    if (this.followed.has(entry.session_id)) {
+    if (this.followed(entry.session_id)) {
       if (this.pendingActions.size < MAX_PENDING_ACTIONS || this.pendingActions.has(entry))
         this.pendingActions.add(entry);
       else this.droppedActions = true;

@@ -2,9 +2,9 @@
  * One dashboard tab's event stream: writes the hub's chunks in order, each in one write, while its
  * socket takes them; stops at a full buffer until 'drain'. Its own state is only where it is: the next
  * chunk, the last audit row it sent (the cursor a reconnect resumes from), and the session it follows
- * (whose actions it is sent). Rows the hub's chunks do
- * not cover for it (a resumed stream's older rows, or rows of chunks dropped while it was stuck) it reads
- * from the audit log by that cursor, so none is lost and none sent twice.
+ * (whose actions it is sent). Rows the hub's chunks do not cover for it (a resumed stream's older rows,
+ * or rows of chunks dropped while it was stuck) it reads from the audit log by that cursor, so none is
+ * lost and none sent twice.
  */
 import type { ServerResponse } from 'node:http';
 import { AUDIT_BATCH, type Chunk, type DashboardHub, type HubStream } from './dashboard-hub.js';
