@@ -13,8 +13,16 @@ export interface LiveEvent {
 
 const RETRY_MS = 1000;
 
-/** Splits an SSE text stream into events; returns what is left of an unfinished one. */
-export function parseEvents(buffer: string, emit: (event: LiveEvent) => void): string {
+/**
+ * Splits an SSE text stream into events; returns what is left of an unfinished one. `onId` hears the id
+ * of every block that has one, a block without data included (the stream's first, which says where it
+ * starts), as EventSource keeps the last event id.
+ */
+export function parseEvents(
+  buffer: string,
+  emit: (event: LiveEvent) => void,
+  onId?: (id: string) => void,
+): string {
   let rest = buffer;
   for (let end = rest.indexOf('\n\n'); end !== -1; end = rest.indexOf('\n\n')) {
     const block = rest.slice(0, end);
@@ -27,6 +35,7 @@ export function parseEvents(buffer: string, emit: (event: LiveEvent) => void): s
       else if (line.startsWith('id: ')) id = line.slice(4);
       else if (line.startsWith('data: ')) data.push(line.slice(6));
     }
+    if (id !== null) onId?.(id);
     if (data.length > 0) emit({ event, id, data: JSON.parse(data.join('\n')) as unknown });
   }
   return rest;
@@ -78,10 +87,7 @@ export function followEvents(
           for (;;) {
             const { value, done } = await reader.read();
             if (done) break;
-            buffer = parseEvents(buffer + value, (event) => {
-              if (event.id !== null) lastId = event.id;
-              onEvent(event);
-            });
+            buffer = parseEvents(buffer + value, onEvent, (id) => (lastId = id));
           }
         }
       } catch {

@@ -70,7 +70,8 @@ function App() {
       ]);
       setAudit(first.entries);
       opened = followEvents(
-        first.entries[0]?.id ?? null,
+        // An empty log: every row from the first, so none written before the stream opens is missed.
+        first.entries[0]?.id ?? 0,
         (e) => {
           if (e.event === 'audit')
             setAudit((rows) => [e.data as AuditEntry, ...rows].slice(0, MAX_AUDIT_SHOWN));

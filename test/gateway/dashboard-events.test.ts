@@ -123,6 +123,53 @@ describe("the dashboard's live stream", () => {
     assert.deepEqual(resumed, [last + 1, last + 2, last + 3, last + 4]);
   });
 
+  it('names the row a new stream starts after, so a tab that got no row yet resumes without a gap', async () => {
+    const sessionId = await gw.createSession('first-id');
+    await calls(sessionId, 2);
+    const newest = (
+      await gw.request('GET', '/v1/dashboard/activity', {
+        headers: { authorization: `Bearer ${gw.operatorKey}` },
+      })
+    ).body as { entries: { id: number }[] };
+    const last = newest.entries[0]?.id as number;
+    // A tab opened without Last-Event-ID, as the page's first stream on an empty log was: its first
+    // block, with no data, carries the id a reconnect resumes from.
+    const ids: string[] = [];
+    const emitted: LiveEvent[] = [];
+    const controller = new AbortController();
+    const response = await fetch(`${gw.url}/v1/dashboard/events`, {
+      headers: { authorization: `Bearer ${gw.operatorKey}` },
+      signal: controller.signal,
+    });
+    const reader = (response.body as ReadableStream<Uint8Array>).getReader();
+    const decoder = new TextDecoder();
+    let buffer = '';
+    let raw = '';
+    // Up to the end of the first block, which the gateway writes before anything else.
+    while (!raw.includes('\n\n')) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      const text = decoder.decode(value, { stream: true });
+      raw += text;
+      buffer = parseEvents(
+        buffer + text,
+        (event) => emitted.push(event),
+        (id) => ids.push(id),
+      );
+    }
+    controller.abort();
+    assert.deepEqual(ids, [String(last)]);
+    assert.equal(audits(emitted).length, 0, 'the rows before the stream opened are not sent again');
+
+    // Written after that stream closed (the page switching views): the reconnect from that id has it.
+    await calls(sessionId, 1);
+    const resumed = await readEvents(gw, { 'last-event-id': ids[0] as string }, (e) => audits(e).length >= 1);
+    assert.deepEqual(
+      audits(resumed).map((e) => Number(e.id)),
+      [last + 1],
+    );
+  });
+
   it('sends each action of the session a tab follows as it starts and ends, and the session line', async () => {
     const sessionId = await gw.createSession('actions');
     let open = () => undefined as void;

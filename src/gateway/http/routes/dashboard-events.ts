@@ -136,7 +136,9 @@ export class DashboardStreams {
             'x-content-type-options': 'nosniff',
             connection: 'keep-alive',
           });
-          ctx.res.write(`retry: ${TICK_MS}\n\n${hub.lines.current()}`);
+          // The first block names the row the stream starts after, as an event id: a tab that gets no
+          // row before it reconnects (to follow another session, or after a drop) resumes from there.
+          ctx.res.write(`retry: ${TICK_MS}\nid: ${cursor}\n\n${hub.lines.current()}`);
           // Lines as last sent may miss a change no event reported: the next batch reads them all.
           if (hub.streams.size > 0) hub.readAllLines();
           const stream = new DashboardStream(this.d, hub, ctx.res, cursor, follows);
