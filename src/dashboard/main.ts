@@ -69,12 +69,22 @@ function App() {
         getJson<{ entries: AuditEntry[] }>('/v1/dashboard/activity'),
       ]);
       setAudit(first.entries);
+      // The rows of one read of the stream are added at once: a busy agent's burst (hundreds of rows
+      // in one write) would otherwise copy the whole list once per row.
+      let arrived: AuditEntry[] = [];
+      const addRow = (row: AuditEntry) => {
+        if (arrived.push(row) > 1) return;
+        queueMicrotask(() => {
+          const newestFirst = arrived.reverse();
+          arrived = [];
+          setAudit((rows) => [...newestFirst, ...rows].slice(0, MAX_AUDIT_SHOWN));
+        });
+      };
       opened = followEvents(
         // An empty log: every row from the first, so none written before the stream opens is missed.
         first.entries[0]?.id ?? 0,
         (e) => {
-          if (e.event === 'audit')
-            setAudit((rows) => [e.data as AuditEntry, ...rows].slice(0, MAX_AUDIT_SHOWN));
+          if (e.event === 'audit') addRow(e.data as AuditEntry);
           else if (e.event === 'session') {
             const s = e.data as SessionSummary;
             setSessions((list) => {

@@ -231,6 +231,39 @@ describe('the dashboard in a real browser', () => {
     }
   });
 
+  it('shows a burst of calls in the activity in the order the log has them, newest first', async () => {
+    const sessionId = await gw.createSession('Burst');
+    assert.equal((await call(sessionId, 'browser_tabs')).status, 200);
+    await page.goto(`${gw.url}/#/activity`);
+    await page.locator('#activity tbody tr').first().waitFor();
+    // Concurrent, so their rows reach the page together; the two tools tell the rows apart.
+    const tools = ['browser_tabs', 'browser_snapshot', 'browser_tabs', 'browser_snapshot', 'browser_tabs'];
+    await Promise.all(tools.map((tool) => call(sessionId, tool)));
+    const logged = (
+      await gw.request('GET', `/v1/dashboard/activity?session=${sessionId}`, {
+        headers: { authorization: `Bearer ${gw.operatorKey}` },
+      })
+    ).body as { entries: { action: string; outcome: string }[] };
+    const expected = logged.entries.map((e) => `${e.action} ${e.outcome}`);
+    assert.equal(expected.length, tools.length + 1);
+    const shown = await waitFor(
+      async () => {
+        const rows = await page
+          .locator('#activity tbody tr')
+          .evaluateAll(
+            (trs, id) =>
+              trs
+                .filter((tr) => tr.children[1]?.textContent === id)
+                .map((tr) => `${tr.children[3]?.textContent} ${tr.children[5]?.textContent}`),
+            sessionId,
+          );
+        return rows.length >= expected.length ? rows : undefined;
+      },
+      { what: "the burst's rows in the activity", within: 5_000, every: 50 },
+    );
+    assert.deepEqual(shown, expected);
+  });
+
   it('shows the activity, browsers and settings views', async () => {
     await page.goto(`${gw.url}/#/activity`);
     await page.locator('#activity tbody tr').first().waitFor();
