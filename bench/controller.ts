@@ -19,7 +19,7 @@ import { PHASES } from './call-phases.js';
 import type { PhasesAnswer, ServerOrder, Started } from './controller-server.js';
 import type { ReaderAnswer, ReaderOrder } from './dashboard-reader.js';
 import { closePosts, post } from './post.js';
-import { pct, throughput } from './stats.js';
+import { median, pct, throughput } from './stats.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const LATENCY_CALLS = Number(process.env.BENCH_CALLS ?? 3000);
@@ -245,16 +245,9 @@ async function main(): Promise<void> {
     // same pass here ran anywhere from 5,200 to 9,400 calls/s) fall on both sides of each ratio.
     const medianRatio = (set: TabSet) => {
       const bare = passes.get(TAB_SETS[0]) ?? [];
-      return pct(
-        (passes.get(set) ?? []).map((p, round) => p.rate / (bare[round]?.rate ?? NaN)).sort((x, y) => x - y),
-        50,
-      );
+      return median((passes.get(set) ?? []).map((p, round) => p.rate / (bare[round]?.rate ?? NaN)));
     };
-    const medianRate = (set: TabSet) =>
-      pct(
-        (passes.get(set) ?? []).map((p) => p.rate).sort((x, y) => x - y),
-        50,
-      );
+    const medianRate = (set: TabSet) => median((passes.get(set) ?? []).map((p) => p.rate));
     const perCall = (set: TabSet, of: 'cpu' | 'bytes' | 'readerCpu') => {
       const done = passes.get(set) ?? [];
       return done.reduce((sum, p) => sum + p[of], 0) / (done.length * PASS_CALLS);
@@ -328,15 +321,9 @@ async function main(): Promise<void> {
       const floorAfter = floorRound ?? (await measuredThroughput(serverPid, callFloor));
       rounds.push({ floor: floorAfter.rate, tabgate: pass.rate, cpu: pass.cpu, floorCpu: floorAfter.cpu });
     }
-    const thousandRatio = pct(
-      rounds.map((r) => r.tabgate / r.floor).sort((x, y) => x - y),
-      50,
-    );
+    const thousandRatio = median(rounds.map((r) => r.tabgate / r.floor));
     const thousandPass = {
-      rate: pct(
-        rounds.map((r) => r.tabgate).sort((x, y) => x - y),
-        50,
-      ),
+      rate: median(rounds.map((r) => r.tabgate)),
       cpu: rounds.reduce((sum, r) => sum + r.cpu, 0) / rounds.length,
       floorCpu: rounds.reduce((sum, r) => sum + r.floorCpu, 0) / rounds.length,
     };

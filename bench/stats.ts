@@ -8,6 +8,13 @@ export const quantile = (sorted: readonly number[], q: number): number =>
 export const pct = (sorted: readonly number[], p: number): number =>
   sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))] ?? 0;
 
+/** The median of unsorted values, as `pct(sorted, 50)` reads it. */
+export const median = (values: readonly number[]): number =>
+  pct(
+    [...values].sort((x, y) => x - y),
+    50,
+  );
+
 /**
  * Calls per second: `n` calls run by `concurrency` callers, each taking the next index when its last
  * call ends; any answer other than HTTP 200 fails the run.

@@ -3,11 +3,12 @@
  * credential). It carries the audit log as it grows (`audit`, each row's id as the event id, so a
  * reconnect with `Last-Event-ID` resumes after the last row it got and loses none), each action of the
  * session the tab follows as it starts and ends (`action`), session lines that changed (`session`,
- * `session-gone`), and new screenshots (`screenshot`). Each event becomes SSE text once, for every open tab (dashboard-hub.ts). Back-pressured
- * per tab (dashboard-stream.ts): while a tab's socket buffer is full nothing is written to it; once it
- * drains it writes what it missed, audit rows it can no longer get from the hub are read from the log by
- * its cursor, and if the hub dropped events it had not written, it gets one `resync` event that tells
- * the page to reload its lists, every session line again, and each session's latest screenshot.
+ * `session-gone`), and new screenshots (`screenshot`). Each event becomes SSE text once, for every open
+ * tab (dashboard-hub.ts). Back-pressured per tab (dashboard-stream.ts): while a tab's socket buffer is
+ * full nothing is written to it; once it drains it writes what it missed, audit rows it can no longer
+ * get from the hub are read from the log by its cursor, and if the hub dropped events it had not
+ * written, it gets one `resync` event that tells the page to reload its lists, every session line
+ * again, and each session's latest screenshot.
  */
 import { TabgateError } from '../../../protocol/index.js';
 import type { Caller } from '../../service.js';

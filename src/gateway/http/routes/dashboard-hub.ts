@@ -5,11 +5,11 @@
  * rows turned into text once for all tabs. Actions go only to the tabs that follow their session (its
  * live view is open there): they are the one event every call makes that only such a tab shows, so the
  * hub keeps none of a session no tab follows. The rows come from the fold that wrote them
- * (AuditLog.onFolded), not read back; the log is read only where that could miss one: on the tick, when the ids handed over
- * skip one (a row written by another path), and with a shared store (other gateways' rows). Each tab's
- * stream (dashboard-stream.ts) writes the same chunks in order at its own pace; the hub keeps the chunks
- * some tab has not written yet, up to a bound, beyond which a slow tab falls back to its own cursor in
- * the audit log and a `resync`.
+ * (AuditLog.onFolded), not read back; the log is read only where that could miss one: on the tick, when
+ * the ids handed over skip one (a row written by another path), and with a shared store (other
+ * gateways' rows). Each tab's stream (dashboard-stream.ts) writes the same chunks in order at its own
+ * pace; the hub keeps the chunks some tab has not written yet, up to a bound, beyond which a slow tab
+ * falls back to its own cursor in the audit log and a `resync`.
  */
 import type { ActionEntry } from '../../activity/session-activity.js';
 import type { Caller } from '../../service.js';
