@@ -5,9 +5,10 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { makeHome } from './fixtures/gateway.js';
+import { cliEntry } from '../helpers/cli-entry.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-const cli = ['--import', 'tsx', path.join(root, 'src/cli/main.ts')];
+const cli = cliEntry();
 
 /** The test's own environment without a configured key, so the gateway generates one. */
 function envFor(home: string): NodeJS.ProcessEnv {

@@ -6,6 +6,7 @@
 import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { cliEntry } from './cli-entry.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
@@ -21,7 +22,7 @@ export function runTabgate(home: string, args: string[], stdin = ''): Promise<Cl
   return new Promise((resolve) => {
     const child = execFile(
       process.execPath,
-      ['--import', 'tsx', path.join(root, 'src/cli/main.ts'), ...args],
+      [...cliEntry(), ...args],
       { cwd: root, env: { ...env, TABGATE_HOME: home }, encoding: 'utf8' },
       (error, stdout, stderr) => resolve({ code: error ? 1 : 0, stdout, stderr }),
     );

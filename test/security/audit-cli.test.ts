@@ -8,11 +8,12 @@ import type { AuditEntry } from '../../src/gateway/audit/index.js';
 import { catalogAnswer, TestController } from '../gateway/fixtures/controller.js';
 import { startTestGateway, type TestGateway } from '../gateway/fixtures/gateway.js';
 import { RecordingBackend } from '../gateway/fixtures/recording-backend.js';
+import { cliEntry } from '../helpers/cli-entry.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const cli = (home: string, args: string[]) => ({
   command: process.execPath,
-  args: ['--import', 'tsx', path.join(root, 'src/cli/main.ts'), 'audit', ...args],
+  args: [...cliEntry(), 'audit', ...args],
   options: { cwd: root, env: { ...process.env, TABGATE_HOME: home } },
 });
 

@@ -11,6 +11,7 @@ import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { chromiumEnvironment } from '../../src/gateway/backends/cdp/chromium-environment.js';
 import { makeHome, writeConfigFile } from '../gateway/fixtures/gateway.js';
+import { cliEntry } from '../helpers/cli-entry.js';
 import { startTestSite, type TestSite } from '../testserver/server.js';
 import { cmdline, descendants, readEnviron } from './fixtures/processes.js';
 
@@ -39,23 +40,19 @@ describe('the local Chromium environment', () => {
     home = makeHome();
     // Provider keys in the environment would pick a cloud browser; the local one is the subject here.
     writeConfigFile(home, { browser: { cloud_provider: 'local' } });
-    gateway = spawn(
-      process.execPath,
-      ['--import', 'tsx', path.join(root, 'src/cli/main.ts'), 'serve', '--port', '0'],
-      {
-        cwd: root,
-        env: {
-          PATH: process.env.PATH,
-          HOME: process.env.HOME,
-          TABGATE_HOME: home,
-          LANG: 'C.UTF-8',
-          TZ: 'Pacific/Auckland',
-          TABGATE_TEST_CANARY: 'canary-not-for-chromium',
-          ...SECRETS,
-        },
-        stdio: ['ignore', 'pipe', 'pipe'],
+    gateway = spawn(process.execPath, [...cliEntry(), 'serve', '--port', '0'], {
+      cwd: root,
+      env: {
+        PATH: process.env.PATH,
+        HOME: process.env.HOME,
+        TABGATE_HOME: home,
+        LANG: 'C.UTF-8',
+        TZ: 'Pacific/Auckland',
+        TABGATE_TEST_CANARY: 'canary-not-for-chromium',
+        ...SECRETS,
       },
-    );
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     gateway.stderr?.resume();
     url = await new Promise<string>((resolve, reject) => {
       let out = '';

@@ -10,6 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { loadConfig } from '../../src/gateway/config/index.js';
 import { isFailing, runDoctorChecks, type Finding } from '../../src/cli/doctor-checks.js';
 import { makeHome, writeConfigFile } from '../gateway/fixtures/gateway.js';
+import { cliEntry } from '../helpers/cli-entry.js';
 import { startFakeCamofox } from '../providers/fixtures/fake-camofox.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -117,7 +118,7 @@ describe('tabgate doctor', () => {
 
   it('exits 1 from the command line when something is risky, and 0 otherwise', () => {
     const run = () =>
-      spawnSync(process.execPath, ['--import', 'tsx', path.join(root, 'src/cli/main.ts'), 'doctor'], {
+      spawnSync(process.execPath, [...cliEntry(), 'doctor'], {
         cwd: root,
         env: { ...process.env, TABGATE_HOME: home },
         encoding: 'utf8',

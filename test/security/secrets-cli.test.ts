@@ -15,6 +15,7 @@ import { vaultFile, vaultKeyFile } from '../../src/gateway/secrets/index.js';
 import { TestController } from '../gateway/fixtures/controller.js';
 import { startTestGateway, type TestGateway } from '../gateway/fixtures/gateway.js';
 import { RecordingBackend } from '../gateway/fixtures/recording-backend.js';
+import { cliCommand } from '../helpers/cli-entry.js';
 import { filesUnder, leaks } from './fixtures/leak-search.js';
 import { runTabgate as tabgate } from '../helpers/tabgate-cli.js';
 
@@ -27,7 +28,7 @@ const VALUE = 'cli pässword/+7=?';
  */
 function typedAtTerminal(home: string, name: string, typed: string): Promise<string> {
   const { API_SERVER_KEY: _key, ...env } = process.env;
-  const command = `${process.execPath} --import tsx src/cli/main.ts secrets add ${name} --origin https://tty.example`;
+  const command = `${cliCommand()} secrets add ${name} --origin https://tty.example`;
   const child = spawn('script', ['-qec', command, '/dev/null'], {
     cwd: root,
     env: { ...env, TABGATE_HOME: home },

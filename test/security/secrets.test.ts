@@ -16,6 +16,7 @@ import { EXTENSION_ORIGIN } from '../../src/protocol/index.js';
 import { rawUpgrade, register, TestController, ticketProtocols } from '../gateway/fixtures/controller.js';
 import { makeHome, startTestGateway, type TestGateway } from '../gateway/fixtures/gateway.js';
 import { RecordingBackend } from '../gateway/fixtures/recording-backend.js';
+import { cliEntry } from '../helpers/cli-entry.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const TYPED = 'my-bank-password-Zq81!';
@@ -156,15 +157,11 @@ describe('secrets in the process', () => {
   it('keeps the API key out of the command line and the output of tabgate serve', async () => {
     const home = makeHome();
     const key = 'svc-key-' + 'k'.repeat(40);
-    const child = spawn(
-      process.execPath,
-      ['--import', 'tsx', path.join(root, 'src/cli/main.ts'), 'serve', '--port', '0'],
-      {
-        cwd: root,
-        env: { ...process.env, TABGATE_HOME: home, API_SERVER_KEY: key },
-        stdio: ['ignore', 'pipe', 'pipe'],
-      },
-    );
+    const child = spawn(process.execPath, [...cliEntry(), 'serve', '--port', '0'], {
+      cwd: root,
+      env: { ...process.env, TABGATE_HOME: home, API_SERVER_KEY: key },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let output = '';
     child.stderr.on('data', (c: Buffer) => (output += c.toString()));
     await new Promise<void>((resolve, reject) => {

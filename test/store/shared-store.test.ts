@@ -12,6 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { after, before, describe, it } from 'node:test';
 import pg from 'pg';
 import { makeHome } from '../gateway/fixtures/gateway.js';
+import { cliEntry } from '../helpers/cli-entry.js';
 import { runTabgate } from '../helpers/tabgate-cli.js';
 import { waitFor } from '../helpers/wait-for.js';
 import { startChildGateway, type ChildGateway } from '../reliability/fixtures/child-gateway.js';
@@ -157,24 +158,11 @@ describe('two gateways sharing one PostgreSQL', () => {
   it('serves with --store, keeping the password out of everything it prints, even when it loses the store', async () => {
     const withPassword = url.replace('tabgate@', `tabgate:${PASSWORD}@`);
     const dir = home();
-    const child = spawn(
-      process.execPath,
-      [
-        '--import',
-        'tsx',
-        path.join(root, 'src/cli/main.ts'),
-        'serve',
-        '--port',
-        '0',
-        '--store',
-        withPassword,
-      ],
-      {
-        cwd: root,
-        env: { ...process.env, TABGATE_HOME: dir, API_SERVER_KEY: '' },
-        stdio: ['ignore', 'pipe', 'pipe'],
-      },
-    );
+    const child = spawn(process.execPath, [...cliEntry(), 'serve', '--port', '0', '--store', withPassword], {
+      cwd: root,
+      env: { ...process.env, TABGATE_HOME: dir, API_SERVER_KEY: '' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let output = '';
     child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
     child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
