@@ -36,7 +36,7 @@ if (files.length === 0) {
 const isEndToEnd = (file) => file.endsWith('.e2e.test.ts');
 const passes = [
   { files: files.filter((f) => !isEndToEnd(f)), concurrency: process.env.TEST_CONCURRENCY ?? '2' },
-  { files: files.filter(isEndToEnd), concurrency: '1' },
+  { files: files.filter(isEndToEnd), concurrency: process.env.E2E_CONCURRENCY ?? '1' },
 ].filter((pass) => pass.files.length > 0);
 
 let passed = 0;

@@ -3,8 +3,6 @@
  * which versions), which nodes are alive by their leases, and whether any runs another configuration
  * than this one. URLs are shown with their passwords hidden, and error texts are scrubbed of them.
  */
-import pg from 'pg';
-import { createClient } from 'redis';
 import type { GatewayConfig } from '../gateway/config/index.js';
 import type { Finding } from './doctor-checks.js';
 import { redactStoreUrl, scrubPassword } from '../gateway/store/store-url.js';
@@ -21,6 +19,8 @@ export async function clusterFindings(config: GatewayConfig): Promise<Finding[]>
 }
 
 async function redisFindings(config: GatewayConfig, url: string): Promise<Finding[]> {
+  // The clients load only when the configuration names a Redis or a PostgreSQL to check.
+  const { createClient } = await import('redis');
   const shown = redactRedisUrl(url);
   const client = createClient({
     url,
@@ -67,6 +67,7 @@ async function redisFindings(config: GatewayConfig, url: string): Promise<Findin
 }
 
 async function postgresFinding(url: string): Promise<Finding> {
+  const { default: pg } = await import('pg');
   const shown = redactStoreUrl(url);
   const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: TIMEOUT_MS });
   client.on('error', () => undefined);

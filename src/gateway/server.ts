@@ -15,7 +15,7 @@ import type { BrowserBackend } from './backends/index.js';
 import { resolveBackend } from './backends/resolve.js';
 import { createInMemoryBroker } from './broker/index.js';
 import type { ControllerBroker } from './broker/controller-broker.js';
-import { relayStoreChanges, SharedApprovalBook, startClusterBroker } from './cluster/index.js';
+import type { SharedApprovalBook } from './cluster/index.js';
 import { systemClock, timersOf, type Clock } from './clock.js';
 import {
   configPath,
@@ -175,6 +175,9 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
   let sharedBook: SharedApprovalBook | undefined;
   try {
     if (config.cluster.redis_url) {
+      // Only a cluster node loads the Redis client: a single gateway starts without it.
+      const { relayStoreChanges, SharedApprovalBook, startClusterBroker } =
+        await import('./cluster/index.js');
       const clusterBroker = await startClusterBroker({
         ...brokerOptions,
         redisUrl: config.cluster.redis_url,

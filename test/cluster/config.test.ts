@@ -8,6 +8,7 @@ import path from 'node:path';
 import { after, describe, it } from 'node:test';
 import { ConfigError, loadConfig } from '../../src/gateway/config/index.js';
 import { makeHome } from '../gateway/fixtures/gateway.js';
+import { runTabgate } from '../helpers/tabgate-cli.js';
 
 describe('cluster configuration', () => {
   const homes: string[] = [];
@@ -41,5 +42,22 @@ describe('cluster configuration', () => {
       () => loadConfig({ home: home('{}'), flags: { cluster: 'http://user:hunter2@host:6379' } }),
       (error: unknown) => error instanceof ConfigError && !error.message.includes('hunter2'),
     );
+  });
+
+  it('stops serve at once when its Redis cannot be reached, naming the URL with the password hidden', async () => {
+    const result = await runTabgate(home('{}'), [
+      'serve',
+      '--port',
+      '0',
+      '--cluster',
+      'redis://:hunter2@127.0.0.1:1',
+    ]);
+    assert.equal(result.code, 1);
+    // Told as a sentence for the person, not thrown as a crash with a stack.
+    assert.match(
+      result.stderr,
+      /^tabgate: cannot reach the cluster's Redis at redis:\/\/:\*\*\*@127\.0\.0\.1:1/m,
+    );
+    assert.doesNotMatch(result.stdout + result.stderr, /hunter2|listening|\n\s+at /);
   });
 });

@@ -14,7 +14,6 @@ import { AuditStore, MAX_AUDIT_LIMIT, type AuditEntry } from '../../gateway/audi
 import { foldJournals, journalDir } from '../../gateway/audit/journal-recovery.js';
 import { ConfigError, loadConfig } from '../../gateway/config/index.js';
 import { STATE_DB_FILE } from '../../gateway/store/database.js';
-import { PostgresStore } from '../../gateway/store/postgres/postgres-store.js';
 import { sqliteAuditRows } from '../../gateway/store/sqlite-store.js';
 import type { AuditRows } from '../../gateway/store/store.js';
 import { createLogger } from '../../log/logger.js';
@@ -70,6 +69,7 @@ export interface AuditReader {
 /** The audit log of the store the configuration names: PostgreSQL with `storeUrl`, else the home's file. */
 export async function openAuditReader(home: string, storeUrl?: string): Promise<AuditReader> {
   if (storeUrl === undefined) return openSqliteAuditReader(home);
+  const { PostgresStore } = await import('../../gateway/store/postgres/postgres-store.js');
   const store = await PostgresStore.open({ url: storeUrl });
   await foldLocalJournals(store.audit, home);
   return { store: store.audit, close: () => store.close() };

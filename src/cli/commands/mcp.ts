@@ -9,8 +9,6 @@ import { DEFAULT_PROFILE_ID, OWNER_PRINCIPAL_ID } from '../../gateway/auth/authe
 import { loadConfig } from '../../gateway/config/index.js';
 import { createLogger, type LogLevel } from '../../log/logger.js';
 import { inProcessAgentPort, type AgentPort } from '../../gateway/mcp/agent-port.js';
-import { serveMcpOverStdio } from '../../gateway/mcp/stdio.js';
-import { startGateway } from '../../gateway/server.js';
 import { connectToGateway } from '../gateway-access.js';
 
 interface McpOptions {
@@ -36,6 +34,8 @@ export function mcpCommand(program: Command): void {
         const tellOwner = process.stderr.isTTY
           ? (text: string) => process.stderr.write(text + '\n')
           : undefined;
+        // Loaded when the command runs, as in `serve`: not for every command at start.
+        const { startGateway } = await import('../../gateway/server.js');
         const gateway = await startGateway({ config, env: process.env, log, tellOwner });
         shutdown = () => gateway.close();
         port = inProcessAgentPort(gateway.service, {
@@ -45,6 +45,7 @@ export function mcpCommand(program: Command): void {
           credential: 'api_key',
         });
       }
+      const { serveMcpOverStdio } = await import('../../gateway/mcp/stdio.js');
       let handle;
       try {
         handle = await serveMcpOverStdio({ port, joinSessionId: options.session, log });

@@ -7,9 +7,11 @@
 import type { Command } from 'commander';
 import { ConfigError, loadConfig } from '../../gateway/config/index.js';
 import { createLogger } from '../../log/logger.js';
-import { startGateway } from '../../gateway/server.js';
-import { StoreUnavailableError } from '../../gateway/store/postgres/postgres-store.js';
-import { ClusterConfigMismatchError, ClusterUnreachableError } from '../../gateway/cluster/index.js';
+import {
+  ClusterConfigMismatchError,
+  ClusterUnreachableError,
+  StoreUnavailableError,
+} from '../../gateway/start-errors.js';
 import { parsePort } from '../options.js';
 
 const LOOPBACK = /^(127\.|::1$|localhost$)/;
@@ -45,6 +47,9 @@ export function serveCommand(program: Command): void {
       const tellOwner = process.stderr.isTTY
         ? (text: string) => process.stderr.write(text + '\n')
         : undefined;
+      // Loaded when the command runs: main.ts registers every command at start, and a top-level import
+      // would load the whole gateway for `tabgate --version` or `tabgate pair approve` too.
+      const { startGateway } = await import('../../gateway/server.js');
       let gateway;
       try {
         gateway = await startGateway({ config, env: process.env, log, tellOwner });

@@ -7,6 +7,7 @@ import { createHash } from 'node:crypto';
 import type { GatewayConfig } from '../config/index.js';
 import { LEASE_TTL_MS } from './node-lease.js';
 import type { RedisClient } from './redis-link.js';
+import { ClusterConfigMismatchError } from '../start-errors.js';
 
 /**
  * The digest of what must be equal on every node. Left out: what differs per node by design (home,
@@ -63,9 +64,6 @@ export async function liveNodes(client: RedisClient): Promise<NodeView[]> {
   } while (cursor !== '0');
   return nodes;
 }
-
-/** A node tried to join a cluster whose running nodes have another configuration. */
-export class ClusterConfigMismatchError extends Error {}
 
 export async function checkSameConfig(client: RedisClient, digest: string): Promise<void> {
   const other = (await liveNodes(client)).find((node) => node.config !== digest);

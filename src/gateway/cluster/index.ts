@@ -15,8 +15,6 @@ import { RedisLink } from './redis-link.js';
 export { ClusterBroker } from './cluster-broker.js';
 export { SharedApprovalBook } from './shared-approvals.js';
 export { relayStoreChanges } from './store-relay.js';
-export { ClusterUnreachableError } from './redis-link.js';
-export { ClusterConfigMismatchError } from './cluster-view.js';
 export { redactRedisUrl } from './redis-url.js';
 
 export interface ClusterBrokerStart {

@@ -9,11 +9,9 @@ import { createHash } from 'node:crypto';
 import { createClient } from 'redis';
 import type { Logger } from '../../log/logger.js';
 import { redactRedisUrl } from './redis-url.js';
+import { ClusterUnreachableError } from '../start-errors.js';
 
 export type Reply = unknown;
-
-/** Redis is unreachable at start: `tabgate serve` prints this and exits. */
-export class ClusterUnreachableError extends Error {}
 
 const CONNECT_TIMEOUT_MS = 3000;
 

@@ -3,7 +3,6 @@
  * `postgres://` URL → PostgreSQL, shared with every gateway given the same URL.
  */
 import type { Logger } from '../../log/logger.js';
-import { PostgresStore } from './postgres/postgres-store.js';
 import { SqliteStore } from './sqlite-store.js';
 import type { Store } from './store.js';
 
@@ -17,5 +16,7 @@ export interface OpenStoreOptions {
 
 export async function openStore(options: OpenStoreOptions): Promise<Store> {
   if (options.url === undefined) return SqliteStore.open(options.home, options.log);
+  // Only a shared store loads the PostgreSQL client: the embedded default starts without it.
+  const { PostgresStore } = await import('./postgres/postgres-store.js');
   return PostgresStore.open({ url: options.url, onError: options.onError });
 }

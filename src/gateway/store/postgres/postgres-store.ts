@@ -20,6 +20,7 @@ import { pgAudit } from './pg-audit.js';
 import { pgPairingGrants, pgSiteGrants } from './pg-grants.js';
 import { pgSessions } from './pg-sessions.js';
 import { guarded } from './unavailable.js';
+import { StoreUnavailableError } from '../../start-errors.js';
 
 const INT8_OID = 20;
 const CONNECT_TIMEOUT_MS = 5_000;
@@ -30,10 +31,6 @@ const types = {
   getTypeParser: ((oid: number, format?: 'text' | 'binary'): unknown =>
     oid === INT8_OID ? parseInt8 : (pg.types.getTypeParser(oid, format) as unknown)) as never,
 };
-
-export class StoreUnavailableError extends Error {
-  override readonly name = 'StoreUnavailableError';
-}
 
 export interface PostgresStoreOptions {
   url: string;
