@@ -6,12 +6,30 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
+import type { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { Logger } from '../../log/logger.js';
 import type { Caller, GatewayService } from '../service.js';
 import { inProcessAgentPort } from './agent-port.js';
-import { createMcpServer } from './mcp-server.js';
+
+/**
+ * The MCP SDK and the server built on it, loaded when the first MCP client initializes (a few hundred
+ * ms, once): some 120 modules (the SDK, ajv, zod-to-json-schema) that a gateway whose agents use the
+ * HTTP API or the extension never needs, and that every start would otherwise pay for.
+ */
+async function importSdk() {
+  const [transport, types, server] = await Promise.all([
+    import('@modelcontextprotocol/sdk/server/streamableHttp.js'),
+    import('@modelcontextprotocol/sdk/types.js'),
+    import('./mcp-server.js'),
+  ]);
+  return {
+    StreamableHTTPServerTransport: transport.StreamableHTTPServerTransport,
+    isInitializeRequest: types.isInitializeRequest,
+    createMcpServer: server.createMcpServer,
+  };
+}
+let sdk: ReturnType<typeof importSdk> | undefined;
+const loadSdk = () => (sdk ??= importSdk());
 
 interface McpHttpSession {
   transport: StreamableHTTPServerTransport;
@@ -58,6 +76,7 @@ export class McpHttpEndpoint {
       session.lastSeen = this.now();
       return session.transport.handleRequest(req, res, body);
     }
+    const { isInitializeRequest } = await loadSdk();
     if (req.method !== 'POST' || !isInitializeRequest(body)) {
       return sendJsonRpcError(
         res,
@@ -76,6 +95,7 @@ export class McpHttpEndpoint {
     caller: Caller,
   ): Promise<{ transport: StreamableHTTPServerTransport; release: () => void }> {
     const { service, log } = this.options;
+    const { StreamableHTTPServerTransport, createMcpServer } = await loadSdk();
     const record = await service.createSession(caller, { title: 'MCP (streamable HTTP)', source: 'mcp' });
     const transport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
