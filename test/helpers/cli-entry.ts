@@ -40,11 +40,12 @@ const current = new Map<string, boolean>();
  * compiled entry (benchmarks, where tsx's cost would be measured as the gateway's).
  */
 export function cliEntry(root: string = ROOT, built = false): string[] {
-  let fresh = current.get(root);
-  if (fresh === undefined) current.set(root, (fresh = builtIsCurrent(root)));
-  return built || fresh
-    ? [path.join(root, 'dist/cli/main.js')]
-    : ['--import', 'tsx', path.join(root, 'src/cli/main.ts')];
+  if (!built) {
+    let fresh = current.get(root);
+    if (fresh === undefined) current.set(root, (fresh = builtIsCurrent(root)));
+    if (!fresh) return ['--import', 'tsx', path.join(root, 'src/cli/main.ts')];
+  }
+  return [path.join(root, 'dist/cli/main.js')];
 }
 
 /** The CLI's whole command line, `node` included, for a shell (`script -c`). */
