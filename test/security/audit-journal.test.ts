@@ -13,6 +13,7 @@ import { openAuditReader } from '../../src/cli/commands/audit.js';
 import { AuditJournal } from '../../src/gateway/audit/audit-journal.js';
 import { AuditStore } from '../../src/gateway/audit/index.js';
 import { sqliteAuditRows } from '../../src/gateway/store/sqlite-store.js';
+import type { AuditRows } from '../../src/gateway/store/store.js';
 import { endLine, startLine } from '../../src/gateway/audit/journal-lines.js';
 import { foldJournals, journalDir } from '../../src/gateway/audit/journal-recovery.js';
 import { openDatabase, type Db } from '../../src/gateway/store/database.js';
@@ -406,6 +407,33 @@ describe('audit journal', () => {
       [],
       'padding is neither a torn line nor an unreadable one',
     );
+  });
+
+  it('lets two gateways started together in one home fold a killed gateway’s journals, each call once', async () => {
+    const home = freshHome();
+    const pid = deadPid();
+    fs.mkdirSync(journalDir(home), { recursive: true });
+    const names = ['1', '2', '3', '4'].map((n) => `${pid}-${n.repeat(16)}.jsonl`);
+    for (const [i, name] of names.entries())
+      fs.writeFileSync(path.join(journalDir(home), name), startLine(1, start(`k${i}`)) + endLine(1, ended()));
+    const dbs = [openDatabase(home), openDatabase(home)];
+    const [first, second] = dbs.map((db) => sqliteAuditRows(new AuditStore(db))) as [AuditRows, AuditRows];
+    // Both list the dead gateway's files; the second is slow, and finds the rest folded and gone.
+    let firstDone = (): void => {};
+    const firstFolded = new Promise<void>((resolve) => (firstDone = resolve));
+    const slow: AuditRows = Object.create(second) as AuditRows;
+    slow.recover = async (...args) => {
+      await firstFolded;
+      return second.recover(...args);
+    };
+    const journals = await Promise.all([
+      AuditJournal.open({ home, store: first, log: silentLogger }).finally(firstDone),
+      AuditJournal.open({ home, store: slow, log: silentLogger }),
+    ]);
+    for (const journal of journals) await journal.close();
+    assert.deepEqual(rows(dbs[0]!).sort(), ['k0:ok', 'k1:ok', 'k2:ok', 'k3:ok']);
+    assert.deepEqual(fs.readdirSync(journalDir(home)), []);
+    for (const db of dbs) db.close();
   });
 
   it('still logs every call, from memory, when a fresh journal file cannot be opened', async () => {

@@ -40,7 +40,15 @@ function processAlive(pid: number): boolean {
 /** Folds what a gone gateway's journal file holds past its folded offset. */
 export async function foldJournalFile(store: AuditRows, file: string, log: Logger): Promise<void> {
   const name = path.basename(file);
-  const fd = fs.openSync(file, 'r');
+  let fd: number;
+  try {
+    fd = fs.openSync(file, 'r');
+  } catch (error) {
+    // Listed, then removed: a file goes only once its rows are in (here, by another gateway starting
+    // in this home, or by its own gateway's fold), so there is nothing left to fold.
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return;
+    throw error;
+  }
   let skipped = 0;
   let torn = 0;
   // Runs inside the store's transaction, once it holds the lock: the offset it gets is current.
