@@ -1,8 +1,9 @@
 /**
  * How a test starts the `tabgate` CLI in a child process: `node` arguments that run it.
  *
- * The compiled CLI (`dist/cli/main.js`, what `npx tabgate` runs) when it is at least as new as every
- * source file, else the source through tsx. `npm test` builds first, so the suite runs what a user runs;
+ * The compiled CLI (`dist/cli/main.js`, what `npx tabgate` runs) when the last build (`dist/.built`,
+ * written by scripts/build.mjs once it completes) is at least as new as every source file, else the
+ * source through tsx. `npm test` builds first, so the suite runs what a user runs;
  * a test run straight after an edit, without a build, still runs the edit. The compiled entry matters
  * for the suite's time: tsx's loader costs each child ~1.2 s of CPU to load the gateway (measured on a
  * quiet 2-core machine: 2.4 s of CPU from source, 1.2 s compiled), and the suite starts ~120 of them.
@@ -26,7 +27,7 @@ function newestUnder(dir: string): number {
 
 function builtIsCurrent(root: string): boolean {
   try {
-    return fs.statSync(path.join(root, 'dist/cli/main.js')).mtimeMs >= newestUnder(path.join(root, 'src'));
+    return fs.statSync(path.join(root, 'dist/.built')).mtimeMs >= newestUnder(path.join(root, 'src'));
   } catch {
     return false;
   }
