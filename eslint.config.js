@@ -10,7 +10,7 @@ const restrict = (patterns, message) => ({
 });
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', 'coverage/**', '.ci/**', 'bench/results/**'] },
+  { ignores: ['dist/**', 'node_modules/**', '.test-build/**', 'coverage/**', '.ci/**', 'bench/results/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {

@@ -22,8 +22,9 @@ export interface BackendLimits {
   renamedCodes?: Readonly<Record<string, { code: string; reason: string }>>;
   /**
    * Cases this backend cannot pass by its nature, by their exact title, each with why (a backend whose
-   * snapshot format has no states or values cannot show a typed value). A title that names no case
-   * fails the suite, so a renamed case never silently runs unchecked or stays skipped.
+   * snapshot format has no states or values cannot show a typed value). A title that names no case of
+   * the part of the suite being run fails it, so a renamed case never silently runs unchecked or stays
+   * skipped: a harness declares, for each part (suite.ts), the skips of that part only.
    */
   skippedCases?: Readonly<Record<string, string>>;
 }

@@ -1,5 +1,6 @@
 /**
- * The engine's conformance suite on the user's own tab: the real gateway (extension control on), the
+ * The conformance harness of the user's own tab (conformance-1, -2 and -3.e2e.test.ts run the suite's parts
+ * on it): the real gateway (extension control on), the
  * real extension in a self-spawned headless Chromium, paired through the CLI path. Each case's session is
  * a gateway session with a fresh tab shared to it, and every call goes through
  * `POST /v1/sessions/{id}/tools/...`, so the whole path runs: gateway, broker, socket, extension, engine
@@ -9,8 +10,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SNAPSHOT_MAX_CHARS } from '../../src/extension/background/executor.js';
-import type { ConformanceSession } from '../conformance/harness.js';
-import { runConformanceSuite } from '../conformance/suite.js';
+import type { ConformanceHarness, ConformanceSession } from '../conformance/harness.js';
 import {
   callTool,
   LOOPBACK_TEST_SITES,
@@ -20,7 +20,6 @@ import {
   type Stage,
 } from './fixtures/paired-setup.js';
 
-/** Long enough for a 1,000-row snapshot over chrome.debugger on two shared cores. */
 // Approvals are tested in test/security/approvals*; here the tools' behaviour is, so none are asked
 // for (on the user's tab a dialog accepted would otherwise be refused until the extension can ask).
 /** The gateway reads the files of an upload to the user's tab from here (browser.upload_roots). */
@@ -122,7 +121,7 @@ async function shareFreshTab(stage: Stage, n: number): Promise<ConformanceSessio
   };
 }
 
-runConformanceSuite('extension (the user tab, through the gateway)', async () => {
+export async function extensionHarness(): Promise<ConformanceHarness> {
   const stage = await startStage({ config: CONFIG });
   let sessions = 0;
   return {
@@ -154,4 +153,4 @@ runConformanceSuite('extension (the user tab, through the gateway)', async () =>
       rmSync(UPLOAD_ROOT, { recursive: true, force: true });
     },
   };
-});
+}

@@ -1,5 +1,6 @@
 /**
- * The conformance suite on the local Chromium backend: one Chromium for the file, a context per case.
+ * The conformance harness of the local Chromium backend (local-1, -2 and -3.test.ts run the suite's
+ * parts on it): one Chromium per test file, a context per case.
  * Host names of the test site come through `--host-resolver-rules` in `chromiumArgs`, so the two
  * origins are two different sites (the cross-origin iframe is out-of-process).
  */
@@ -13,9 +14,9 @@ import { silentLogger } from '../../src/log/logger.js';
 import { startTestSite } from '../testserver/server.js';
 import { killChromiumByMarker } from '../engine/chromium-processes.js';
 import { backendSessions } from './backend-sessions.js';
-import { runConformanceSuite } from './suite.js';
+import type { ConformanceHarness } from './harness.js';
 
-runConformanceSuite('local Chromium', async () => {
+export async function localChromiumHarness(): Promise<ConformanceHarness> {
   const site = await startTestSite({ hosts: ['site-a.tabgate.test', 'site-b.tabgate.test'] });
   const marker = `--tabgate-test-marker=${randomUUID()}`;
   const home = await mkdtemp(join(tmpdir(), 'tabgate-conformance-'));
@@ -43,4 +44,4 @@ runConformanceSuite('local Chromium', async () => {
       await rm(home, { recursive: true, force: true });
     },
   };
-});
+}

@@ -1,5 +1,6 @@
 /**
- * The conformance suite on a provider session, through the provider backend: a provider hands back the
+ * The conformance harness of a provider session, through the provider backend
+ * (remote-cdp-conformance-1, -2 and -3.test.ts run the suite's parts on it): a provider hands back the
  * CDP URL of a real headless Chromium and tabgate's engine drives it, with the remote URL policy on
  * (browser.allow_private_urls stays false). The provider is remote-cdp, whose browser is shared, so each
  * session gets its own context; the REST providers' path through the same backend is covered by
@@ -14,14 +15,14 @@ import { DEFAULT_BROWSER_SETTINGS } from '../../src/gateway/config/browser-setti
 import { silentLogger } from '../../src/log/logger.js';
 import { RemoteCdpProvider } from '../../src/providers/bundled/index.js';
 import { backendSessions } from '../conformance/backend-sessions.js';
-import { runConformanceSuite } from '../conformance/suite.js';
+import type { ConformanceHarness } from '../conformance/harness.js';
 import { startTestSite } from '../testserver/server.js';
 import { launchChromium, type LocalChromium } from '../helpers/chromium.js';
 
 let chromium: LocalChromium | undefined;
 after(() => chromium?.kill());
 
-runConformanceSuite('provider session (remote-cdp)', async () => {
+export async function remoteCdpHarness(): Promise<ConformanceHarness> {
   const site = await startTestSite({ hosts: ['site-a.tabgate.test', 'site-b.tabgate.test'] });
   chromium = await launchChromium({ extraArgs: ['--host-resolver-rules=MAP *.tabgate.test 127.0.0.1'] });
   const settings = { ...DEFAULT_BROWSER_SETTINGS, snapshotMaxChars: 4000, allowPrivateUrls: true };
@@ -56,4 +57,4 @@ runConformanceSuite('provider session (remote-cdp)', async () => {
       await site.close();
     },
   };
-});
+}

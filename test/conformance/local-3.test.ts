@@ -1,0 +1,5 @@
+/** Part 3 of the conformance suite on the local Chromium backend (the harness: local-harness.ts). */
+import { localChromiumHarness } from './local-harness.js';
+import { runConformanceSuite } from './suite.js';
+
+runConformanceSuite('local Chromium', 3, localChromiumHarness);

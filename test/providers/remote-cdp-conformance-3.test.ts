@@ -1,0 +1,5 @@
+/** Part 3 of the conformance suite on a provider session (the harness: remote-cdp-conformance-harness.ts). */
+import { runConformanceSuite } from '../conformance/suite.js';
+import { remoteCdpHarness } from './remote-cdp-conformance-harness.js';
+
+runConformanceSuite('provider session (remote-cdp)', 3, remoteCdpHarness);
