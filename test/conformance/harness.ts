@@ -49,6 +49,14 @@ export interface ConformanceHarness {
   close(): Promise<void>;
 }
 
+/** The harness's addresses on the test site (test/testserver) it serves, and its snapshot budget. */
+export function onTestSite(
+  site: { url(path: string): string; otherUrl(path: string): string },
+  snapshotMaxChars: number,
+): Pick<ConformanceHarness, 'url' | 'otherUrl' | 'snapshotMaxChars'> {
+  return { url: (path) => site.url(path), otherUrl: (path) => site.otherUrl(path), snapshotMaxChars };
+}
+
 /** How a case reaches the suite's harness, which starts only once the suite runs. */
 export type HarnessRef = () => ConformanceHarness;
 

@@ -14,7 +14,7 @@ import { silentLogger } from '../../src/log/logger.js';
 import { startTestSite } from '../testserver/server.js';
 import { killChromiumByMarker } from '../engine/chromium-processes.js';
 import { backendSessions } from './backend-sessions.js';
-import type { ConformanceHarness } from './harness.js';
+import { onTestSite, type ConformanceHarness } from './harness.js';
 
 export async function localChromiumHarness(): Promise<ConformanceHarness> {
   const site = await startTestSite({ hosts: ['site-a.tabgate.test', 'site-b.tabgate.test'] });
@@ -32,9 +32,7 @@ export async function localChromiumHarness(): Promise<ConformanceHarness> {
   };
   const backend = createLocalChromiumBackend(settings, silentLogger);
   return {
-    url: (path) => site.url(path),
-    otherUrl: (path) => site.otherUrl(path),
-    snapshotMaxChars: settings.snapshotMaxChars,
+    ...onTestSite(site, settings.snapshotMaxChars),
     files: { uploadRoot, downloadMaxBytes: settings.downloadMaxBytes },
     newSession: backendSessions(backend, 'conformance'),
     crashBrowser: () => killChromiumByMarker(marker),

@@ -10,7 +10,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SNAPSHOT_MAX_CHARS } from '../../src/extension/background/executor.js';
-import type { ConformanceHarness, ConformanceSession } from '../conformance/harness.js';
+import { onTestSite, type ConformanceHarness, type ConformanceSession } from '../conformance/harness.js';
 import {
   callTool,
   LOOPBACK_TEST_SITES,
@@ -125,9 +125,7 @@ export async function extensionHarness(): Promise<ConformanceHarness> {
   const stage = await startStage({ config: CONFIG });
   let sessions = 0;
   return {
-    url: (path) => stage.site.url(path),
-    otherUrl: (path) => stage.site.otherUrl(path),
-    snapshotMaxChars: SNAPSHOT_MAX_CHARS,
+    ...onTestSite(stage.site, SNAPSHOT_MAX_CHARS),
     newSession: () => shareFreshTab(stage, ++sessions),
     limits: {
       sharedCookies:

@@ -12,7 +12,7 @@ import { CheckedResults } from '../../src/gateway/backends/checked-results.js';
 import { DEFAULT_BROWSER_SETTINGS } from '../../src/gateway/config/browser-settings.js';
 import { silentLogger } from '../../src/log/logger.js';
 import { getTool, TOOLS } from '../../src/protocol/index.js';
-import type { ConformanceHarness, ConformanceSession } from '../conformance/harness.js';
+import { onTestSite, type ConformanceHarness, type ConformanceSession } from '../conformance/harness.js';
 import { backendSessions } from '../conformance/backend-sessions.js';
 import type { ConformancePart } from '../conformance/suite.js';
 import { startTestSite } from '../testserver/server.js';
@@ -116,9 +116,7 @@ export async function camofoxHarness(part: ConformancePart): Promise<Conformance
     silentLogger,
   );
   return {
-    url: (path) => site.url(path),
-    otherUrl: (path) => site.otherUrl(path),
-    snapshotMaxChars: settings.snapshotMaxChars,
+    ...onTestSite(site, settings.snapshotMaxChars),
     limits: {
       refusedTools: {
         tools: TOOLS.map((tool) => tool.name).filter((name) => !CAMOFOX_TOOLS.has(name)),

@@ -15,7 +15,7 @@ import { DEFAULT_BROWSER_SETTINGS } from '../../src/gateway/config/browser-setti
 import { silentLogger } from '../../src/log/logger.js';
 import { RemoteCdpProvider } from '../../src/providers/bundled/index.js';
 import { backendSessions } from '../conformance/backend-sessions.js';
-import type { ConformanceHarness } from '../conformance/harness.js';
+import { onTestSite, type ConformanceHarness } from '../conformance/harness.js';
 import { startTestSite } from '../testserver/server.js';
 import { launchChromium, type LocalChromium } from '../helpers/chromium.js';
 
@@ -40,9 +40,7 @@ export async function remoteCdpHarness(): Promise<ConformanceHarness> {
     resolve: async () => ['93.184.215.14'],
   });
   return {
-    url: (path) => site.url(path),
-    otherUrl: (path) => site.otherUrl(path),
-    snapshotMaxChars: settings.snapshotMaxChars,
+    ...onTestSite(site, settings.snapshotMaxChars),
     limits: {
       refusedTools: {
         tools: ['browser_upload', 'browser_downloads'],
