@@ -1,9 +1,10 @@
-// Compiles the test suite, with the sources it imports, to plain JavaScript in .test-build/run-<pid>/
-// before `npm test` runs it (a folder per run, so two runs at once never pull files from under each
-// other; removed when the run ends, or by the next run when a run was killed): a mirror of the checkout in which src/, test/, bench/ and plugins/ hold their
-// files as they are plus a .js beside each .ts (esbuild, no bundling, inline source maps), and every
-// other top-level entry (dist/, docs/, package.json, node_modules/…) is a link to the real one, so a
-// test that finds files from its own location finds the same ones.
+// Compiles the test suite, with the sources it imports, to plain JavaScript before `npm test` runs it,
+// in .test-build/run-<pid>/: a folder per run, so two runs at once never pull files from under each
+// other, removed when the run ends (or by the next run, when a run was killed). It is a mirror of the
+// checkout in which src/, test/, bench/ and plugins/ hold their files as they are plus a .js beside each
+// .ts (esbuild, no bundling, inline source maps), and every other top-level entry (dist/, docs/,
+// package.json, node_modules/…) is a link to the real one, so a test that finds files from its own
+// location finds the same ones.
 //
 // Why: through tsx's loader every test process and every child it starts paid ~1.1 s of CPU more for
 // the same modules (six gateway test files side by side: 14–18 s of CPU through tsx, 7.7–8.8 s

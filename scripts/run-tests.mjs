@@ -1,6 +1,6 @@
 // Runs the test suite with node's own test runner and closes with the plain `N passed, N failed` line CI
 // reads. Arguments narrow the run to files or folders: `npm test -- test/gateway`. The suite runs
-// compiled to JavaScript in .test-build/ (scripts/build-tests.mjs says why), rebuilt at each run.
+// compiled to JavaScript in .test-build/run-<pid>/ (scripts/build-tests.mjs says why), built at each run.
 // End-to-end files (`*.e2e.test.ts`: the real extension in a real browser, whose service-worker and
 // socket timings are the point) run in a second pass, two at a time (E2E_CONCURRENCY), so the rest of
 // the suite competing for this machine's two cores cannot stretch their timings. Two at a time keeps
