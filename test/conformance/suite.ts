@@ -25,8 +25,9 @@ import { unmetSkips } from './session-fixture.js';
 type CaseGroup = (get: HarnessRef) => void;
 
 /**
- * The suite's three parts, of about the same running time (local Chromium, 2 busy cores: 71, 78 and
- * 82 s); a group moves between parts with its declared skips (see `BackendLimits.skippedCases`).
+ * The suite's three parts, of about the same running time (local Chromium, two files at a time on two
+ * cores: 66, 65 and 80 s); a group moves between parts with its declared skips
+ * (`BackendLimits.skippedCases`).
  */
 export const CONFORMANCE_PARTS: Readonly<Record<1 | 2 | 3, readonly CaseGroup[]>> = {
   1: [navigationCases, snapshotCases, frameCases],
