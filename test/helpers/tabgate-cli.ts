@@ -11,9 +11,16 @@ import { cliEntry } from './cli-entry.js';
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
 export interface CliResult {
+  /** The exit code; -1 when the CLI was killed by a signal or could not start. */
   code: number;
   stdout: string;
   stderr: string;
+}
+
+// execFile's error carries the exit code as a number, or a string for a process that never ran.
+function exitCode(error: { code?: unknown } | null): number {
+  if (!error) return 0;
+  return typeof error.code === 'number' ? error.code : -1;
 }
 
 /** Runs `tabgate ARGS` on `home`; `stdin` is written to its input, which is then closed. */
@@ -24,7 +31,7 @@ export function runTabgate(home: string, args: string[], stdin = ''): Promise<Cl
       process.execPath,
       [...cliEntry(), ...args],
       { cwd: root, env: { ...env, TABGATE_HOME: home }, encoding: 'utf8' },
-      (error, stdout, stderr) => resolve({ code: error ? 1 : 0, stdout, stderr }),
+      (error, stdout, stderr) => resolve({ code: exitCode(error), stdout, stderr }),
     );
     child.stdin?.end(stdin);
   });
