@@ -23,21 +23,17 @@ const TEST_BUILD = path.join(BUILDS, `run-${process.pid}`);
 const COMPILED = new Set(['src', 'test', 'bench', 'plugins']);
 const NEVER = new Set(['.git', '.test-build']);
 
-function copyTree(from, to, typescript) {
-  fs.mkdirSync(to, { recursive: true });
-  for (const entry of fs.readdirSync(from, { withFileTypes: true })) {
-    if (entry.name === 'node_modules') continue;
-    const source = path.join(from, entry.name);
-    const target = path.join(to, entry.name);
-    if (entry.isDirectory()) {
-      copyTree(source, target, typescript);
-      continue;
-    }
-    fs.copyFileSync(source, target);
-    const { atime, mtime } = fs.statSync(source);
-    fs.utimesSync(target, atime, mtime);
-    if (entry.name.endsWith('.ts') && !entry.name.endsWith('.d.ts')) typescript.push(source);
-  }
+/** Copies a source folder with its files' times (see above); returns the TypeScript files in it. */
+function copyTree(from, to) {
+  fs.cpSync(from, to, {
+    recursive: true,
+    preserveTimestamps: true,
+    filter: (source) => path.basename(source) !== 'node_modules',
+  });
+  return fs
+    .readdirSync(to, { recursive: true })
+    .filter((name) => name.endsWith('.ts') && !name.endsWith('.d.ts'))
+    .map((name) => path.join(from, name));
 }
 
 function isRunning(pid) {
@@ -68,7 +64,7 @@ export async function buildTests() {
     if (NEVER.has(entry.name)) continue;
     const source = path.join(root, entry.name);
     if (COMPILED.has(entry.name) && entry.isDirectory())
-      copyTree(source, path.join(TEST_BUILD, entry.name), typescript);
+      typescript.push(...copyTree(source, path.join(TEST_BUILD, entry.name)));
     else fs.symlinkSync(source, path.join(TEST_BUILD, entry.name));
   }
   await build({
@@ -83,13 +79,12 @@ export async function buildTests() {
   });
   // The .js files get their sources' times too (see above).
   for (const source of typescript) {
-    const js = path.join(TEST_BUILD, path.relative(root, source)).replace(/\.ts$/, '.js');
     const { atime, mtime } = fs.statSync(source);
-    fs.utimesSync(js, atime, mtime);
+    fs.utimesSync(compiledTestPath(source), atime, mtime);
   }
 }
 
-/** Where the compiled form of a checkout's test file lives. */
+/** Where the compiled form of a checkout's TypeScript file lives. */
 export function compiledTestPath(file) {
   return path.join(TEST_BUILD, path.relative(root, file)).replace(/\.ts$/, '.js');
 }

@@ -1,8 +1,8 @@
 /**
  * The conformance harness of the local Chromium backend (local-1, -2 and -3.test.ts run the suite's
- * parts on it): one Chromium per test file, a context per case.
- * Host names of the test site come through `--host-resolver-rules` in `chromiumArgs`, so the two
- * origins are two different sites (the cross-origin iframe is out-of-process).
+ * parts on it): one Chromium per test file, a context per case. Host names of the test site come
+ * through `--host-resolver-rules` in `chromiumArgs`, so the two origins are two different sites (the
+ * cross-origin iframe is out-of-process).
  */
 import { randomUUID } from 'node:crypto';
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';

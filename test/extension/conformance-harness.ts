@@ -1,10 +1,9 @@
 /**
- * The conformance harness of the user's own tab (conformance-1, -2 and -3.e2e.test.ts run the suite's parts
- * on it): the real gateway (extension control on), the
- * real extension in a self-spawned headless Chromium, paired through the CLI path. Each case's session is
- * a gateway session with a fresh tab shared to it, and every call goes through
- * `POST /v1/sessions/{id}/tools/...`, so the whole path runs: gateway, broker, socket, extension, engine
- * over chrome.debugger.
+ * The conformance harness of the user's own tab (conformance-1, -2 and -3.e2e.test.ts run the suite's
+ * parts on it): the real gateway (extension control on), the real extension in a self-spawned headless
+ * Chromium, paired through the CLI path. Each case's session is a gateway session with a fresh tab
+ * shared to it, and every call goes through `POST /v1/sessions/{id}/tools/...`, so the whole path runs:
+ * gateway, broker, socket, extension, engine over chrome.debugger.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -2,6 +2,4 @@
 import { runConformanceSuite } from '../conformance/suite.js';
 import { camofoxHarness } from './camofox-conformance-harness.js';
 
-runConformanceSuite('Camofox (REST, a local Camofox server driving a real Chromium)', 1, () =>
-  camofoxHarness(1),
-);
+runConformanceSuite('Camofox (REST, a local Camofox server driving a real Chromium)', 1, camofoxHarness);

@@ -1,9 +1,9 @@
 /**
  * The conformance harness of Camofox (camofox-conformance-1, -2 and -3.test.ts run the suite's parts
- * on it), through the Camofox backend and a local server that honours
- * Camofox's REST API and drives a real headless Chromium (fixtures/fake-camofox.ts). Camofox is not CDP:
- * the tools its REST API has no call for are refused with `unsupported_on_backend`, and each other
- * difference is declared below with its reason.
+ * on it), through the Camofox backend and a local server that honours Camofox's REST API and drives a
+ * real headless Chromium (fixtures/fake-camofox.ts). Camofox is not CDP: the tools its REST API has no
+ * call for are refused with `unsupported_on_backend`, and each other difference is declared below with
+ * its reason, under the part it belongs to.
  */
 import assert from 'node:assert/strict';
 import { after } from 'node:test';
