@@ -1,7 +1,8 @@
 /**
  * The one way a test (or a benchmark) starts a Chromium of its own: Debian's binary (or CHROME_PATH),
- * headless, with the product's own flags (`BASE_FLAGS` of chromium-process.ts, one list for both), a
- * fresh profile, and its own process group so `kill()` takes every helper with it. Two forms:
+ * headless, with the product's own flags (`BASE_FLAGS` and `withDisabledFeatures` of
+ * chromium-process.ts, one list for both), a fresh profile, and its own process group so `kill()` takes
+ * every helper with it. Two forms:
  *
  * - `launchChromium` spawns it with a CDP endpoint on a free port: the remote browser a provider hands
  *   back, or, with `extension`, a browser with the unpacked tabgate extension loaded.
@@ -16,7 +17,11 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { chromium as playwrightChromium, type Browser } from 'playwright-core';
-import { BASE_FLAGS, DEFAULT_CHROMIUM } from '../../src/gateway/backends/cdp/chromium-process.js';
+import {
+  BASE_FLAGS,
+  DEFAULT_CHROMIUM,
+  withDisabledFeatures,
+} from '../../src/gateway/backends/cdp/chromium-process.js';
 
 /** The binary every test browser runs. */
 export const CHROMIUM = process.env.CHROME_PATH ?? DEFAULT_CHROMIUM;
@@ -51,11 +56,13 @@ export async function launchChromium(options: ChromiumOptions = {}): Promise<Loc
   const child = spawn(
     CHROMIUM,
     [
-      ...TEST_FLAGS,
-      `--user-data-dir=${userDataDir}`,
-      '--remote-debugging-port=0',
-      ...extension,
-      ...(options.extraArgs ?? []),
+      ...withDisabledFeatures([
+        ...TEST_FLAGS,
+        `--user-data-dir=${userDataDir}`,
+        '--remote-debugging-port=0',
+        ...extension,
+        ...(options.extraArgs ?? []),
+      ]),
       'about:blank',
     ],
     { detached: true, stdio: ['ignore', 'ignore', 'pipe'] },
@@ -110,7 +117,10 @@ function devtoolsEndpoint(child: ReturnType<typeof spawn>, within: number): Prom
   });
 }
 
-/** A headless Chromium driven by playwright-core; the caller closes it. */
+/**
+ * A headless Chromium driven by playwright-core; the caller closes it. Without our disabled features:
+ * playwright passes a `--disable-features` list of its own, which a second one would replace.
+ */
 export function launchPlaywrightChromium(): Promise<Browser> {
   return playwrightChromium.launch({ executablePath: CHROMIUM, args: [...BASE_FLAGS] });
 }
