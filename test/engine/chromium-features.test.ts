@@ -66,6 +66,14 @@ describe("the local Chromium's features", () => {
     assert.ok(names.includes('WebUIOmniboxPopup'));
   });
 
+  it('leaves a feature the user enables out of its own list, which would otherwise switch it off', () => {
+    assert.deepEqual(withDisabledFeatures(['--enable-features=WebUIOmniboxPopup:mode/full,Other', '--a']), [
+      '--enable-features=WebUIOmniboxPopup:mode/full,Other',
+      '--a',
+      '--disable-features=WebUIOmniboxFullPopup,WebUIOmniboxAimPopup',
+    ]);
+  });
+
   it('merges every --disable-features it is given, each name once, and leaves other switches in order', () => {
     assert.deepEqual(
       withDisabledFeatures(['--a', '--disable-features=X,WebUIOmniboxPopup', '--b', '--disable-features=Y,']),

@@ -47,20 +47,30 @@ export const DISABLED_FEATURES: readonly string[] = [
 ];
 
 const DISABLE_FEATURES = '--disable-features=';
+const ENABLE_FEATURES = '--enable-features=';
+
+/** The feature names every `prefix` switch among `args` lists (a name may carry `:params` or `<trial`). */
+function featuresOf(args: readonly string[], prefix: string): string[] {
+  return args
+    .filter((arg) => arg.startsWith(prefix))
+    .flatMap((arg) => arg.slice(prefix.length).split(','))
+    .filter((name) => name !== '');
+}
 
 /**
  * The command line's switches with our disabled features added: every `--disable-features` given
  * (the user's, in `browser.chromium_args`) is merged with them into one, since Chromium keeps only the
- * last of a repeated switch and would otherwise drop either theirs or ours.
+ * last of a repeated switch and would otherwise drop either theirs or ours. A feature the user enables
+ * is left out of ours: Chromium would disable one named in both.
  */
 export function withDisabledFeatures(args: readonly string[]): string[] {
-  const features = new Set(DISABLED_FEATURES);
-  const rest: string[] = [];
-  for (const arg of args) {
-    if (!arg.startsWith(DISABLE_FEATURES)) rest.push(arg);
-    else for (const name of arg.slice(DISABLE_FEATURES.length).split(',')) if (name) features.add(name);
-  }
-  return [...rest, DISABLE_FEATURES + [...features].join(',')];
+  const enabled = new Set(featuresOf(args, ENABLE_FEATURES).map((name) => name.split(/[:<]/)[0]));
+  const features = new Set([
+    ...DISABLED_FEATURES.filter((name) => !enabled.has(name)),
+    ...featuresOf(args, DISABLE_FEATURES),
+  ]);
+  const rest = args.filter((arg) => !arg.startsWith(DISABLE_FEATURES));
+  return features.size === 0 ? rest : [...rest, DISABLE_FEATURES + [...features].join(',')];
 }
 
 export interface LaunchOptions {
