@@ -36,7 +36,7 @@ interface Sample {
   perSession: Usage;
 }
 
-/** Every process whose command line names `marker` or the profile folder of the one that does. */
+/** What the browser started with `marker` uses now: it and every process naming its profile folder. */
 function browserUsage(marker: string): Usage {
   const cmdlines = new Map<number, string>();
   for (const entry of fs.readdirSync('/proc')) {
