@@ -4,7 +4,7 @@
  * product's local backend opening sessions with `browser_navigate` to a test-site page; on the
  * defaults side Chromium is started through a wrapper that drops the `--disable-features` switch
  * (`DISABLED_FEATURES` of chromium-process.ts), so that switch is the only difference. Measured over
- * every process of the browser (found by its profile folder): CPU time used and PSS, once the browser
+ * every process of the browser (it and every process below it): CPU time used and PSS, once the browser
  * is up with one session and again after BENCH_SESSIONS more, each after a pause that lets the
  * browser settle. BENCH_ROUNDS rounds (default 2), sides alternated; medians.
  */
@@ -15,15 +15,15 @@ import path from 'node:path';
 import { createLocalChromiumBackend } from '../src/gateway/backends/cdp/index.js';
 import { DEFAULT_BROWSER_SETTINGS } from '../src/gateway/config/browser-settings.js';
 import { silentLogger } from '../src/log/logger.js';
+import { chromiumTree } from '../test/engine/chromium-processes.js';
 import { CHROMIUM } from '../test/helpers/chromium.js';
+import { cpuMsOf, pssOf } from '../test/helpers/processes.js';
 import { startTestSite, type TestSite } from '../test/testserver/server.js';
 import { median } from './stats.js';
 
 const SESSIONS = Number(process.env.BENCH_SESSIONS ?? 10);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2);
 const SETTLE_MS = Number(process.env.BENCH_SETTLE_MS ?? 3000);
-/** Linux's USER_HZ, the unit of /proc/<pid>/stat's times. */
-const CLOCK_TICKS = 100;
 
 interface Usage {
   cpuMs: number;
@@ -36,35 +36,15 @@ interface Sample {
   perSession: Usage;
 }
 
-/** What the browser started with `marker` uses now: it and every process naming its profile folder. */
+/** What the browser started with `marker` uses now: it and every process below it. */
 function browserUsage(marker: string): Usage {
-  const cmdlines = new Map<number, string>();
-  for (const entry of fs.readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      cmdlines.set(Number(entry), fs.readFileSync(`/proc/${entry}/cmdline`, 'utf8'));
-    } catch {
-      // Ended while we looked.
-    }
-  }
-  const main = [...cmdlines.values()].find((cmdline) => cmdline.includes(marker));
-  const profile = main?.split('\0').find((arg) => arg.startsWith('--user-data-dir='));
-  if (!profile) throw new Error('the browser process was not found');
-  const usage: Usage = { cpuMs: 0, pssMb: 0, processes: 0 };
-  for (const [pid, cmdline] of cmdlines) {
-    if (!cmdline.includes(profile)) continue;
-    try {
-      const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      const rollup = fs.readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8');
-      usage.cpuMs += ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS;
-      usage.pssMb += Number(/^Pss:\s+(\d+)/m.exec(rollup)?.[1] ?? 0) / 1024;
-      usage.processes += 1;
-    } catch {
-      // Ended while we looked.
-    }
-  }
-  return usage;
+  const tree = chromiumTree(marker);
+  if (tree.length === 0) throw new Error('the browser process was not found');
+  return {
+    cpuMs: tree.reduce((sum, pid) => sum + cpuMsOf(pid), 0),
+    pssMb: tree.reduce((sum, pid) => sum + pssOf(pid), 0) / (1 << 20),
+    processes: tree.length,
+  };
 }
 
 const settle = () => new Promise((resolve) => setTimeout(resolve, SETTLE_MS));

@@ -3,6 +3,7 @@
  * ignores flags it does not know), so tests never touch other engineers' browsers.
  */
 import fs from 'node:fs';
+import { descendants } from '../helpers/processes.js';
 import { waitFor } from '../helpers/wait-for.js';
 
 export function chromiumPidsWith(marker: string): number[] {
@@ -17,6 +18,17 @@ export function chromiumPidsWith(marker: string): number[] {
     }
   }
   return pids;
+}
+
+/** The processes the marker names and every process below them (renderers, GPU, utilities). */
+export function chromiumTree(marker: string): number[] {
+  const tree = new Set<number>();
+  for (const pid of chromiumPidsWith(marker)) {
+    // Helpers that repeat the browser's flags are below it already: /proc is walked once per browser.
+    if (tree.has(pid)) continue;
+    for (const each of [pid, ...descendants(pid)]) tree.add(each);
+  }
+  return [...tree];
 }
 
 /** Kills the browser process (not its helpers) like a crash would, and waits until it is gone. */

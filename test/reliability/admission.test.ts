@@ -12,7 +12,8 @@ import fs from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import { DEFAULT_BROWSER_SETTINGS } from '../../src/gateway/config/browser-settings.js';
 import { makeHome } from '../gateway/fixtures/gateway.js';
-import { chromiumPidsWith } from '../engine/chromium-processes.js';
+import { chromiumPidsWith, chromiumTree } from '../engine/chromium-processes.js';
+import { pssOf } from '../helpers/processes.js';
 import { startTestSite, type TestSite } from '../testserver/server.js';
 import { callTool, type CallOutcome } from './fixtures/agent.js';
 import { startChildGateway, type ChildGateway } from './fixtures/child-gateway.js';
@@ -23,40 +24,6 @@ const MAX_SESSIONS = SOAK ? DEFAULT_BROWSER_SETTINGS.maxSessions : 8;
 const COMMAND_TIMEOUT_SECONDS = 30;
 /** A call still unanswered this long after its deadline counts as hung. */
 const GUARD_MS = (COMMAND_TIMEOUT_SECONDS + 5) * 1000;
-
-/** Proportional set size: shared pages split among the processes sharing them, so a sum means something. */
-function pssOf(pid: number): number {
-  try {
-    const rollup = fs.readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8');
-    return Number(/^Pss:\s+(\d+) kB/m.exec(rollup)?.[1] ?? 0) * 1024;
-  } catch {
-    return 0;
-  }
-}
-
-/** The browser process the marker names and every process below it (renderers, GPU, utilities). */
-function chromiumTree(marker: string): number[] {
-  const parents = new Map<number, number>();
-  for (const entry of fs.readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = fs.readFileSync(`/proc/${entry}/stat`, 'utf8');
-      parents.set(Number(entry), Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]));
-    } catch {
-      // The process ended while we looked.
-    }
-  }
-  const tree = new Set(chromiumPidsWith(marker));
-  for (let grew = true; grew;) {
-    grew = false;
-    for (const [pid, parent] of parents)
-      if (!tree.has(pid) && tree.has(parent)) {
-        tree.add(pid);
-        grew = true;
-      }
-  }
-  return [...tree];
-}
 
 const mb = (bytes: number) => `${(bytes / 1e6).toFixed(0)} MB`;
 

@@ -13,7 +13,7 @@ import { chromiumEnvironment } from '../../src/gateway/backends/cdp/chromium-env
 import { makeHome, writeConfigFile } from '../gateway/fixtures/gateway.js';
 import { cliEntry } from '../helpers/cli-entry.js';
 import { startTestSite, type TestSite } from '../testserver/server.js';
-import { cmdline, descendants, readEnviron } from './fixtures/processes.js';
+import { cmdline, descendants, readEnviron } from '../helpers/processes.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 

@@ -15,7 +15,7 @@ import { fileURLToPath } from 'node:url';
 import { probeSandbox, type SandboxHost } from '../../src/gateway/backends/cdp/chromium-sandbox.js';
 import { chromiumPidsWith } from '../engine/chromium-processes.js';
 import { waitFor } from '../helpers/wait-for.js';
-import { cmdline, descendants } from './fixtures/processes.js';
+import { cmdline, descendants } from '../helpers/processes.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
