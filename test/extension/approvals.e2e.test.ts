@@ -302,8 +302,15 @@ describe("approvals on the user's tab (the extension)", () => {
     await ok('browser_navigate', { url: sites.shopUrl('/form-post') });
     assert.equal(await debuggerAttached(), true);
     sites.requests.length = 0;
+    const stopAt = await popup.where('#stop-agent');
     const running = call('browser_click', { ref: await refOf('button "Save"') });
     const asked = await pending();
+    // A person reaching for Stop as the approval arrives: the card drawn meanwhile must not move Stop
+    // from under the pointer (it did when the card was drawn above it, and a press landed on the card).
+    await waitFor('the popup to show the approval', () =>
+      popup.visible(`button[data-approval="${asked.approval_id}"]`),
+    );
+    assert.deepEqual(await popup.where('#stop-agent'), stopAt);
     await popup.click('#stop-agent');
     const ended = await running;
     assert.notEqual(ended.status, 200, JSON.stringify(ended.body));
