@@ -59,6 +59,14 @@ export function SessionView(props: {
   };
   return html`<section aria-labelledby="session-title">
     <h2 id="session-title">${session.title ?? session.session_id}</h2>
+    <!-- Above the page's title and status, which change with every action: Stop stays where the person
+         reaches for it. -->
+    <p>
+      <button type="button" id="stop" class=${stopped ? '' : 'danger'} onClick=${toggle}>
+        ${stopped ? 'Resume' : 'Stop'}
+      </button>
+      <span role="status" id="action-status">${message}</span>
+    </p>
     <p>
       ${session.backend.label}
       ${
@@ -73,12 +81,6 @@ export function SessionView(props: {
         >${session.status}</span
       >
       ${session.page ? html` · on <span class="page">${session.page.title || session.page.url}</span>` : ''}
-    </p>
-    <p>
-      <button type="button" id="stop" class=${stopped ? '' : 'danger'} onClick=${toggle}>
-        ${stopped ? 'Resume' : 'Stop'}
-      </button>
-      <span role="status" id="action-status">${message}</span>
     </p>
     <${TakeoverPanel}
       sessionId=${session.session_id}
