@@ -17,6 +17,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { PHASES } from './call-phases.js';
 import type { PhasesAnswer, ServerOrder, Started } from './controller-server.js';
+import type { StreamView } from '../src/dashboard/live-events.js';
 import type { ReaderAnswer, ReaderOrder } from './dashboard-reader.js';
 import { closePosts, post } from './post.js';
 import { median, pct, throughput } from './stats.js';
@@ -200,19 +201,27 @@ async function main(): Promise<void> {
       onePass.cpu.toFixed(0),
       `${(onePass.cpu / floorPass.cpu).toFixed(2)}× floor, over the pass above`,
     ]);
-    // The same load with dashboard tabs open on the gateway (none; one and five on a list view; one on
-    // the live view of the session the calls go to, the one view sent each action), in short passes
+    // The same load with dashboard tabs open on the gateway (none; one and five on the sessions list, the
+    // page's first view; one on the live view of the session the calls go to, the one view sent each
+    // action; five on the Activity view, the one view sent each audit row), in short passes
     // alternated over TAB_ROUNDS rounds, in reversed order every other round; after one pass with five
     // tabs open, so the dashboard's code runs optimized as in a gateway in use. The tabs are read in a
     // process of their own (bench/dashboard-reader.ts), and a pass starts once each has its first lines.
     // A set's rate is read against the pass with no tab of the same round, the median of those ratios
     // taken: one noisy pass moves neither side. CPU per call (the gateway's, from /proc, in 10-ms ticks)
     // is summed over all rounds.
+    const list: StreamView = { session: null, auditAfter: null };
     const TAB_SETS = [
-      { name: 'none', tabs: 0 },
-      { name: '1 dashboard tab open', tabs: 1 },
-      { name: '5 dashboard tabs open', tabs: 5, target: ' (target ≤ 5 %)' },
-      { name: "1 tab on the busy session's live view", tabs: 1, follows: sessions[0] },
+      { name: 'none', tabs: 0, view: list },
+      { name: '1 dashboard tab open', tabs: 1, view: list },
+      { name: '5 dashboard tabs open', tabs: 5, view: list, target: ' (target ≤ 5 %)' },
+      {
+        name: "1 tab on the busy session's live view",
+        tabs: 1,
+        view: { session: sessions[0] ?? null, auditAfter: null },
+      },
+      // The reader sends no Last-Event-ID: rows from the newest one on, as the page's after it read them.
+      { name: '5 tabs on the Activity view', tabs: 5, view: { session: null, auditAfter: 0 } },
     ] as const;
     type TabSet = (typeof TAB_SETS)[number];
     const PASS_CALLS = Math.round(THROUGHPUT_CALLS / 2);
@@ -223,7 +232,7 @@ async function main(): Promise<void> {
           url: started.gatewayUrl,
           key: started.operatorKey,
           tabs: set.tabs,
-          ...('follows' in set ? { follows: set.follows } : {}),
+          view: set.view,
         });
       const cpuBefore = cpuMicros(serverPid);
       const readerBefore = cpuMicros(reader.pid ?? 0);

@@ -5,10 +5,11 @@
  * gateway needs, and charge the gateway's throughput with the cost of its readers. Driven over IPC.
  */
 import http from 'node:http';
+import { streamQuery, type StreamView } from '../src/dashboard/live-events.js';
 
-/** `follows`: the session whose live view the tabs show (its actions are sent to them); none if absent. */
+/** `view`: what the tabs show, which says what their streams carry, as the page asks for it. */
 export type ReaderOrder =
-  | { kind: 'open'; url: string; key: string; tabs: number; follows?: string }
+  | { kind: 'open'; url: string; key: string; tabs: number; view: StreamView }
   | { kind: 'close' }
   | { kind: 'exit' };
 
@@ -25,11 +26,10 @@ let bytes = 0;
  * with node:http, whose HTTP parser is native as a browser's is: fetch's (WebAssembly) cost this
  * process 2.6 µs per call per tab, CPU the gateway beside it on the same two cores then lacked.
  */
-function openTab(url: string, key: string, follows: string | undefined, signal: AbortSignal): Promise<void> {
-  const query = follows === undefined ? '' : `?session=${encodeURIComponent(follows)}`;
+function openTab(url: string, key: string, view: StreamView, signal: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
     const request = http.get(
-      `${url}/v1/dashboard/events${query}`,
+      `${url}/v1/dashboard/events${streamQuery(view)}`,
       { headers: { authorization: `Bearer ${key}` }, signal },
       (response) => {
         if (response.statusCode !== 200) {
@@ -56,7 +56,7 @@ process.on('message', (order: ReaderOrder) => {
       closing = new AbortController();
       const signal = closing.signal;
       await Promise.all(
-        Array.from({ length: order.tabs }, () => openTab(order.url, order.key, order.follows, signal)),
+        Array.from({ length: order.tabs }, () => openTab(order.url, order.key, order.view, signal)),
       );
       // What the pass is charged with starts now: the lines every new tab gets are not the calls'.
       bytes = 0;

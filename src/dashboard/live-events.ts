@@ -2,6 +2,7 @@
  * The dashboard's one live stream (server-sent events read through fetch, because EventSource cannot
  * send the owner's proof header). It reconnects after a second with `Last-Event-ID` set to the last
  * audit row it received, so no row is lost across a drop; nothing here retries faster than once a second.
+ * It carries audit rows only while the Activity view shows them.
  */
 import { ownerHeaders } from './api.js';
 
@@ -41,38 +42,56 @@ export function parseEvents(
   return rest;
 }
 
+/** What the tab shows, as far as its stream is concerned. */
+export interface StreamView {
+  /** The session whose live view is open: its actions are sent. */
+  session: string | null;
+  /**
+   * The Activity view is open: the audit rows after this id are sent (the newest the page read).
+   * Null on any other view, whose stream carries no rows (`?audit=0`).
+   */
+  auditAfter: number | null;
+}
+
 /** The tab's stream, as the page holds it. */
 export interface LiveStream {
   /**
-   * The session whose actions the stream carries (its live view is open), or none: the stream is opened
-   * again at once for it, the audit rows resuming after the last one received. Resolves once the new
-   * stream is open, so a timeline read after it misses no action.
+   * Opens the stream for what the tab now shows (the first call opens it; a later one with another
+   * session, or into or out of the Activity view, opens it again at once). Resolves once the stream is
+   * open, so a timeline or an activity list read before it misses nothing after it.
    */
-  follow(sessionId: string | null): Promise<void>;
+  show(view: StreamView): Promise<void>;
   stop(): void;
 }
 
-/** Follows `/v1/dashboard/events` until `stop` is called; `after` is the newest audit row already shown. */
+/** The query string of the stream for `view`. */
+export function streamQuery(view: StreamView): string {
+  const query = new URLSearchParams();
+  if (view.session !== null) query.set('session', view.session);
+  if (view.auditAfter === null) query.set('audit', '0');
+  const text = query.toString();
+  return text === '' ? '' : `?${text}`;
+}
+
+/** Follows `/v1/dashboard/events` from the first `show` until `stop` is called. */
 export function followEvents(
-  after: number | null,
   onEvent: (event: LiveEvent) => void,
   onState: (live: boolean) => void,
 ): LiveStream {
-  let lastId = after === null ? null : String(after);
+  let lastId: string | null = null;
   let stopped = false;
   let live = false;
-  let following: string | null = null;
-  /** The open stream was closed to follow another session: open the next at once, not after a second. */
+  let shown: StreamView | null = null;
+  /** The open stream was closed to show another view: open the next at once, not after a second. */
   let switching = false;
   const whenOpen: (() => void)[] = [];
   let controller: AbortController | null = null;
   const connect = async (): Promise<void> => {
-    while (!stopped) {
+    while (!stopped && shown !== null) {
       controller = new AbortController();
       switching = false;
-      const query = following === null ? '' : `?session=${encodeURIComponent(following)}`;
       try {
-        const response = await fetch(`/v1/dashboard/events${query}`, {
+        const response = await fetch(`/v1/dashboard/events${streamQuery(shown)}`, {
           credentials: 'same-origin',
           cache: 'no-store',
           signal: controller.signal,
@@ -91,7 +110,7 @@ export function followEvents(
           }
         }
       } catch {
-        // Dropped, refused, or closed to follow another session: opened again below.
+        // Dropped, refused, or closed to show another view: opened again below.
       }
       live = false;
       if (switching || stopped) continue;
@@ -99,13 +118,22 @@ export function followEvents(
       await new Promise((resolve) => setTimeout(resolve, RETRY_MS));
     }
   };
-  void connect();
   return {
-    follow(sessionId) {
-      if (stopped || (sessionId === following && live)) return Promise.resolve();
+    show(view) {
+      const same =
+        shown !== null &&
+        view.session === shown.session &&
+        // Rows keep coming while the Activity view stays open: only entering it starts over.
+        (view.auditAfter === null) === (shown.auditAfter === null);
+      if (stopped || (same && live)) return Promise.resolve();
       const open = new Promise<void>((resolve) => whenOpen.push(resolve));
-      if (sessionId !== following) {
-        following = sessionId;
+      if (same) return open;
+      const first = shown === null;
+      shown = view;
+      // The rows the page just read end here; a stream without rows resumes from nothing.
+      lastId = view.auditAfter === null ? null : String(view.auditAfter);
+      if (first) void connect();
+      else {
         switching = true;
         controller?.abort();
       }

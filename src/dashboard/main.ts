@@ -64,11 +64,7 @@ function App() {
         if (error instanceof ApiError && error.code === 'operator_required') setSignedIn(false);
         return;
       }
-      const [, first] = await Promise.all([
-        loadSessions(),
-        getJson<{ entries: AuditEntry[] }>('/v1/dashboard/activity'),
-      ]);
-      setAudit(first.entries);
+      await loadSessions();
       // The rows of one read of the stream are added at once: a busy agent's burst (hundreds of rows
       // in one write) would otherwise copy the whole list once per row.
       let arrived: AuditEntry[] = [];
@@ -80,40 +76,35 @@ function App() {
           setAudit((rows) => [...newestFirst, ...rows].slice(0, MAX_AUDIT_SHOWN));
         });
       };
-      opened = followEvents(
-        // An empty log: every row from the first, so none written before the stream opens is missed.
-        first.entries[0]?.id ?? 0,
-        (e) => {
-          if (e.event === 'audit') addRow(e.data as AuditEntry);
-          else if (e.event === 'session') {
-            const s = e.data as SessionSummary;
-            setSessions((list) => {
-              const at = list.findIndex((x) => x.session_id === s.session_id);
-              return at === -1 ? [s, ...list] : list.map((x, i) => (i === at ? s : x));
-            });
-          } else if (e.event === 'session-gone') {
-            const { session_id } = e.data as { session_id: string };
-            setSessions((list) => list.filter((x) => x.session_id !== session_id));
-          } else if (e.event === 'action') {
-            const a = e.data as ActionEntry;
-            setTimelines((all) => {
-              const list = all[a.session_id];
-              if (!list) return all;
-              const at = list.findIndex((x) => x.seq === a.seq);
-              const next = at === -1 ? [...list, a] : list.map((x, i) => (i === at ? a : x));
-              return { ...all, [a.session_id]: next.slice(-100) };
-            });
-          } else if (e.event === 'screenshot') {
-            const { session_id, seq } = e.data as { session_id: string; seq: number };
-            setShots((all) => ({ ...all, [session_id]: seq }));
-          } else if (e.event === 'resync') {
-            void loadSessions();
-            // Actions may have been dropped with the events this tab lost.
-            if (shown.current !== null) void loadTimeline(shown.current);
-          }
-        },
-        setLive,
-      );
+      opened = followEvents((e) => {
+        if (e.event === 'audit') addRow(e.data as AuditEntry);
+        else if (e.event === 'session') {
+          const s = e.data as SessionSummary;
+          setSessions((list) => {
+            const at = list.findIndex((x) => x.session_id === s.session_id);
+            return at === -1 ? [s, ...list] : list.map((x, i) => (i === at ? s : x));
+          });
+        } else if (e.event === 'session-gone') {
+          const { session_id } = e.data as { session_id: string };
+          setSessions((list) => list.filter((x) => x.session_id !== session_id));
+        } else if (e.event === 'action') {
+          const a = e.data as ActionEntry;
+          setTimelines((all) => {
+            const list = all[a.session_id];
+            if (!list) return all;
+            const at = list.findIndex((x) => x.seq === a.seq);
+            const next = at === -1 ? [...list, a] : list.map((x, i) => (i === at ? a : x));
+            return { ...all, [a.session_id]: next.slice(-100) };
+          });
+        } else if (e.event === 'screenshot') {
+          const { session_id, seq } = e.data as { session_id: string; seq: number };
+          setShots((all) => ({ ...all, [session_id]: seq }));
+        } else if (e.event === 'resync') {
+          void loadSessions();
+          // Actions may have been dropped with the events this tab lost.
+          if (shown.current !== null) void loadTimeline(shown.current);
+        }
+      }, setLive);
       setStream(opened);
     })();
     return () => {
@@ -130,14 +121,32 @@ function App() {
 
   const [view, id] = route;
   // The stream carries the actions of the session whose live view is open, and no others; its timeline
-  // is read once the stream follows it, so no action falls between the two.
+  // is read once the stream follows it, so no action falls between the two. It carries the audit rows
+  // only while the Activity view is open: entering it reads the newest rows, then the stream sends every
+  // row after them.
   useEffect(() => {
     if (!stream) return;
+    let current = true;
     const sessionId = view === 'sessions' && id ? id : null;
     shown.current = sessionId;
-    void stream.follow(sessionId).then(() => {
-      if (sessionId !== null && shown.current === sessionId) void loadTimeline(sessionId);
-    });
+    if (view === 'activity') {
+      void getJson<{ entries: AuditEntry[] }>('/v1/dashboard/activity').then(
+        (first) => {
+          if (!current) return;
+          setAudit(first.entries);
+          // An empty log: every row from the first.
+          return stream.show({ session: null, auditAfter: first.entries[0]?.id ?? 0 });
+        },
+        () => undefined,
+      );
+    } else {
+      void stream.show({ session: sessionId, auditAfter: null }).then(() => {
+        if (sessionId !== null && shown.current === sessionId) void loadTimeline(sessionId);
+      });
+    }
+    return () => {
+      current = false;
+    };
   }, [view, id, stream]);
 
   if (signedIn === null) return html`<p>Loading the tabgate dashboard…</p>`;

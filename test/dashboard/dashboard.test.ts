@@ -264,6 +264,31 @@ describe('the dashboard in a real browser', () => {
     assert.deepEqual(shown, expected);
   });
 
+  it('shows in the activity the calls made while the tab showed another view, and the next ones live', async () => {
+    const sessionId = await gw.createSession('Elsewhere');
+    const rowsOf = () =>
+      page
+        .locator('#activity tbody tr')
+        .evaluateAll((trs, id) => trs.filter((tr) => tr.children[1]?.textContent === id).length, sessionId);
+    await page.goto(`${gw.url}/#/activity`);
+    await page.locator('#activity tbody tr').first().waitFor();
+    // The sessions list's stream carries no audit rows: these two reach the page only by its coming back.
+    await page.goto(`${gw.url}/#/sessions`);
+    await page.getByRole('link', { name: 'Elsewhere' }).waitFor();
+    for (let i = 0; i < 2; i++) assert.equal((await call(sessionId, 'browser_tabs')).status, 200);
+    await page.goto(`${gw.url}/#/activity`);
+    const wait = { within: 5_000, every: 50 };
+    await waitFor(async () => ((await rowsOf()) === 2 ? true : undefined), {
+      what: 'the calls made meanwhile in the activity',
+      ...wait,
+    });
+    assert.equal((await call(sessionId, 'browser_tabs')).status, 200);
+    await waitFor(async () => ((await rowsOf()) === 3 ? true : undefined), {
+      what: 'the next call live',
+      ...wait,
+    });
+  });
+
   it('shows the activity, browsers and settings views', async () => {
     await page.goto(`${gw.url}/#/activity`);
     await page.locator('#activity tbody tr').first().waitFor();

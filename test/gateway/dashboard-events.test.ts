@@ -21,9 +21,13 @@ async function readEvents(
   enough: (events: LiveEvent[], ids: string[]) => boolean,
   opened?: () => void,
   follow?: string,
+  audit?: string,
 ): Promise<LiveEvent[]> {
   const controller = new AbortController();
-  const query = follow === undefined ? '' : `?session=${encodeURIComponent(follow)}`;
+  const params = new URLSearchParams();
+  if (follow !== undefined) params.set('session', follow);
+  if (audit !== undefined) params.set('audit', audit);
+  const query = params.size > 0 ? `?${params.toString()}` : '';
   const response = await fetch(`${gw.url}/v1/dashboard/events${query}`, {
     headers: { authorization: `Bearer ${gw.operatorKey}`, ...headers },
     signal: controller.signal,
@@ -212,6 +216,39 @@ describe("the dashboard's live stream", () => {
       audits(gotPlain).map((e) => e.id),
       audits(gotFollowing).map((e) => e.id),
     );
+  });
+
+  it('sends a tab whose view shows no audit rows (audit=0) its session lines and actions, and no row', async () => {
+    const sessionId = await gw.createSession('no rows');
+    const opened: Promise<void>[] = [];
+    const opener = () => {
+      let open = () => undefined as void;
+      opened.push(new Promise<void>((resolve) => (open = resolve)));
+      return open;
+    };
+    const ended = (got: LiveEvent[]) => actionsOf(got).filter((a) => a.outcome === 'ok').length;
+    const withRows = readEvents(gw, {}, (got) => audits(got).length >= 3, opener(), sessionId);
+    const withoutRows = readEvents(gw, {}, (got) => ended(got) >= 4, opener(), sessionId, '0');
+    await Promise.all(opened);
+    await calls(sessionId, 3);
+    assert.equal(audits(await withRows).length, 3);
+    // Sent after the chunk that carried the three rows to the other tab: read up to it, this tab has
+    // been sent all it ever will be for those calls.
+    await calls(sessionId, 1);
+    const got = await withoutRows;
+    assert.deepEqual(audits(got), []);
+    assert.equal(ended(got), 4);
+    assert.ok(
+      got.some((e) => e.event === 'session' && (e.data as { session_id: string }).session_id === sessionId),
+    );
+  });
+
+  it('refuses an audit parameter other than 0 or 1 with 400 invalid_request', async () => {
+    const response = await fetch(`${gw.url}/v1/dashboard/events?audit=no`, {
+      headers: { authorization: `Bearer ${gw.operatorKey}` },
+    });
+    assert.equal(response.status, 400);
+    assert.equal(((await response.json()) as { error: { code: string } }).error.code, 'invalid_request');
   });
 
   it('refuses a session parameter that is not a session id with 400 invalid_request', async () => {

@@ -60,6 +60,8 @@ export interface Chunk {
   chars: number;
   /** The chunk without actions, encoded once for every tab that follows no session and takes it whole. */
   whole: Buffer | null;
+  /** The chunk without actions or audit rows, encoded once for every tab sent neither (`?audit=0`). */
+  bare: Buffer | null;
 }
 
 /** What the hub asks of each tab's stream. */
@@ -265,7 +267,7 @@ export class DashboardHub {
     this.auditCursor = audits.at(-1)?.id ?? auditAfter;
     if (lead === '' && actions.size === 0 && head === '' && audits.length === 0) return;
     const chars = audits.reduce((sum, row) => sum + row.text.length, lead.length + actionChars + head.length);
-    this.chunks.push({ lead, actions, head, audits, auditAfter, chars, whole: null });
+    this.chunks.push({ lead, actions, head, audits, auditAfter, chars, whole: null, bare: null });
     this.keptChars += chars;
   }
 

@@ -4,7 +4,8 @@
  * chunk, the last audit row it sent (the cursor a reconnect resumes from), and the session it follows
  * (whose actions it is sent). Rows the hub's chunks do not cover for it (a resumed stream's older rows,
  * or rows of chunks dropped while it was stuck) it reads from the audit log by that cursor, so none is
- * lost and none sent twice.
+ * lost and none sent twice. A stream whose tab shows no audit rows (`?audit=0`) is sent none, and never
+ * reads the log.
  */
 import type { ServerResponse } from 'node:http';
 import { AUDIT_BATCH, type Chunk, type DashboardHub, type HubStream } from './dashboard-hub.js';
@@ -27,10 +28,19 @@ export class DashboardStream implements HubStream {
     private readonly res: ServerResponse,
     /** The last audit row sent. */
     private cursor: number,
-    readonly follows: string | null = null,
+    private readonly view: {
+      /** The session whose actions the stream is sent (its tab shows that session), if any. */
+      follows: string | null;
+      /** Whether the stream is sent the audit rows (its tab shows them); without, the cursor stands still. */
+      audit: boolean;
+    } = { follows: null, audit: true },
   ) {
     this.next = hub.end;
     res.on('drain', () => this.pump());
+  }
+
+  get follows(): string | null {
+    return this.view.follows;
   }
 
   close(): void {
@@ -60,25 +70,30 @@ export class DashboardStream implements HubStream {
       }
       const chunk = this.hub.chunk(this.next);
       if (!chunk) break;
-      if (this.cursor < chunk.auditAfter) {
+      if (this.view.audit && this.cursor < chunk.auditAfter) {
         if (!(await this.catchUp(chunk.auditAfter))) return;
         continue;
       }
       this.next++;
       const written = this.write(this.textOf(chunk));
-      this.cursor = Math.max(this.cursor, chunk.audits.at(-1)?.id ?? 0);
+      if (this.view.audit) this.cursor = Math.max(this.cursor, chunk.audits.at(-1)?.id ?? 0);
       if (!written) return;
     }
-    if (!(await this.catchUp(this.hub.auditCursor))) return;
+    if (this.view.audit && !(await this.catchUp(this.hub.auditCursor))) return;
     if (Date.now() - this.lastWrite > HEARTBEAT_MS) this.write(': heartbeat\n\n');
   }
 
   /**
    * The chunk as this stream needs it: its session's actions, and every row when it has every row before
-   * the chunk's (then, following no session, the text all such tabs share), else without rows it has.
+   * the chunk's (then, following no session, the text all such tabs share), else without rows it has;
+   * without rows at all for a stream sent none (then, following no session, the text all those share).
    */
   private textOf(chunk: Chunk): Buffer | string {
     const actions = this.follows === null ? '' : (chunk.actions.get(this.follows) ?? '');
+    if (!this.view.audit)
+      return actions === ''
+        ? (chunk.bare ??= Buffer.from(chunk.lead + chunk.head))
+        : chunk.lead + actions + chunk.head;
     const whole = this.cursor === chunk.auditAfter;
     if (whole && actions === '')
       return (chunk.whole ??= Buffer.from(
