@@ -75,12 +75,16 @@ export function SessionView(props: {
                 >watch it live</a
               >)`
           : ''
-      }
-      ·
-      <span class=${`status status-${session.status.replace(/ /g, '-')}`} id="session-status"
+      }${' · '}<span class=${`status status-${session.status.replace(/ /g, '-')}`} id="session-status"
         >${session.status}</span
       >
-      ${session.page ? html` · on <span class="page">${session.page.title || session.page.url}</span>` : ''}
+      ${
+        session.page
+          ? html` · ${session.page.current ? 'on ' : 'last seen on '}<span class="page"
+                >${session.page.title || session.page.url}</span
+              >`
+          : ''
+      }
     </p>
     <${TakeoverPanel}
       sessionId=${session.session_id}

@@ -85,4 +85,36 @@ describe("the timeline of a call to the user's tab", () => {
     assert.ok(newer.seq > older.seq);
     assert.equal(newer.outcome, 'ok');
   });
+
+  it('says the tab was last seen on a page once a click since may have moved it, until a result names one', async () => {
+    const page = async () => {
+      const view = await gw.request('GET', `/v1/dashboard/sessions/${sessionId}`, {
+        headers: { authorization: `Bearer ${gw.operatorKey}` },
+      });
+      return view.body.session.page as { url: string; current: boolean } | null;
+    };
+    const answer = async (tool: string, body: unknown, result: unknown) => {
+      const answered = call(tool, body);
+      controller.result((await commandOf(tool)).params.command_id, true, result);
+      assert.equal((await answered).status, 200);
+    };
+    await answer(
+      'browser_navigate',
+      { url: 'https://shop.example/pay' },
+      navigateAnswer('https://shop.example/pay'),
+    );
+    assert.deepEqual(await page(), { url: 'https://shop.example/pay', title: '', current: true });
+    // Looking moves nothing.
+    await answer('browser_tabs', {}, tabsAnswer('https://shop.example/pay'));
+    assert.equal((await page())?.current, true);
+    // The click's result names no page: it may have left this one.
+    await answer('browser_click', { ref: 'e1' }, { clicked: 'button "Pay"' });
+    assert.deepEqual(await page(), { url: 'https://shop.example/pay', title: '', current: false });
+    await answer(
+      'browser_navigate',
+      { url: 'https://shop.example/done' },
+      navigateAnswer('https://shop.example/done'),
+    );
+    assert.deepEqual(await page(), { url: 'https://shop.example/done', title: '', current: true });
+  });
 });

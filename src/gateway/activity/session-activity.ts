@@ -4,7 +4,7 @@
  * them, in memory only and bounded. The audit log stays the durable record; this is the live view's
  * timeline and the sessions list's "last action". Listeners hear every start and end.
  */
-import { isTabgateError } from '../../protocol/index.js';
+import { getTool, isTabgateError } from '../../protocol/index.js';
 import { redactArguments, redactUrl } from '../audit/index.js';
 import type { Clock } from '../clock.js';
 
@@ -22,6 +22,16 @@ export interface ActionEntry {
   duration_ms: number | null;
   /** The page the action ended on, when its result says (URL redacted). */
   page: { url: string; title: string } | null;
+}
+
+/**
+ * Where a session's tab was last seen: a click after a navigation may have moved it, and the dashboard
+ * then says "last seen on" rather than "on".
+ */
+export interface LastPage {
+  url: string;
+  title: string;
+  current: boolean;
 }
 
 const PER_SESSION = 100;
@@ -74,10 +84,18 @@ export class SessionActivity {
     return this.bySession.get(sessionId)?.at(-1);
   }
 
-  /** The last page any action of the session ended on. */
-  lastPage(sessionId: string): ActionEntry['page'] {
+  /**
+   * The last page any action of the session ended on; not `current` once an action that may have moved
+   * the tab since (one not read-only, whose result named no page: a click, a key, a form) started.
+   */
+  lastPage(sessionId: string): LastPage | null {
     const entries = this.bySession.get(sessionId) ?? [];
-    for (let i = entries.length - 1; i >= 0; i--) if (entries[i]?.page) return entries[i]?.page ?? null;
+    let moved = false;
+    for (let i = entries.length - 1; i >= 0; i--) {
+      const entry = entries[i] as ActionEntry;
+      if (entry.page) return { ...entry.page, current: !moved };
+      if (!getTool(entry.tool)?.annotations.readOnlyHint) moved = true;
+    }
     return null;
   }
 

@@ -4,7 +4,7 @@
  */
 import type { SessionBrowserInfo } from '../backends/backend.js';
 import type { SessionRecord } from '../service.js';
-import type { ActionEntry } from './session-activity.js';
+import type { ActionEntry, LastPage } from './session-activity.js';
 
 export type SessionStatus = 'idle' | 'acting' | 'waiting for a browser' | 'failed closed' | 'stopped';
 
@@ -21,7 +21,7 @@ export interface SessionSummary {
   status: SessionStatus;
   stopped_at: string | null;
   last_action: Pick<ActionEntry, 'tool' | 'outcome' | 'started_at' | 'duration_ms'> | null;
-  page: ActionEntry['page'];
+  page: LastPage | null;
 }
 
 /** A provider's live view address, if it is one a link may point at (never `javascript:` and the like). */
@@ -79,7 +79,7 @@ export function summarize(
     browser?: SessionBrowserInfo;
     running: number;
     last: ActionEntry | undefined;
-    page: ActionEntry['page'];
+    page: LastPage | null;
   },
 ): SessionSummary {
   const { last } = facts;
