@@ -18,6 +18,7 @@ import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import type { Browser, Page } from 'playwright-core';
 import { startTestGateway, type TestGateway } from '../gateway/fixtures/gateway.js';
+import { LONG_TITLE } from '../testserver/pages.js';
 import { startTestSite, type TestSite } from '../testserver/server.js';
 import { CHROMIUM, launchPlaywrightChromium } from '../helpers/chromium.js';
 import { waitFor } from '../helpers/wait-for.js';
@@ -188,6 +189,21 @@ describe('the dashboard in a real browser', () => {
     for (const line of refused) assert.match(line, /status=403/);
     const session = await gw.request('GET', `/v1/sessions/${sessionId}`);
     assert.equal(session.body.stopped_at, null);
+  });
+
+  it('keeps Stop where it was when the page line beside it grows to several lines', async () => {
+    const sessionId = await gw.createSession('Long title');
+    assert.equal((await call(sessionId, 'browser_navigate', { url: site.url('/form') })).status, 200);
+    await page.goto(`${gw.url}/#/sessions/${sessionId}`);
+    await page.locator('.page', { hasText: 'Test form' }).waitFor();
+    const stop = page.getByRole('button', { name: 'Stop' });
+    const before = await stop.boundingBox();
+    assert.equal((await call(sessionId, 'browser_navigate', { url: site.url('/long-title') })).status, 200);
+    const line = page.locator('.page', { hasText: LONG_TITLE.slice(0, 60) });
+    await line.waitFor();
+    const height = (await line.boundingBox())?.height ?? 0;
+    assert.ok(height > 40, `the title wraps (${height} px high)`);
+    assert.deepEqual(await stop.boundingBox(), before);
   });
 
   it('works with the keyboard alone: a view, a session, and its Stop button', async () => {

@@ -11,6 +11,10 @@ const TRUSTED_LOG = `<script>
 
 import { TASK_PAGES } from './task-pages.js';
 
+/** The title of `/long-title`: long enough to wrap any line that shows it, as some shops' titles do. */
+export const LONG_TITLE =
+  `Checkout ${'and a very long product name with every option spelled out '.repeat(4)}`.trim();
+
 export function pages(other: string): Record<string, string> {
   const rows = Array.from(
     { length: 1000 },
@@ -24,6 +28,7 @@ export function pages(other: string): Record<string, string> {
   ).join('');
   return {
     ...TASK_PAGES,
+    '/long-title': page(LONG_TITLE, '<h1>Long title</h1>'),
     '/form': page(
       'Test form',
       `<h1>Test form</h1>
