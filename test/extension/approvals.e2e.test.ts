@@ -303,6 +303,18 @@ describe("approvals on the user's tab (the extension)", () => {
     assert.equal(await debuggerAttached(), true);
     sites.requests.length = 0;
     const stopAt = await popup.where('#stop-agent');
+    // Whether each decision button was held (disabled) as it was drawn: an approval that arrives as the
+    // person reaches for a button cannot take the press meant for another one.
+    await popup.evaluate(`(() => {
+      globalThis.__heldAtDraw = [];
+      new MutationObserver((records) => {
+        for (const record of records)
+          for (const node of record.addedNodes)
+            if (node instanceof HTMLElement)
+              for (const button of node.querySelectorAll('button[data-decision]'))
+                globalThis.__heldAtDraw.push(button.disabled);
+      }).observe(document.getElementById('approvals'), { childList: true });
+    })()`);
     const running = call('browser_click', { ref: await refOf('button "Save"') });
     const asked = await pending();
     // A person reaching for Stop as the approval arrives: the card drawn meanwhile must not move Stop
@@ -311,6 +323,10 @@ describe("approvals on the user's tab (the extension)", () => {
       popup.visible(`button[data-approval="${asked.approval_id}"]`),
     );
     assert.deepEqual(await popup.where('#stop-agent'), stopAt);
+    const held = await popup.evaluate<boolean[]>('globalThis.__heldAtDraw');
+    assert.ok(held.length >= 2 && held.every(Boolean), `held as drawn: ${JSON.stringify(held)}`);
+    // …and pressable a moment later (where() waits for an enabled button, as a person would).
+    await popup.where(`button[data-approval="${asked.approval_id}"][data-decision="deny"]`);
     await popup.click('#stop-agent');
     const ended = await running;
     assert.notEqual(ended.status, 200, JSON.stringify(ended.body));

@@ -7,6 +7,7 @@
  * the person does the step on the tab, then says so.
  */
 import type { ApprovalsView, ApprovalView } from '../messages.js';
+import { listsChanged } from './held-buttons.js';
 import { $ } from './view.js';
 
 let shown = '';
@@ -104,6 +105,7 @@ export function renderApprovals(view: ApprovalsView, decide: (id: string, approv
   shown = key;
   $('approvals-box').hidden = view.approvals.length === 0;
   $('approvals').replaceChildren(...view.approvals.slice(0, 10).map((a) => item(a, decide)));
+  listsChanged();
   $('stopped-note').hidden = !view.stopped;
   $('stop-agent').hidden = view.stopped;
   $('resume-agent').hidden = !view.stopped;

@@ -8,6 +8,7 @@ import { chrome } from '../chrome-api.js';
 import { parseGatewayAddress } from '../gateway-address.js';
 import type { ApprovalsView, Phase, PopupRequest, Response, SitesView, StatusView } from '../messages.js';
 import { approvalsChanged, renderApprovals } from './approvals.js';
+import { listsChanged } from './held-buttons.js';
 import { renderSites, sitesChanged, type SiteDecision } from './sites.js';
 import { $, render, stateProblem } from './view.js';
 
@@ -114,6 +115,7 @@ function renderSessions(sessions: SessionSummary[] | null): void {
     item.append(button);
     list.append(item);
   }
+  listsChanged();
 }
 
 async function share(session: SessionSummary): Promise<StatusView> {

@@ -4,6 +4,7 @@
  * to the gateway with the pairing token, which the agent never holds.
  */
 import type { SitesView } from '../messages.js';
+import { listsChanged } from './held-buttons.js';
 import { $ } from './view.js';
 
 export type SiteDecision = 'grant' | 'deny' | 'revoke';
@@ -64,6 +65,7 @@ export function renderSites(
   $('site-grants').replaceChildren(
     ...view.granted.slice(0, 50).map((site) => row(site, [['revoke', 'Revoke']], decide)),
   );
+  listsChanged();
 }
 
 /** A decision was made: the next render draws whatever the gateway now holds. */
