@@ -10,6 +10,7 @@ import { useEffect, useState } from 'preact/hooks';
 import type { ApprovalRecord } from '../protocol/approvals.js';
 import { act, ApiError, getJson } from './api.js';
 import { when } from './format.js';
+import { useHeldAfterChange } from './held.js';
 
 const DECIDED_SHOWN = 20;
 
@@ -47,8 +48,10 @@ export function ApprovalsView() {
     }
     void load();
   };
+  // Oldest first: one that arrives goes below the others, never above the one the owner is reading.
+  const pending = (approvals ?? []).filter((a) => a.status === 'pending').reverse();
+  const held = useHeldAfterChange(pending.map((a) => a.approval_id).join(' '));
   if (!approvals) return html`<p>Loading…</p>`;
-  const pending = approvals.filter((a) => a.status === 'pending');
   const decided = approvals.filter((a) => a.status !== 'pending').slice(0, DECIDED_SHOWN);
   return html`<section aria-labelledby="approvals-title">
     <h2 id="approvals-title">Approvals</h2>
@@ -68,16 +71,22 @@ export function ApprovalsView() {
                     ${a.frame_origin ? html`, on <code>${a.frame_origin}</code>` : ''}; the agent waits until
                     ${when(a.expires_at)}
                     <br />
-                    <button type="button" onClick=${() => decide(a, 'approve')}>Done</button>
-                    <button type="button" class="danger" onClick=${() => decide(a, 'deny')}>Decline</button>
+                    <button type="button" disabled=${held} onClick=${() => decide(a, 'approve')}>Done</button>
+                    <button type="button" class="danger" disabled=${held} onClick=${() => decide(a, 'deny')}>
+                      Decline
+                    </button>
                   </li>`
                 : html`<li key=${a.approval_id}>
                     <strong>${a.summary}</strong>
                     <br />session <code>${a.session_id}</code>, ${a.tool}, ${a.classes.join(', ')}; until
                     ${when(a.expires_at)}
                     <br />
-                    <button type="button" onClick=${() => decide(a, 'approve')}>Approve</button>
-                    <button type="button" class="danger" onClick=${() => decide(a, 'deny')}>Deny</button>
+                    <button type="button" disabled=${held} onClick=${() => decide(a, 'approve')}>
+                      Approve
+                    </button>
+                    <button type="button" class="danger" disabled=${held} onClick=${() => decide(a, 'deny')}>
+                      Deny
+                    </button>
                   </li>`,
             )}
           </ul>`

@@ -6,6 +6,7 @@ import { html } from 'htm/preact';
 import { useEffect, useState } from 'preact/hooks';
 import type { PairingGrant } from '../gateway/pairing/grant-store.js';
 import { act, ApiError, getJson } from './api.js';
+import { useHeldAfterChange } from './held.js';
 import { when } from './format.js';
 
 /** A paired extension, with the sessions it serves now (`GET /v1/dashboard/browsers`). */
@@ -38,6 +39,10 @@ export function BrowsersView() {
     }
     void load();
   };
+  // A pairing request arriving moves the list and the table below it: their buttons wait a moment.
+  const held = useHeldAfterChange(
+    data ? [...data.pending.map((p) => p.pairing_id), ...data.grants.map((g) => g.grant_id)].join(' ') : '',
+  );
   if (!data) return html`<p>Loading…</p>`;
   return html`<section aria-labelledby="browsers-title">
     <h2 id="browsers-title">Browsers</h2>
@@ -54,12 +59,14 @@ export function BrowsersView() {
                   — approve only if the extension shows the same code.
                   <button
                     type="button"
+                    disabled=${held}
                     onClick=${() => run('Approve', 'POST', `/v1/dashboard/pairings/${encodeURIComponent(p.pairing_id)}/approve`)}
                   >
                     Approve
                   </button>
                   <button
                     type="button"
+                    disabled=${held}
                     onClick=${() => run('Deny', 'POST', `/v1/dashboard/pairings/${encodeURIComponent(p.pairing_id)}/deny`)}
                   >
                     Deny
@@ -103,7 +110,7 @@ export function BrowsersView() {
                 }
               </td>
               <td>
-                ${g.revoked_at ? '' : html`<button type="button" class="danger" onClick=${() => run('Revoke', 'DELETE', `/v1/dashboard/browsers/${encodeURIComponent(g.grant_id)}`)}>Revoke</button>`}
+                ${g.revoked_at ? '' : html`<button type="button" class="danger" disabled=${held} onClick=${() => run('Revoke', 'DELETE', `/v1/dashboard/browsers/${encodeURIComponent(g.grant_id)}`)}>Revoke</button>`}
               </td>
             </tr>`,
         )}

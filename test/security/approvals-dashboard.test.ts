@@ -97,6 +97,50 @@ describe('approvals in the dashboard', () => {
     assert.equal(shown.body.approval.decided_by, 'owner');
   });
 
+  it('lists an approval that arrives below the waiting one, with every button held a moment after', async () => {
+    await ok('browser_navigate', { url: sites.shopUrl('/form-post') });
+    const first = call('browser_click', { ref: await refOf('button "Save"') });
+    const { approval_id: firstId } = await pending();
+    const list = page.getByRole('list', { name: 'Waiting approvals' });
+    const firstItem = list.getByRole('listitem').filter({ hasText: sid });
+    const firstApprove = firstItem.getByRole('button', { name: 'Approve' });
+    await firstItem.filter({ hasText: 'button "Save"' }).waitFor();
+    await waitFor(async () => (await firstApprove.isEnabled()) || undefined, {
+      what: 'the first approval ready',
+    });
+    const before = await firstApprove.boundingBox();
+    // Whether each button was held as it was drawn.
+    await page.evaluate(() => {
+      const seen: boolean[] = [];
+      Object.assign(globalThis, { heldAtDraw: seen });
+      new MutationObserver((records) => {
+        for (const record of records)
+          for (const node of record.addedNodes)
+            if (node instanceof HTMLElement)
+              for (const button of node.querySelectorAll('button')) seen.push(button.disabled);
+      }).observe(document.querySelector('ul.pending') as Element, { childList: true });
+    });
+    // Another session of the agent asks as the owner reaches for Approve.
+    const sid2 = await gw.createSession('second shop');
+    const call2 = (tool: string, args: Record<string, unknown> = {}) =>
+      gw.request('POST', `/v1/sessions/${sid2}/tools/${tool}`, { body: args });
+    const second = toolSession(call2);
+    await second.ok('browser_navigate', { url: sites.shopUrl('/form-post') });
+    const secondCall = call2('browser_click', { ref: await second.refOf('button "Save"') });
+    await list.getByRole('listitem').nth(1).waitFor();
+    assert.deepEqual(await firstApprove.boundingBox(), before, 'the first approval did not move');
+    const rows = await list.getByRole('listitem').allInnerTexts();
+    assert.match(rows[1] ?? '', new RegExp(sid2), 'the new one is below');
+    const held = await page.evaluate(() => (globalThis as unknown as { heldAtDraw: boolean[] }).heldAtDraw);
+    assert.ok(held.length >= 2 && held.every(Boolean), `drawn held: ${JSON.stringify(held)}`);
+    // A moment later they answer (playwright's click waits for an enabled button, as a person would).
+    await list.getByRole('listitem').nth(1).getByRole('button', { name: 'Deny' }).click();
+    assert.equal(errorCode(await secondCall), 'approval_denied');
+    await firstItem.getByRole('button', { name: 'Deny' }).click();
+    assert.equal(errorCode(await first), 'approval_denied');
+    assert.equal((await gw.request('GET', `/v1/approvals/${firstId}`)).body.approval.status, 'denied');
+  });
+
   it('performs nothing on Deny', async () => {
     await ok('browser_navigate', { url: sites.shopUrl('/form-post') });
     sites.requests.length = 0;
