@@ -10,7 +10,7 @@ import { useEffect, useState } from 'preact/hooks';
 import type { ApprovalRecord } from '../protocol/approvals.js';
 import { act, ApiError, getJson } from './api.js';
 import { when } from './format.js';
-import { useHeldAfterChange } from './held.js';
+import { heldAttribute, unlessHeld, useHeldAfterChange } from './held.js';
 
 const DECIDED_SHOWN = 20;
 
@@ -71,8 +71,19 @@ export function ApprovalsView() {
                     ${a.frame_origin ? html`, on <code>${a.frame_origin}</code>` : ''}; the agent waits until
                     ${when(a.expires_at)}
                     <br />
-                    <button type="button" disabled=${held} onClick=${() => decide(a, 'approve')}>Done</button>
-                    <button type="button" class="danger" disabled=${held} onClick=${() => decide(a, 'deny')}>
+                    <button
+                      type="button"
+                      aria-disabled=${heldAttribute(held)}
+                      onClick=${unlessHeld(held, () => decide(a, 'approve'))}
+                    >
+                      Done
+                    </button>
+                    <button
+                      type="button"
+                      class="danger"
+                      aria-disabled=${heldAttribute(held)}
+                      onClick=${unlessHeld(held, () => decide(a, 'deny'))}
+                    >
                       Decline
                     </button>
                   </li>`
@@ -81,10 +92,19 @@ export function ApprovalsView() {
                     <br />session <code>${a.session_id}</code>, ${a.tool}, ${a.classes.join(', ')}; until
                     ${when(a.expires_at)}
                     <br />
-                    <button type="button" disabled=${held} onClick=${() => decide(a, 'approve')}>
+                    <button
+                      type="button"
+                      aria-disabled=${heldAttribute(held)}
+                      onClick=${unlessHeld(held, () => decide(a, 'approve'))}
+                    >
                       Approve
                     </button>
-                    <button type="button" class="danger" disabled=${held} onClick=${() => decide(a, 'deny')}>
+                    <button
+                      type="button"
+                      class="danger"
+                      aria-disabled=${heldAttribute(held)}
+                      onClick=${unlessHeld(held, () => decide(a, 'deny'))}
+                    >
                       Deny
                     </button>
                   </li>`,

@@ -303,7 +303,7 @@ describe("approvals on the user's tab (the extension)", () => {
     assert.equal(await debuggerAttached(), true);
     sites.requests.length = 0;
     const stopAt = await popup.where('#stop-agent');
-    // Whether each decision button was held (disabled) as it was drawn: an approval that arrives as the
+    // Whether each decision button was held (aria-disabled) as it was drawn: an approval that arrives as the
     // person reaches for a button cannot take the press meant for another one.
     await popup.evaluate(`(() => {
       globalThis.__heldAtDraw = [];
@@ -312,7 +312,7 @@ describe("approvals on the user's tab (the extension)", () => {
           for (const node of record.addedNodes)
             if (node instanceof HTMLElement)
               for (const button of node.querySelectorAll('button[data-decision]'))
-                globalThis.__heldAtDraw.push(button.disabled);
+                globalThis.__heldAtDraw.push(button.getAttribute('aria-disabled') === 'true');
       }).observe(document.getElementById('approvals'), { childList: true });
     })()`);
     const running = call('browser_click', { ref: await refOf('button "Save"') });

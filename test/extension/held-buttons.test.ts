@@ -22,6 +22,17 @@ describe("the popup's hold on decision buttons", () => {
     assert.equal(hold.remaining(), 0);
   });
 
+  it("ignores a pointer's press while held, never a key press, and neither once the hold is over", () => {
+    let now = 0;
+    const hold = new HoldAfterChange(() => now, 500);
+    hold.changed();
+    now = 100;
+    assert.equal(hold.ignores({ detail: 1 }), true, 'a click while the list just moved');
+    assert.equal(hold.ignores({ detail: 0 }), false, 'Enter or Space on the focused button');
+    now = 500;
+    assert.equal(hold.ignores({ detail: 1 }), false);
+  });
+
   it('starts the hold over with each change, so a list that keeps moving keeps its buttons held', () => {
     let now = 0;
     const hold = new HoldAfterChange(() => now, 500);

@@ -117,7 +117,8 @@ describe('approvals in the dashboard', () => {
         for (const record of records)
           for (const node of record.addedNodes)
             if (node instanceof HTMLElement)
-              for (const button of node.querySelectorAll('button')) seen.push(button.disabled);
+              for (const button of node.querySelectorAll('button'))
+                seen.push(button.getAttribute('aria-disabled') === 'true');
       }).observe(document.querySelector('ul.pending') as Element, { childList: true });
     });
     // Another session of the agent asks as the owner reaches for Approve.

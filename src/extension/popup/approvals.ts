@@ -7,7 +7,7 @@
  * the person does the step on the tab, then says so.
  */
 import type { ApprovalsView, ApprovalView } from '../messages.js';
-import { listsChanged } from './held-buttons.js';
+import { heldPress, listsChanged } from './held-buttons.js';
 import { $ } from './view.js';
 
 let shown = '';
@@ -91,8 +91,9 @@ function appendDecision(
     button.dataset.decision = decision;
     button.textContent = label;
     button.addEventListener('click', (event) => {
-      // A person's click: a synthetic event from a script in this page is no decision.
-      if (event.isTrusted) decide(approval.approval_id, approve);
+      // A person's click: a synthetic event from a script in this page is no decision, nor a press on
+      // a button the list just moved.
+      if (event.isTrusted && !heldPress(event)) decide(approval.approval_id, approve);
     });
     li.append(button);
   }

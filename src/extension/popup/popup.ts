@@ -8,7 +8,7 @@ import { chrome } from '../chrome-api.js';
 import { parseGatewayAddress } from '../gateway-address.js';
 import type { ApprovalsView, Phase, PopupRequest, Response, SitesView, StatusView } from '../messages.js';
 import { approvalsChanged, renderApprovals } from './approvals.js';
-import { listsChanged } from './held-buttons.js';
+import { heldPress, listsChanged } from './held-buttons.js';
 import { renderSites, sitesChanged, type SiteDecision } from './sites.js';
 import { $, render, stateProblem } from './view.js';
 
@@ -110,7 +110,9 @@ function renderSessions(sessions: SessionSummary[] | null): void {
     button.type = 'button';
     button.dataset.sessionId = session.session_id;
     button.textContent = `Share this tab with ${name}`;
-    button.addEventListener('click', () => void act('action', () => share(session)));
+    button.addEventListener('click', (event) => {
+      if (!heldPress(event)) void act('action', () => share(session));
+    });
     const item = document.createElement('li');
     item.append(button);
     list.append(item);

@@ -4,7 +4,7 @@
  * to the gateway with the pairing token, which the agent never holds.
  */
 import type { SitesView } from '../messages.js';
-import { listsChanged } from './held-buttons.js';
+import { heldPress, listsChanged } from './held-buttons.js';
 import { $ } from './view.js';
 
 export type SiteDecision = 'grant' | 'deny' | 'revoke';
@@ -28,7 +28,9 @@ function row(
     button.dataset.site = site;
     button.dataset.decision = decision;
     button.textContent = label;
-    button.addEventListener('click', () => decide(decision, site));
+    button.addEventListener('click', (event) => {
+      if (!heldPress(event)) decide(decision, site);
+    });
     item.append(button);
   }
   return item;
