@@ -51,6 +51,23 @@ export function ApprovalsView() {
   // Oldest first: one that arrives goes below the others, never above the one the owner is reading.
   const pending = (approvals ?? []).filter((a) => a.status === 'pending').reverse();
   const held = useHeldAfterChange(pending.map((a) => a.approval_id).join(' '));
+  /** The two answers to `a`, held a moment after the list changed. */
+  const buttons = (a: ApprovalRecord, [yes, no]: [string, string]) =>
+    html`<button
+        type="button"
+        aria-disabled=${heldAttribute(held)}
+        onClick=${unlessHeld(held, () => decide(a, 'approve'))}
+      >
+        ${yes}
+      </button>
+      <button
+        type="button"
+        class="danger"
+        aria-disabled=${heldAttribute(held)}
+        onClick=${unlessHeld(held, () => decide(a, 'deny'))}
+      >
+        ${no}
+      </button>`;
   if (!approvals) return html`<p>Loading…</p>`;
   const decided = approvals.filter((a) => a.status !== 'pending').slice(0, DECIDED_SHOWN);
   return html`<section aria-labelledby="approvals-title">
@@ -71,42 +88,14 @@ export function ApprovalsView() {
                     ${a.frame_origin ? html`, on <code>${a.frame_origin}</code>` : ''}; the agent waits until
                     ${when(a.expires_at)}
                     <br />
-                    <button
-                      type="button"
-                      aria-disabled=${heldAttribute(held)}
-                      onClick=${unlessHeld(held, () => decide(a, 'approve'))}
-                    >
-                      Done
-                    </button>
-                    <button
-                      type="button"
-                      class="danger"
-                      aria-disabled=${heldAttribute(held)}
-                      onClick=${unlessHeld(held, () => decide(a, 'deny'))}
-                    >
-                      Decline
-                    </button>
+                    ${buttons(a, ['Done', 'Decline'])}
                   </li>`
                 : html`<li key=${a.approval_id}>
                     <strong>${a.summary}</strong>
                     <br />session <code>${a.session_id}</code>, ${a.tool}, ${a.classes.join(', ')}; until
                     ${when(a.expires_at)}
                     <br />
-                    <button
-                      type="button"
-                      aria-disabled=${heldAttribute(held)}
-                      onClick=${unlessHeld(held, () => decide(a, 'approve'))}
-                    >
-                      Approve
-                    </button>
-                    <button
-                      type="button"
-                      class="danger"
-                      aria-disabled=${heldAttribute(held)}
-                      onClick=${unlessHeld(held, () => decide(a, 'deny'))}
-                    >
-                      Deny
-                    </button>
+                    ${buttons(a, ['Approve', 'Deny'])}
                   </li>`,
             )}
           </ul>`
