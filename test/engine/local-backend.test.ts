@@ -121,9 +121,12 @@ describe('local Chromium backend', () => {
       if (request.url !== '/trickle') return void response.end();
       request.socket.once('close', () => dropped.push('/trickle'));
       response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
-      // The first part makes the page parse (the image asks for /parsing); the rest waits for the test.
+      // The first part puts FIRST in the page, then asks for /parsing from a script: only the parser runs
+      // a script, so the request proves FIRST was parsed (an <img> would be fetched by the preload
+      // scanner, which reads ahead of the parser, and a cancel then could drop FIRST unparsed). The rest
+      // waits for the test.
       response.write(
-        `<!doctype html><title>Trickle</title><p>FIRST</p><img src="/parsing">${' '.repeat(2048)}`,
+        `<!doctype html><title>Trickle</title><p>FIRST</p><script>new Image().src = '/parsing'</script>${' '.repeat(2048)}`,
       );
       bodies.push(response);
     });
@@ -144,7 +147,10 @@ describe('local Chromium backend', () => {
         what: 'the page to commit and parse its first part',
       });
       controller.abort();
-      await assert.rejects(navigating, (error: { code?: string }) => error.code === 'call_cancelled');
+      await assert.rejects(navigating, (error: { code?: string; message?: string }) => {
+        assert.equal(error.code, 'call_cancelled', error.message);
+        return true;
+      });
       await waitFor(() => dropped.length > 0, {
         what: 'the browser to stop reading the page',
         within: 5_000,
@@ -191,7 +197,10 @@ describe('local Chromium backend', () => {
       });
       await waitFor(() => received.length > 0, { what: 'the slow server to get the request' });
       controller.abort();
-      await assert.rejects(navigating, (error: { code?: string }) => error.code === 'call_cancelled');
+      await assert.rejects(navigating, (error: { code?: string; message?: string }) => {
+        assert.equal(error.code, 'call_cancelled', error.message);
+        return true;
+      });
       await waitFor(() => dropped.includes('/slow'), {
         what: 'the browser to drop the cancelled request',
         within: 5_000,
