@@ -10,7 +10,7 @@ import { useEffect, useState } from 'preact/hooks';
 import type { ApprovalRecord } from '../protocol/approvals.js';
 import { act, ApiError, getJson } from './api.js';
 import { when } from './format.js';
-import { heldAttribute, unlessHeld, useHeldAfterChange } from './held.js';
+import { useHeldAfterChange } from './held.js';
 
 const DECIDED_SHOWN = 20;
 
@@ -55,16 +55,16 @@ export function ApprovalsView() {
   const buttons = (a: ApprovalRecord, [yes, no]: [string, string]) =>
     html`<button
         type="button"
-        aria-disabled=${heldAttribute(held)}
-        onClick=${unlessHeld(held, () => decide(a, 'approve'))}
+        aria-disabled=${held.attribute}
+        onClick=${held.press(() => decide(a, 'approve'))}
       >
         ${yes}
       </button>
       <button
         type="button"
         class="danger"
-        aria-disabled=${heldAttribute(held)}
-        onClick=${unlessHeld(held, () => decide(a, 'deny'))}
+        aria-disabled=${held.attribute}
+        onClick=${held.press(() => decide(a, 'deny'))}
       >
         ${no}
       </button>`;

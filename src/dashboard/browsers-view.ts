@@ -6,7 +6,7 @@ import { html } from 'htm/preact';
 import { useEffect, useState } from 'preact/hooks';
 import type { PairingGrant } from '../gateway/pairing/grant-store.js';
 import { act, ApiError, getJson } from './api.js';
-import { heldAttribute, unlessHeld, useHeldAfterChange } from './held.js';
+import { useHeldAfterChange } from './held.js';
 import { when } from './format.js';
 
 /** A paired extension, with the sessions it serves now (`GET /v1/dashboard/browsers`). */
@@ -59,15 +59,15 @@ export function BrowsersView() {
                   — approve only if the extension shows the same code.
                   <button
                     type="button"
-                    aria-disabled=${heldAttribute(held)}
-                    onClick=${unlessHeld(held, () => run('Approve', 'POST', `/v1/dashboard/pairings/${encodeURIComponent(p.pairing_id)}/approve`))}
+                    aria-disabled=${held.attribute}
+                    onClick=${held.press(() => run('Approve', 'POST', `/v1/dashboard/pairings/${encodeURIComponent(p.pairing_id)}/approve`))}
                   >
                     Approve
                   </button>
                   <button
                     type="button"
-                    aria-disabled=${heldAttribute(held)}
-                    onClick=${unlessHeld(held, () => run('Deny', 'POST', `/v1/dashboard/pairings/${encodeURIComponent(p.pairing_id)}/deny`))}
+                    aria-disabled=${held.attribute}
+                    onClick=${held.press(() => run('Deny', 'POST', `/v1/dashboard/pairings/${encodeURIComponent(p.pairing_id)}/deny`))}
                   >
                     Deny
                   </button>
@@ -110,7 +110,7 @@ export function BrowsersView() {
                 }
               </td>
               <td>
-                ${g.revoked_at ? '' : html`<button type="button" class="danger" aria-disabled=${heldAttribute(held)} onClick=${unlessHeld(held, () => run('Revoke', 'DELETE', `/v1/dashboard/browsers/${encodeURIComponent(g.grant_id)}`))}>Revoke</button>`}
+                ${g.revoked_at ? '' : html`<button type="button" class="danger" aria-disabled=${held.attribute} onClick=${held.press(() => run('Revoke', 'DELETE', `/v1/dashboard/browsers/${encodeURIComponent(g.grant_id)}`))}>Revoke</button>`}
               </td>
             </tr>`,
         )}

@@ -1,43 +1,49 @@
 /**
- * Decision buttons held still for a moment after the list they are in changed. The agent decides when an
- * approval appears, and any local process when a pairing request does; one arriving as the owner reaches
- * for a button shifts the list, and the press would land on another decision than the one they read
- * (browsers hold a permission prompt's buttons for a moment after it appears, for the same reason). A
- * held button is `aria-disabled` and ignores a pointer's press; a key press still counts, since focus
- * stays on its element wherever the list moves it (and a disabled button would drop the focus). The
- * extension's popup holds its buttons the same way.
+ * The dashboard's decision buttons (Approve / Deny an approval or a pairing request, Revoke a browser)
+ * held a moment after the list they are in changed, by the rule in protocol/decision-hold.ts: the agent
+ * decides when an approval appears, and any local process when a pairing request does. The extension's
+ * popup holds its buttons by the same rule.
  */
 import { useEffect, useRef, useState } from 'preact/hooks';
+import { HoldAfterChange } from '../protocol/decision-hold.js';
 
-export const HOLD_MS = 500;
+/** What a list's decision buttons need from its hold: whether to draw them held, and their press. */
+export interface HeldButtons {
+  /** The `aria-disabled` a button carries: 'true' while held. */
+  readonly attribute: 'true' | undefined;
+  /** A click handler that does `act` unless the press is a pointer's on a held button. */
+  press(act: () => unknown): (event: MouseEvent) => void;
+}
+
+/** The buttons of a list drawn from `hold`, judged now; a press is judged when it comes. */
+export function heldButtons(hold: HoldAfterChange): HeldButtons {
+  return {
+    attribute: hold.remaining() > 0 ? 'true' : undefined,
+    press: (act) => (event) => {
+      if (!hold.ignores(event)) void act();
+    },
+  };
+}
 
 /**
- * True for HOLD_MS after `key` (what the list shows, in order) last changed, and after the first draw.
- * Judged while drawing, so the draw that brings a new row already has its buttons held.
+ * The hold of a list whose content is `key` (what it shows, in order): held for HOLD_MS after `key`
+ * last changed, and after the first draw. Judged while drawing, so the draw that brings a new row
+ * already has its buttons held, and drawn again once the hold is over.
  */
-export function useHeldAfterChange(key: string): boolean {
-  const changed = useRef<{ key: string; at: number } | null>(null);
+export function useHeldAfterChange(key: string): HeldButtons {
+  const state = useRef<{ key: string; hold: HoldAfterChange } | null>(null);
+  if (state.current?.key !== key) {
+    const hold = state.current?.hold ?? new HoldAfterChange(() => performance.now());
+    hold.changed();
+    state.current = { key, hold };
+  }
   const [draws, redraw] = useState(0);
-  const now = performance.now();
-  if (changed.current?.key !== key) changed.current = { key, at: now };
-  const left = changed.current.at + HOLD_MS - now;
-  const held = left > 0;
+  const left = state.current.hold.remaining();
   useEffect(() => {
-    if (!held) return;
+    if (left <= 0) return;
     // A timer that fires a hair early finds the buttons still held, and sets another.
     const timer = setTimeout(() => redraw((n) => n + 1), left);
     return () => clearTimeout(timer);
-  }, [key, held, draws]);
-  return held;
+  }, [key, left > 0, draws]);
+  return heldButtons(state.current.hold);
 }
-
-/** A click handler that does `act` unless the button is held and a pointer pressed it (a key press has `detail` 0). */
-export const unlessHeld =
-  (held: boolean, act: () => unknown) =>
-  (event: MouseEvent): void => {
-    if (held && event.detail !== 0) return;
-    void act();
-  };
-
-/** The attribute a held button carries. */
-export const heldAttribute = (held: boolean): 'true' | undefined => (held ? 'true' : undefined);

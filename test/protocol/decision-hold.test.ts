@@ -1,12 +1,13 @@
 /**
- * The popup's hold on its decision buttons after a list changed (src/extension/popup/held-buttons.ts),
- * on a clock the test moves: a press counts only once the lists have been still for the whole hold.
+ * The hold on decision buttons after their list changed (src/protocol/decision-hold.ts, the rule of the
+ * popup and the dashboard alike), on a clock the test moves: a press counts only once the list has been
+ * still for the whole hold.
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { HOLD_MS, HoldAfterChange } from '../../src/extension/popup/held-buttons.js';
+import { HOLD_MS, HoldAfterChange } from '../../src/protocol/decision-hold.js';
 
-describe("the popup's hold on decision buttons", () => {
+describe('the hold on decision buttons', () => {
   it('counts a press at once before any list changed', () => {
     assert.equal(new HoldAfterChange(() => 0).remaining(), 0);
   });
