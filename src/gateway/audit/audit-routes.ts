@@ -4,7 +4,7 @@
  * later, so a reader can follow the log by asking again with it.
  */
 import { TabgateError } from '../../protocol/index.js';
-import type { Route } from '../http/route-table.js';
+import { queryOf, type Route } from '../http/route-table.js';
 import type { AuditEntry, AuditQuery } from './audit-entry.js';
 
 export const AUDIT_PATH = '/v1/audit';
@@ -24,8 +24,7 @@ function integerParam(params: URLSearchParams, name: string, min: number, max: n
 const KNOWN_PARAMS: ReadonlySet<string> = new Set(['session', 'after', 'limit']);
 
 export function parseAuditQuery(url: string | undefined): AuditQuery {
-  const q = url?.indexOf('?') ?? -1;
-  const params = new URLSearchParams(q === -1 || !url ? '' : url.slice(q + 1));
+  const params = queryOf(url);
   // A misspelt filter would otherwise answer with every session's rows.
   for (const name of params.keys()) {
     if (!KNOWN_PARAMS.has(name)) {

@@ -17,6 +17,12 @@ export interface RouteContext {
   signal: CallSignal;
 }
 
+/** The query of a request's URL (all after its first `?`), empty when it has none. */
+export function queryOf(url: string | undefined): URLSearchParams {
+  const at = url?.indexOf('?') ?? -1;
+  return new URLSearchParams(at === -1 || !url ? '' : url.slice(at + 1));
+}
+
 /** A handler returns a JSON reply, or writes to `ctx.res` itself and returns nothing. */
 export interface Reply {
   status: number;

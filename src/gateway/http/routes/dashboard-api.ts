@@ -16,7 +16,7 @@ import type { GrantSession } from '../../pairing/grant-controllers.js';
 import type { PairingService } from '../../pairing/pairing-service.js';
 import type { Caller, SessionRecord } from '../../service.js';
 import type { Sessions } from '../../sessions.js';
-import type { Route, RouteContext } from '../route-table.js';
+import { queryOf, type Route, type RouteContext } from '../route-table.js';
 import type { OwnerCsrf } from './owner-csrf.js';
 
 export const DASHBOARD_API = '/v1/dashboard';
@@ -64,7 +64,7 @@ export interface ActivityFilter {
 }
 
 export function activityFilterOf(url: string | undefined): ActivityFilter {
-  const params = new URLSearchParams(url?.split('?')[1] ?? '');
+  const params = queryOf(url);
   const filter: ActivityFilter = {};
   for (const name of ['session', 'tool', 'outcome', 'principal'] as const) {
     const value = params.get(name);
