@@ -7,12 +7,12 @@
  * expressed in it.
  */
 import { execFileSync, fork, type ChildProcess } from 'node:child_process';
-import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { WebSocket } from 'ws';
 import { createClient } from 'redis';
+import { cpuMsOf } from '../test/helpers/processes.js';
 import { TestController, register } from '../test/gateway/fixtures/controller.js';
 import type { TestGateway } from '../test/gateway/fixtures/gateway.js';
 import { CLUSTER_CONFIG, startCluster, type ClusterNode } from '../test/cluster/fixtures/cluster-nodes.js';
@@ -147,11 +147,7 @@ async function nodeMemoryRow(cluster: boolean): Promise<string[]> {
 }
 
 /** CPU seconds (user + system) a process has used so far, from /proc (Linux clock ticks of 1/100 s). */
-function cpuSeconds(pid: number): number {
-  const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / 100;
-}
+const cpuSeconds = (pid: number): number => cpuMsOf(pid) / 1000;
 
 /** Pins a process and all its threads to the given cores (`taskset -a -p -c`). */
 function pin(pid: number, cores: string): void {

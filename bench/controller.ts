@@ -11,10 +11,10 @@
  * phases inside the server process (bench/call-phases.ts).
  */
 import { fork, type ChildProcess } from 'node:child_process';
-import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { cpuMsOf } from '../test/helpers/processes.js';
 import { PHASES } from './call-phases.js';
 import type { PhasesAnswer, ServerOrder, Started } from './controller-server.js';
 import type { StreamView } from '../src/dashboard/live-events.js';
@@ -30,8 +30,6 @@ const TAB_ROUNDS = Number(process.env.BENCH_TAB_ROUNDS ?? 12);
 /** Rounds of the 1,000-controller pass, each beside a pass of the floor. */
 const THOUSAND_ROUNDS = Number(process.env.BENCH_THOUSAND_ROUNDS ?? 5);
 const CONCURRENCY = 32;
-/** Linux's USER_HZ, the unit of /proc/<pid>/stat's times, on every architecture Node runs on. */
-const CLOCK_TICKS = 100;
 
 function pool(): ChildProcess {
   return fork(path.join(here, 'controller-pool.ts'), [], { execArgv: ['--import', 'tsx'], stdio: 'inherit' });
@@ -99,16 +97,8 @@ function serverProcess(): ChildProcess {
 }
 
 /** CPU time (user + system) a process has used so far, in µs; Linux only, NaN elsewhere. */
-function cpuMicros(pid: number): number {
-  try {
-    // Fields 14 and 15 after the command name (which may hold spaces, hence from its closing paren).
-    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return ((Number(fields[11]) + Number(fields[12])) * 1e6) / CLOCK_TICKS;
-  } catch {
-    return NaN;
-  }
-}
+/** A process's CPU time so far, in µs. */
+const cpuMicros = (pid: number): number => cpuMsOf(pid) * 1000;
 
 /**
  * Calls per second, and the server process's CPU µs per call over the same pass: on a loaded host CPU

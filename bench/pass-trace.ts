@@ -19,6 +19,7 @@ import { fork, spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { cpuMsOf } from '../test/helpers/processes.js';
 import type { ServerOrder, Started } from './controller-server.js';
 import { closePosts, post } from './post.js';
 import { throughput } from './stats.js';
@@ -29,7 +30,6 @@ const CALLS = Number(process.env.BENCH_THROUGHPUT_CALLS ?? 6000);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 32);
 // BENCH_CONTROLLERS=1 runs the same pass against one controller, to see what grows with their number.
 const CONTROLLERS = Number(process.env.BENCH_CONTROLLERS ?? 1000);
-const CLOCK_TICKS = 100;
 const perfDir = process.env.BENCH_PERF;
 const straceDir = process.env.BENCH_STRACE;
 const nodeFlags = (process.env.BENCH_NODE_FLAGS ?? '').split(/\s+/).filter(Boolean);
@@ -43,13 +43,11 @@ function message<T>(child: ChildProcess, order?: unknown): Promise<T> {
 
 /** The gateway's CPU (user + system, µs) and syscalls so far, from /proc. */
 function usage(pid: number): { cpu: number; syscalls: number; reads: number; writes: number } {
-  const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   const io = fs.readFileSync(`/proc/${pid}/io`, 'utf8');
   const count = (name: string) => Number(new RegExp(`^${name}: (\\d+)`, 'm').exec(io)?.[1] ?? NaN);
   const [reads, writes] = [count('syscr'), count('syscw')];
   return {
-    cpu: ((Number(fields[11]) + Number(fields[12])) * 1e6) / CLOCK_TICKS,
+    cpu: cpuMsOf(pid) * 1000,
     syscalls: reads + writes,
     reads,
     writes,
