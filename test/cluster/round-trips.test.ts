@@ -1,7 +1,7 @@
 /**
  * What one call costs Redis, counted with MONITOR: a regression that adds a round trip to a call fails
  * here, not only in the benchmark. A call through the node holding the socket runs its dispatch and,
- * after the reply, records the result; a call through another node, once that node keeps a copy of the
+ * after the reply, records that it ended (without its result, which nobody else waits for); a call through another node, once that node keeps a copy of the
  * lane, adds only the owner's fence before it writes the command (no lane read first). Which of them
  * the agent waits for is asserted by holding one back: the same-node call's result is recorded after
  * its answer, so it is answered while its FINISH is still held.
@@ -26,16 +26,25 @@ const scriptOf = new Map(Object.entries(lua).map(([name, source]) => [shaOf(sour
  * calls (lease renewal, the approvals sweep, the sweep asking whether the owner of a slow call is
  * alive) and the inbox readers' blocking reads, which wait rather than ask.
  */
+const argsOf = (line: string): string[] => [...line.matchAll(/"((?:[^"\\]|\\.)*)"/g)].map((m) => m[1] ?? '');
+
 function tally(lines: string[]): Record<string, number> {
   const out: Record<string, number> = {};
   for (const line of lines) {
-    const [command, first] = [...line.matchAll(/"((?:[^"\\]|\\.)*)"/g)].map((m) => m[1] ?? '');
+    const [command, first] = argsOf(line);
     const name = command === 'EVALSHA' ? (scriptOf.get(first ?? '') ?? 'EVALSHA ?') : (command ?? '?');
     if (['RENEW', 'ZREMRANGEBYSCORE', 'EXISTS', 'XREAD', 'SCAN'].includes(name)) continue;
     out[name] = (out[name] ?? 0) + 1;
   }
   return out;
 }
+
+/** The result payload each FINISH carried (its sixth argument after the key: see lua.FINISH). */
+const finishPayloads = (lines: string[]): string[] =>
+  lines
+    .map(argsOf)
+    .filter(([command, sha]) => command === 'EVALSHA' && scriptOf.get(sha ?? '') === 'FINISH')
+    .map((args) => args[9] ?? '');
 
 describe('Redis commands per call', () => {
   const fixture = useCluster(2);
@@ -59,11 +68,17 @@ describe('Redis commands per call', () => {
       await waitFor(() => fixture.redis.cli('--scan', '--pattern', 'tg:*:pend:*').trim() === '' || null, {
         what: 'the last result to be recorded',
       });
-      return tally(await monitor.stop());
+      return await monitor.stop();
     };
 
-    assert.deepEqual(await counted(b), { DISPATCH: CALLS, FINISH: CALLS });
-    assert.deepEqual(await counted(a), { DISPATCH: CALLS, MARK_SENT: CALLS, FINISH: CALLS });
+    const sameNode = await counted(b);
+    assert.deepEqual(tally(sameNode), { DISPATCH: CALLS, FINISH: CALLS });
+    // Its caller waits here: the result goes to it at once, and Redis is only told the command ended.
+    assert.deepEqual(new Set(finishPayloads(sameNode)), new Set(['null']));
+    const crossNode = await counted(a);
+    assert.deepEqual(tally(crossNode), { DISPATCH: CALLS, MARK_SENT: CALLS, FINISH: CALLS });
+    // Its caller waits on A: the result travels through Redis.
+    for (const payload of finishPayloads(crossNode)) assert.match(payload, /tabs/);
     await controller.close();
   });
 });

@@ -145,6 +145,12 @@ export class CommandDelivery {
     const keys = laneKeys(scope);
     this.sentForOthers.delete(commandId);
     const outcome: Outcome = ok ? { kind: 'ok', result: payload } : { kind: 'rejected', error: payload };
+    // The caller waits on this node for this identity's command: its outcome is decided here (the
+    // waiter is single-shot) and the reply need not wait for Redis to drop the pending entry. FINISH
+    // then only drops it (its caller is this node, so it answers 'local' and forwards nothing): the
+    // payload, a page's snapshot or a screenshot, is not copied into Redis for nobody.
+    const waiter = this.o.waiters.get(commandId);
+    const waitsHere = waiter !== undefined && waiter.keys.h === keys.h;
     const finish = this.o.link.runOnCallPath(
       lua.FINISH,
       [keys.pend],
@@ -154,14 +160,11 @@ export class CommandDelivery {
         '0',
         'result',
         ok ? '1' : '0',
-        JSON.stringify(payload ?? null),
+        waitsHere ? 'null' : JSON.stringify(payload ?? null),
         INBOX_MAXLEN,
       ],
     );
-    // The caller waits on this node for this identity's command: its outcome is decided here (the
-    // waiter is single-shot) and the reply need not wait for Redis to drop the pending entry.
-    const waiter = this.o.waiters.get(commandId);
-    if (waiter && waiter.keys.h === keys.h) {
+    if (waitsHere) {
       this.o.waiters.settle(commandId, outcome);
       finish.catch((error: unknown) =>
         this.o.log.warn('cluster result not recorded', { reason: (error as Error).message }),
