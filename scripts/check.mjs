@@ -1,4 +1,4 @@
-// `npm run check`: the type check, lint, import cycles, formatting and generated docs. The type-aware
+// `npm run check`: the type check, lint, import cycles, formatting, generated docs and commit titles. The type-aware
 // lint takes as long as all the others together and each runs on one core, so the lint runs beside the
 // others, one after another (82 s → ~55 s on a 2-core machine). Each check's output is printed whole
 // when it ends, so two never interleave; the exit code is non-zero when any failed.
@@ -26,6 +26,6 @@ async function inTurn(scripts) {
 
 const results = await Promise.all([
   run('lint'),
-  inTurn(['typecheck', 'lint:cycles', 'format:check', 'docs:check']),
+  inTurn(['typecheck', 'lint:cycles', 'format:check', 'docs:check', 'commits:check']),
 ]);
 process.exit(results.every(Boolean) ? 0 : 1);
