@@ -9,6 +9,7 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { Vault } from '../../src/gateway/secrets/index.js';
+import type { TabgateError } from '../../src/protocol/index.js';
 import type { HttpResult } from '../gateway/fixtures/gateway.js';
 import { encodingsOf, filesUnder, leaks } from '../security/fixtures/leak-search.js';
 import { startLoginSite, type LoginSite } from '../security/fixtures/login-site.js';
@@ -105,6 +106,38 @@ describe("vault secrets on the user's tab", () => {
     await refusedByExtension({ ref: await refOf('textbox "Username"'), secret: 'tab-pass' });
     await refusedByExtension({ ref: await refOf('searchbox "Search"'), secret: 'tab-user' });
     assert.doesNotMatch((await ok('browser_snapshot')).snapshot ?? '', /filled| = "/);
+  });
+
+  it('is refused by the extension with any tool but browser_type, even from a subverted gateway', async () => {
+    await ok('browser_navigate', { url: `${site.origin}/login` });
+    const ref = await refOf('button "Sign in"');
+    const before = site.requests.length;
+    // The gateway never sends a secret with another tool: only browser_type's arguments name one.
+    // Played here below its checks, straight on its broker, the extension still refuses on its own.
+    const { broker } = stage.gw.gateway;
+    const lane = broker.laneState({
+      principalId: 'owner',
+      profileId: 'default',
+      sessionId,
+      transportFamily: 'local-api',
+    });
+    const scope = lane.controllers[0]?.scope;
+    assert.ok(scope, 'the shared tab has a controller');
+    await assert.rejects(
+      broker.dispatch({
+        scope,
+        action: 'browser_click',
+        arguments: { ref },
+        toolCallId: null,
+        secret: { name: 'tab-pass', origin: site.origin, field: 'password', value: PASSWORD },
+      }),
+      (error: TabgateError) => {
+        assert.equal(error.code, 'controller_rejected', error.message);
+        assert.equal(error.controllerCode, 'unsupported_action', error.message);
+        return true;
+      },
+    );
+    assert.deepEqual(site.requests.slice(before), [], 'the click reached the page');
   });
 
   it('refuses a navigation carrying the secret before the tab requests anything', async () => {

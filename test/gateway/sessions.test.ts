@@ -2,6 +2,7 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { after, before, describe, it } from 'node:test';
+import { SqliteStore } from '../../src/gateway/store/sqlite-store.js';
 import { makeHome, startTestGateway, type TestGateway } from './fixtures/gateway.js';
 import { RecordingBackend } from './fixtures/recording-backend.js';
 
@@ -51,6 +52,35 @@ describe('sessions', () => {
     assert.equal(again.status, 200);
     const all = (await gw.request('GET', '/v1/sessions')).body.sessions as { session_id: string }[];
     assert.equal(all.filter((s) => s.session_id === 'hermes:abc-123').length, 1);
+  });
+
+  it('refuses with session_exists an id that another owner holds in the store, and leaves theirs', async () => {
+    // A store more than one owner writes (two gateways on one database): another owner's session is
+    // not listed, read or taken over here, and its id cannot be recreated as this owner's.
+    const store = SqliteStore.open(gw.home);
+    const theirs = {
+      session_id: 'shared:taken',
+      title: 'theirs',
+      source: 'api',
+      principal_id: 'another-owner',
+      created_at: '2026-01-01T00:00:00.000Z',
+      binding: null,
+      stopped_at: null,
+    };
+    try {
+      await store.sessions.insert(theirs);
+      const taken = await gw.request('POST', '/api/sessions', {
+        body: { id: 'shared:taken', title: 'mine' },
+      });
+      assert.equal(taken.status, 409);
+      assert.equal(taken.body.error.code, 'session_exists');
+      assert.equal((await gw.request('GET', '/v1/sessions/shared:taken')).status, 404);
+      const listed = (await gw.request('GET', '/v1/sessions')).body.sessions as { session_id: string }[];
+      assert.ok(!listed.some((s) => s.session_id === 'shared:taken'));
+      assert.deepEqual(await store.sessions.get('shared:taken'), theirs);
+    } finally {
+      await store.close();
+    }
   });
 
   it('refuses a reference session id outside 1-256 characters of [A-Za-z0-9._:-]', async () => {

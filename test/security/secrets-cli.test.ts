@@ -178,6 +178,7 @@ describe('tabgate secrets', () => {
     try {
       const result = await gw.request('POST', `/v1/sessions/${sid}/tools/browser_tabs`, { body: {} });
       assert.equal(result.status, 500, JSON.stringify(result.body));
+      assert.equal(result.body.error.code, 'internal_error');
       assert.match(result.body.error.message, /vault/);
       assert.equal(backend.calls.length, calls);
     } finally {
