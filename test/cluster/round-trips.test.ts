@@ -1,10 +1,11 @@
 /**
  * What one call costs Redis, counted with MONITOR: a regression that adds a round trip to a call fails
  * here, not only in the benchmark. A call through the node holding the socket runs its dispatch and,
- * after the reply, records that it ended (without its result, which nobody else waits for); a call through another node, once that node keeps a copy of the
- * lane, adds only the owner's fence before it writes the command (no lane read first). Which of them
- * the agent waits for is asserted by holding one back: the same-node call's result is recorded after
- * its answer, so it is answered while its FINISH is still held.
+ * after the reply, records that it ended (without its result, which nobody else waits for); a call
+ * through another node, once that node keeps a copy of the lane, adds only the owner's fence before it
+ * writes the command (no lane read first). Which of them the agent waits for is asserted by holding one
+ * back: the same-node call's result is recorded after its answer, so it is answered while its FINISH
+ * is still held.
  */
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
