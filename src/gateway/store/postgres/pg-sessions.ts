@@ -3,11 +3,19 @@ import type { Pool } from 'pg';
 import { SESSION_SQL, toRecord, type SessionRow as Row } from '../session-store.js';
 import type { SessionRows } from '../store.js';
 
+/**
+ * The read every call of a cluster node makes (its session, which another node may have stopped or
+ * rebound since), as a named statement: each pooled connection has it parsed and planned once, and then
+ * only binds and executes it.
+ */
+const GET_SESSION = {
+  name: 'tabgate_get_session',
+  text: `SELECT * FROM sessions WHERE id = $1 AND ${SESSION_SQL.live}`,
+} as const;
+
 export function pgSessions(pool: Pool): SessionRows {
   const get = async (id: string) => {
-    const { rows } = await pool.query<Row>(`SELECT * FROM sessions WHERE id = $1 AND ${SESSION_SQL.live}`, [
-      id,
-    ]);
+    const { rows } = await pool.query<Row>({ ...GET_SESSION, values: [id] });
     return rows[0] ? toRecord(rows[0]) : null;
   };
   return {
