@@ -4,7 +4,10 @@
  * on that Redis, a bare relay as the floor; this process is both the agent and the controllers. Latency
  * calls are interleaved so load from anything else on the machine falls on all alike; Redis' own round
  * trip (node-redis PING, and redis-benchmark) is measured in the same run, since cluster budgets are
- * expressed in it.
+ * expressed in it. The three nodes share one SQLite file as their store; three more, on a Redis of
+ * their own and a PostgreSQL (`--store`), the store a cluster runs on in production, are measured
+ * beside them: a cluster node reads a call's session from the store on every call (another node may
+ * have stopped or rebound it), and PostgreSQL's read is a round trip where SQLite's is a file read.
  */
 import { execFileSync, fork, type ChildProcess } from 'node:child_process';
 import os from 'node:os';
@@ -17,6 +20,7 @@ import { TestController, register } from '../test/gateway/fixtures/controller.js
 import type { TestGateway } from '../test/gateway/fixtures/gateway.js';
 import { CLUSTER_CONFIG, startCluster, type ClusterNode } from '../test/cluster/fixtures/cluster-nodes.js';
 import { startRedis, type TestRedis } from '../test/cluster/fixtures/redis-server.js';
+import { startPostgres } from '../test/store/fixtures/postgres.js';
 import type { NodeOrder, NodeStarted } from './cluster-node.js';
 import { post } from './post.js';
 import { pct, throughput } from './stats.js';
@@ -224,6 +228,15 @@ async function main(): Promise<void> {
   const beforeCluster = beforeRedis
     ? await startCluster(beforeRedis.url, 3, CLUSTER_CONFIG, BEFORE, 'built')
     : undefined;
+  const postgres = await startPostgres();
+  const pgRedis = await startRedis();
+  const pgCluster = await startCluster(
+    pgRedis.url,
+    3,
+    { ...CLUSTER_CONFIG, store: { url: await postgres.createDatabase('bench') } },
+    undefined,
+    'built',
+  );
   const floorChild = fork(path.join(here, 'cluster-floor.ts'), [], { execArgv: ['--import', 'tsx'] });
   const floorUrl = await new Promise<string>((resolve) =>
     floorChild.once('message', (m) => resolve((m as { url: string }).url)),
@@ -248,7 +261,11 @@ async function main(): Promise<void> {
       await ping.sendCommand(['PING']);
       return 200;
     };
-    const calls = [callFloor, callSingle, callSame, callCross, callPing];
+    const [pa, pb, pc] = pgCluster.nodes.map((node) => node.gw) as [TestGateway, TestGateway, TestGateway];
+    const pgSession = await connectRouted(pa, pb, pb);
+    const callPgSame = () => post(`${pb.url}/v1/sessions/${pgSession}/tools/browser_tabs`, h(pb));
+    const callPgCross = () => post(`${pc.url}/v1/sessions/${pgSession}/tools/browser_tabs`, h(pc));
+    const calls = [callFloor, callSingle, callSame, callCross, callPing, callPgSame, callPgCross];
     if (beforeCluster) {
       const [x, y, z] = beforeCluster.nodes.map((node) => node.gw) as [TestGateway, TestGateway, TestGateway];
       const session = await connectRouted(x, y, y);
@@ -257,7 +274,10 @@ async function main(): Promise<void> {
         () => post(`${z.url}/v1/sessions/${session}/tools/browser_tabs`, h(z)),
       );
     }
-    const [floor, singleMode, same, cross, rtt, sameBefore, crossBefore] = await interleaved(calls, CALLS);
+    const [floor, singleMode, same, cross, rtt, pgSame, pgCross, sameBefore, crossBefore] = await interleaved(
+      calls,
+      CALLS,
+    );
     await ping.quit();
     const f50 = pct(floor!, 50);
     const r50 = pct(rtt!, 50);
@@ -271,6 +291,8 @@ async function main(): Promise<void> {
     row('single-node mode', singleMode!, `${(s50 / f50).toFixed(2)}× floor (goal ≤ 1.30×)`);
     row('cluster, caller on the socket’s node', same!, overFloor(same!, 2));
     row('cluster, cross-node', cross!, overFloor(cross!, 6));
+    row('cluster on PostgreSQL, caller on the socket’s node', pgSame!, overFloor(pgSame!, 2));
+    row('cluster on PostgreSQL, cross-node', pgCross!, overFloor(pgCross!, 6));
     if (sameBefore && crossBefore) {
       row('before: caller on the socket’s node', sameBefore, overFloor(sameBefore, 2));
       row('before: cross-node', crossBefore, overFloor(crossBefore, 6));
@@ -399,6 +421,9 @@ async function main(): Promise<void> {
     echo.close();
     floorChild.kill();
     await cluster.close();
+    await pgCluster.close();
+    await pgRedis.stop();
+    await postgres.stop();
     await beforeCluster?.close();
     await single.close();
     await redis.stop();
