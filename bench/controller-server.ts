@@ -165,7 +165,10 @@ function startFramesRelay(): Promise<Relay> {
 const home = fs.mkdtempSync(path.join(os.tmpdir(), 'tabgate-bench-'));
 fs.writeFileSync(path.join(home, 'config.yaml'), 'browser:\n  extension_control:\n    enabled: true\n');
 // The gateway logs as `tabgate serve 2>>file` does: one line per request, those of a turn in one write.
-const logFd = fs.openSync(path.join(home, 'gateway.log'), 'a');
+// Outside its home folder, as docs/gateway.md advises: the gateway watches that folder (config.yaml, the
+// vault), and a log there woke it at every write (17–19 µs of CPU per call with 1,000 controllers).
+const logDir = fs.mkdtempSync(path.join(os.tmpdir(), 'tabgate-bench-log-'));
+const logFd = fs.openSync(path.join(logDir, 'gateway.log'), 'a');
 const floor = await startFloor();
 const spreadFloor = await startSpreadFloor();
 const frames = await startFramesRelay();
@@ -209,6 +212,7 @@ process.on('message', (order: ServerOrder) => {
       frames.close();
       await gateway.close();
       fs.closeSync(logFd);
+      fs.rmSync(logDir, { recursive: true, force: true });
       fs.rmSync(home, { recursive: true, force: true, maxRetries: 10 });
       process.exit(0);
     }

@@ -356,7 +356,11 @@ export function describeStore(name: string, setUp: () => Promise<StoreHarness>):
         );
         let done = false;
         const all = Promise.all(folds).finally(() => (done = true));
-        while (!done) await follow();
+        // Each round lets the event loop turn: a fold may be answered from another thread or server.
+        while (!done) {
+          await follow();
+          await new Promise((resolve) => setImmediate(resolve));
+        }
         await all;
         await follow();
         assert.equal(seen.length, 200);

@@ -22,6 +22,19 @@ import { INDEX_BATCH, SessionIndex } from './session-index.js';
 // The types of the store's own methods, for whoever holds a store.
 export type { AuditEntry, AuditQuery, NewAuditEntry } from './audit-entry.js';
 
+/** The rows a fold inserted, with the ids it gave them (`AuditStore.foldIds`), in id order. */
+export function insertedRows(
+  rows: readonly FoldedAuditRow[],
+  ids: readonly (number | null)[],
+): InsertedAuditRow[] {
+  const inserted: InsertedAuditRow[] = [];
+  rows.forEach((row, i) => {
+    const id = ids[i];
+    if (id !== null && id !== undefined) inserted.push({ id, entry: row.entry });
+  });
+  return inserted;
+}
+
 export class AuditStore {
   private insertStmt: Statement<unknown[]> | null = null;
   private offsetStmt: Statement<[string], { folded: number }> | null = null;
@@ -85,15 +98,16 @@ export class AuditStore {
    * with their ids, in id order.
    */
   fold(rows: readonly FoldedAuditRow[], offsets: ReadonlyMap<string, number>): InsertedAuditRow[] {
+    return insertedRows(rows, this.foldIds(rows, offsets));
+  }
+
+  /** `fold`, answering each row's new id, or null for a row already in the table (what a fold thread sends back). */
+  foldIds(rows: readonly FoldedAuditRow[], offsets: ReadonlyMap<string, number>): (number | null)[] {
     return this.transaction(() => {
-      const inserted: InsertedAuditRow[] = [];
-      for (const row of rows) {
-        const id = this.append(row.entry, row.journalRef);
-        if (id !== null) inserted.push({ id, entry: row.entry });
-      }
+      const ids = rows.map((row) => this.append(row.entry, row.journalRef));
       for (const [file, folded] of offsets) this.setJournalOffset(file, folded);
       this.sessions.catchUpIfDue();
-      return inserted;
+      return ids;
     });
   }
 

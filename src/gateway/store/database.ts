@@ -89,10 +89,24 @@ export function openDatabase(home: string): Db {
   createPrivateFile(file);
   const db = new Database(file);
   db.pragma('journal_mode = WAL');
-  db.pragma('synchronous = NORMAL');
-  db.pragma('busy_timeout = 5000');
+  connectionSettings(db);
   migrate(db);
   return db;
+}
+
+/**
+ * One more connection to a state.db that openDatabase has created and migrated (a worker thread's),
+ * with the settings SQLite keeps per connection.
+ */
+export function openDatabaseConnection(file: string): Db {
+  const db = new Database(file, { fileMustExist: true });
+  connectionSettings(db);
+  return db;
+}
+
+function connectionSettings(db: Db): void {
+  db.pragma('synchronous = NORMAL');
+  db.pragma('busy_timeout = 5000');
 }
 
 function migrate(db: Db): void {

@@ -2,18 +2,21 @@
  * The embedded store: one SQLite file in the gateway's home, written by this gateway alone. Each
  * method runs its statement at once and hands back a settled promise, so a write is done before the
  * caller's next line (the order the broker's binding reports rely on), and nothing is ever announced
- * as changed from outside.
+ * as changed from outside. The audit log's folds are the exception: a worker thread runs them
+ * (background-folds.ts), since nothing waits on one but a read of the log.
  */
 import path from 'node:path';
 import { silentLogger, type Logger } from '../../log/logger.js';
-import { AuditStore } from '../audit/audit-store.js';
+import { AuditStore, insertedRows } from '../audit/audit-store.js';
 import { PairingGrantStore } from '../pairing/grant-store.js';
 import { GrantStore } from '../sites/grant-store.js';
 import { BackgroundCheckpoints } from './background-checkpoints.js';
+import { BackgroundFolds, FoldWorkerGone } from './background-folds.js';
 import { openDatabase, STATE_DB_FILE, type Db } from './database.js';
 import { SessionStore } from './session-store.js';
 import type {
   AuditRows,
+  FoldedAuditRow,
   InsertedAuditRow,
   PairingGrantRows,
   SessionRows,
@@ -30,14 +33,27 @@ function now<T>(fn: () => T): Promise<T> {
   }
 }
 
-export function sqliteAuditRows(audit: AuditStore): AuditRows {
+/** The audit rows of a store; `folds`, when given, folds on its worker thread (background-folds.ts). */
+export function sqliteAuditRows(audit: AuditStore, folds: BackgroundFolds | null = null): AuditRows {
   const listeners = new Set<(rows: readonly InsertedAuditRow[]) => void>();
+  const told = (rows: readonly FoldedAuditRow[], ids: readonly (number | null)[]) => {
+    if (listeners.size === 0) return;
+    const inserted = insertedRows(rows, ids);
+    if (inserted.length > 0) for (const listener of listeners) listener(inserted);
+  };
+  const foldHere = (rows: readonly FoldedAuditRow[], offsets: ReadonlyMap<string, number>) =>
+    now(() => told(rows, audit.foldIds(rows, offsets)));
   return {
     fold: (rows, offsets) =>
-      now(() => {
-        const inserted = audit.fold(rows, offsets);
-        if (inserted.length > 0) for (const listener of listeners) listener(inserted);
-      }),
+      folds?.running
+        ? folds.fold(rows, offsets).then(
+            (ids) => told(rows, ids),
+            (error: unknown) => {
+              if (error instanceof FoldWorkerGone) return foldHere(rows, offsets);
+              throw error;
+            },
+          )
+        : foldHere(rows, offsets),
     onFolded: (listener) => {
       listeners.add(listener);
       return () => listeners.delete(listener);
@@ -68,13 +84,19 @@ export class SqliteStore implements Store {
   static open(home: string, log: Logger = silentLogger): SqliteStore {
     const file = path.join(home, STATE_DB_FILE);
     const db = openDatabase(home);
-    return new SqliteStore(db, file, new BackgroundCheckpoints(db, file, log));
+    return new SqliteStore(
+      db,
+      file,
+      new BackgroundCheckpoints(db, file, log),
+      BackgroundFolds.start(file, log),
+    );
   }
 
   constructor(
     private readonly db: Db,
     where: string,
     checkpoints: BackgroundCheckpoints | null = null,
+    private readonly folds: BackgroundFolds | null = null,
   ) {
     this.where = where;
     this.checkpoints = checkpoints;
@@ -104,7 +126,7 @@ export class SqliteStore implements Store {
       revoke: (grantId, at) => now(() => pairing.revoke(grantId, new Date(at))),
       touch: (grantId, at) => now(() => pairing.touchNow(grantId, at)),
     };
-    this.audit = sqliteAuditRows(new AuditStore(db));
+    this.audit = sqliteAuditRows(new AuditStore(db), folds);
   }
 
   onChange(): () => void {
@@ -112,6 +134,7 @@ export class SqliteStore implements Store {
   }
 
   async close(): Promise<void> {
+    await this.folds?.close();
     await this.checkpoints?.close();
     try {
       this.db.close();
