@@ -46,7 +46,15 @@ export class BackgroundFolds {
   /** `file`: state.db, created and migrated. Null when the worker's file is not there (sources). */
   static start(file: string, log: Logger, entry: URL = WORKER_ENTRY): BackgroundFolds | null {
     if (!fs.existsSync(fileURLToPath(entry))) return null;
-    return new BackgroundFolds(new Worker(entry, { workerData: { file } satisfies FoldWorkerData }), log);
+    let worker: Worker;
+    try {
+      worker = new Worker(entry, { workerData: { file } satisfies FoldWorkerData });
+    } catch (error) {
+      // No thread to be had (a process or memory limit): the gateway still starts, and folds itself.
+      log.warn('audit folds run on the gateway thread', { reason: (error as Error).message });
+      return null;
+    }
+    return new BackgroundFolds(worker, log);
   }
 
   private constructor(
