@@ -165,15 +165,23 @@ export class BackgroundCheckpoints {
   }
 
   private start(): void {
-    const worker = new Worker(WORKER_SOURCE, {
-      eval: true,
-      workerData: {
-        file: this.file,
-        startBytes: this.startBytes,
-        everyMs: this.everyMs,
-        sqliteModule: this.options.sqliteModule ?? createRequire(import.meta.url).resolve('better-sqlite3'),
-      },
-    });
+    let worker: Worker;
+    try {
+      worker = new Worker(WORKER_SOURCE, {
+        eval: true,
+        workerData: {
+          file: this.file,
+          startBytes: this.startBytes,
+          everyMs: this.everyMs,
+          sqliteModule: this.options.sqliteModule ?? createRequire(import.meta.url).resolve('better-sqlite3'),
+        },
+      });
+    } catch (error) {
+      // No thread to be had (a process or memory limit): thrown here, in a stat's callback, it would
+      // have ended the gateway.
+      this.checkpointHereForGood((error as Error).message);
+      return;
+    }
     worker.unref();
     worker.on('message', (message: 'paused' | { log: number; checkpointed: number }) => {
       if (message === 'paused') this.checkpointHere(worker);
@@ -186,11 +194,16 @@ export class BackgroundCheckpoints {
     this.worker = worker;
   }
 
-  /** The gateway's connection checkpoints itself again, as SQLite does by default. */
+  /** The worker failed: see checkpointHereForGood. */
   private fallBack(worker: Worker, reason: string): void {
     if (this.worker !== worker) return;
     this.worker = null;
     void worker.terminate();
+    this.checkpointHereForGood(reason);
+  }
+
+  /** The gateway's connection checkpoints itself again, as SQLite does by default. */
+  private checkpointHereForGood(reason: string): void {
     if (this.closed) return;
     this.closed = true;
     clearInterval(this.look);
