@@ -1,16 +1,17 @@
 /**
- * SQLite's checkpoints (copying the WAL back into state.db, then an fsync) off the gateway's event loop.
- * By default SQLite runs one inside the commit that leaves the WAL past 1,000 pages, on the connection
- * that wrote: on the gateway's only thread, for the gateway's connection. (The audit folds, the bulk of
- * the writes, have a thread and a connection of their own, background-folds.ts, which keeps SQLite's
- * default.) Measured on the development machine, ~10 ms per 930 pages; on a loaded disk 300–560 ms,
- * during which no call moved. Here that connection never checkpoints. Once the WAL first passes `startBytes`, a worker thread with a connection of its own
- * runs a PASSIVE checkpoint every `everyMs` (one that never waits for, nor blocks, the writer), and the
- * WAL is cut back to `startBytes` when SQLite starts it over. A writer that never leaves the worker a
- * gap to finish in would let the WAL grow without end: past `capBytes` the worker pauses and the
- * gateway's connection runs one checkpoint itself (the pause SQLite's default takes, only rarer), after
- * which its next write starts the WAL over. The WAL so stays within `capBytes` plus what is written
- * in `everyMs`. Should the worker fail, the gateway's connection checkpoints itself again for good.
+ * SQLite's checkpoints (copying the WAL back into state.db, then an fsync) off the gateway's event
+ * loop. By default SQLite runs one inside the commit that leaves the WAL past 1,000 pages, on the
+ * connection that wrote: on the gateway's only thread, for the gateway's connection. (The audit folds,
+ * the bulk of the writes, have a thread and a connection of their own, background-folds.ts, which keeps
+ * SQLite's default.) Measured on the development machine, ~10 ms per 930 pages; on a loaded disk
+ * 300–560 ms, during which no call moved. Here that connection never checkpoints. Once the WAL first
+ * passes `startBytes`, a worker thread with a connection of its own runs a PASSIVE checkpoint every
+ * `everyMs` (one that never waits for, nor blocks, the writer), and the WAL is cut back to `startBytes`
+ * when SQLite starts it over. A writer that never leaves the worker a gap to finish in would let the
+ * WAL grow without end: past `capBytes` the worker pauses and the gateway's connection runs one
+ * checkpoint itself (the pause SQLite's default takes, only rarer), after which its next write starts
+ * the WAL over. The WAL so stays within `capBytes` plus what is written in `everyMs`. Should the worker
+ * fail, the gateway's connection checkpoints itself again for good.
  */
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
