@@ -264,7 +264,7 @@ async function main(): Promise<void> {
         `server CPU per call (µs), ${set.name}`,
         '',
         cpu.toFixed(1),
-        `+${(cpu - bareCpu).toFixed(1)} µs (${((cpu / bareCpu - 1) * 100).toFixed(1)} %) over ${bareCpu.toFixed(1)} with none, summed over the same passes`,
+        `${cpu >= bareCpu ? '+' : '−'}${Math.abs(cpu - bareCpu).toFixed(1)} µs (${((cpu / bareCpu - 1) * 100).toFixed(1)} %) over ${bareCpu.toFixed(1)} with none, summed over the same passes`,
       ]);
       rows.push([
         `tabs' CPU per call (µs), ${set.name}`,

@@ -18,6 +18,7 @@ export interface ReaderAnswer {
   bytes: number;
 }
 
+const QUIET_MS = 200;
 let closing: AbortController | null = null;
 let bytes = 0;
 
@@ -46,6 +47,15 @@ function openTab(url: string, key: string, view: StreamView, signal: AbortSignal
   });
 }
 
+/** Resolves once no byte has arrived for QUIET_MS (nothing else is sent while no call runs). */
+async function quiet(): Promise<void> {
+  for (;;) {
+    const before = bytes;
+    await new Promise((resolve) => setTimeout(resolve, QUIET_MS));
+    if (bytes === before) return;
+  }
+}
+
 process.on('message', (order: ReaderOrder) => {
   void (async () => {
     if (order.kind === 'exit') {
@@ -58,7 +68,9 @@ process.on('message', (order: ReaderOrder) => {
       await Promise.all(
         Array.from({ length: order.tabs }, () => openTab(order.url, order.key, order.view, signal)),
       );
-      // What the pass is charged with starts now: the lines every new tab gets are not the calls'.
+      // What the pass is charged with starts once the lines every new tab gets (one per session: with
+      // 1,000 sessions, more than one read) have all arrived: they are the opening's, not the calls'.
+      await quiet();
       bytes = 0;
     } else {
       closing?.abort();

@@ -1,6 +1,6 @@
 /**
  * What every open dashboard tab of one owner is sent, built once for all of them. Events (actions,
- * screenshots, session lines that changed, new audit rows) are gathered for a few milliseconds, then
+ * screenshots, session lines that changed, new audit rows) are gathered for 25 ms (under load, chunks leave 100 ms apart), then
  * turned into one `Chunk` of SSE text: each action stringified once, session lines summed up once, audit
  * rows turned into text once for all tabs. Actions go only to the tabs that follow their session (its
  * live view is open there): they are the one event every call makes that only such a tab shows, so the
@@ -32,6 +32,13 @@ export const FULL_PASS_MS = 15_000;
 export const AUDIT_BATCH = 200;
 /** How long the hub waits after an event for more to send together. */
 const COALESCE_MS = 25;
+/**
+ * Under a steady stream of calls, at most one chunk this often: what the open tabs cost (a chunk built,
+ * one write per tab, one read in each browser) then stays flat however many calls a second the gateway
+ * serves, instead of one chunk per 25 ms. A first event after a quiet spell still leaves after
+ * COALESCE_MS.
+ */
+const MIN_CHUNK_INTERVAL_MS = 100;
 /**
  * With a shared store, how long after a call ends the hub reads the audit log. It reads only the rows
  * already folded from the journal (which folds within 50 ms of a call's end): reading with `list` folds
@@ -93,6 +100,8 @@ export class DashboardHub {
   /** Stops the hand-over; null when the store cannot hand rows over (shared), and the log is read. */
   private readonly unfollowFolds: (() => void) | null;
   private wake: NodeJS.Timeout | null = null;
+  /** When the last batch began (performance.now()). */
+  private lastFlushAt = -Infinity;
   private auditWake: NodeJS.Timeout | null = null;
   /** The next batch reads the audit log. */
   private auditDue = true;
@@ -227,13 +236,16 @@ export class DashboardHub {
   }
 
   private soon(): void {
-    this.wake ??= setTimeout(() => {
+    if (this.wake) return;
+    const wait = Math.max(COALESCE_MS, this.lastFlushAt + MIN_CHUNK_INTERVAL_MS - performance.now());
+    this.wake = setTimeout(() => {
       this.wake = null;
       this.flush();
-    }, COALESCE_MS);
+    }, wait);
   }
 
   private flush(): void {
+    this.lastFlushAt = performance.now();
     this.flushing.run();
   }
 
