@@ -1,15 +1,15 @@
 /**
  * What every open dashboard tab of one owner is sent, built once for all of them. Events (actions,
- * screenshots, session lines that changed, new audit rows) are gathered for 25 ms (under load, chunks leave 100 ms apart), then
- * turned into one `Chunk` of SSE text: each action stringified once, session lines summed up once, audit
- * rows turned into text once for all tabs. Actions go only to the tabs that follow their session (its
- * live view is open there): they are the one event every call makes that only such a tab shows, so the
- * hub keeps none of a session no tab follows. The rows come from the fold that wrote them
- * (AuditLog.onFolded), not read back; the log is read only where that could miss one: on the tick, when
- * the ids handed over skip one (a row written by another path), and with a shared store (other
- * gateways' rows). Each tab's stream (dashboard-stream.ts) writes the same chunks in order at its own
- * pace; the hub keeps the chunks some tab has not written yet, up to a bound, beyond which a slow tab
- * falls back to its own cursor in the audit log and a `resync`.
+ * screenshots, session lines that changed, new audit rows) are gathered for 25 ms (under load, chunks leave
+ * 100 ms apart), then turned into one `Chunk` of SSE text: each action stringified once, session lines
+ * summed up once, audit rows turned into text once for all tabs. Actions go only to the tabs that follow
+ * their session (its live view is open there): they are the one event every call makes that only such a tab
+ * shows, so the hub keeps none of a session no tab follows. The rows come from the fold that wrote them
+ * (AuditLog.onFolded), not read back; the log is read only where that could miss one: on the tick, when the
+ * ids handed over skip one (a row written by another path), and with a shared store (other gateways' rows).
+ * Each tab's stream (dashboard-stream.ts) writes the same chunks in order at its own pace; the hub keeps
+ * the chunks some tab has not written yet, up to a bound, beyond which a slow tab falls back to its own
+ * cursor in the audit log and a `resync`.
  */
 import type { ActionEntry } from '../../activity/session-activity.js';
 import type { Caller } from '../../service.js';
