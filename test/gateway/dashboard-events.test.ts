@@ -243,6 +243,53 @@ describe("the dashboard's live stream", () => {
     );
   });
 
+  it('sends a tab that shows rows, opened after only tabs without rows were, each row after its id once', async () => {
+    const sessionId = await gw.createSession('rows while unshown');
+    const marker = await gw.createSession('marker');
+    const owner = { authorization: `Bearer ${gw.operatorKey}` };
+    const newest = async () =>
+      (
+        (await gw.request('GET', '/v1/dashboard/activity', { headers: owner })).body as {
+          entries: { id: number }[];
+        }
+      ).entries[0]?.id ?? 0;
+    const before = await newest();
+    // Only a tab that shows no rows is open: the rows of these calls reach the hub, which sends them to
+    // no one. It follows the marker, whose action, ended after the rows are in the log, comes in a
+    // batch the hub built once it had them.
+    let open = () => undefined as void;
+    const opened = new Promise<void>((resolve) => (open = resolve));
+    const markerEnded = (got: LiveEvent[]) =>
+      actionsOf(got).some((a) => a.session_id === marker && a.outcome === 'ok');
+    const withoutRows = readEvents(gw, {}, markerEnded, open, marker, '0');
+    await opened;
+    await calls(sessionId, 3);
+    assert.equal(await newest(), before + 3);
+    await calls(marker, 1);
+    assert.deepEqual(audits(await withoutRows), []);
+
+    // The Activity view opens from the last row the page had: the rows it missed, then the next one live.
+    let live = () => undefined as void;
+    const liveOpened = new Promise<void>((resolve) => (live = resolve));
+    const withRows = readEvents(
+      gw,
+      { 'last-event-id': String(before) },
+      (got) => audits(got).length >= 5,
+      live,
+    );
+    await liveOpened;
+    await calls(sessionId, 1);
+    const rows = audits(await withRows);
+    assert.deepEqual(
+      rows.map((e) => Number(e.id)),
+      [1, 2, 3, 4, 5].map((n) => before + n),
+    );
+    assert.deepEqual(
+      rows.map((e) => (e.data as { session_id: string }).session_id),
+      [sessionId, sessionId, sessionId, marker, sessionId],
+    );
+  });
+
   it('refuses an audit parameter other than 0 or 1 with 400 invalid_request', async () => {
     const response = await fetch(`${gw.url}/v1/dashboard/events?audit=no`, {
       headers: { authorization: `Bearer ${gw.operatorKey}` },

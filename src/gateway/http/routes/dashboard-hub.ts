@@ -77,6 +77,8 @@ export interface HubStream {
   readonly next: number;
   /** The session whose actions the stream is sent (its tab shows that session), if any. */
   readonly follows: string | null;
+  /** The last audit row the stream has sent; null when its tab shows no audit rows (`?audit=0`). */
+  readonly auditCursor: number | null;
   pump(): void;
   close(): void;
 }
@@ -183,6 +185,17 @@ export class DashboardHub {
     return sseFrame('resync', {}) + this.lines.current() + [...this.shotEvents.values()].join('');
   }
 
+  /**
+   * The row after which the open streams still need rows from the hub: the oldest cursor of those whose
+   * tab shows audit rows; null when none does (at most 16 streams: a look at each).
+   */
+  private rowsNeededAfter(): number | null {
+    let after: number | null = null;
+    for (const { auditCursor } of this.streams)
+      if (auditCursor !== null && (after === null || auditCursor < after)) after = auditCursor;
+    return after;
+  }
+
   /** Whether an open stream follows the session (at most 16 streams: a look at each). */
   private followed(sessionId: string): boolean {
     for (const stream of this.streams) if (stream.follows === sessionId) return true;
@@ -273,8 +286,15 @@ export class DashboardHub {
     // Kept only for sessions still listed (a session gone, or another owner's, has no picture to catch up).
     for (const sessionId of this.shotEvents.keys())
       if (!this.lines.has(sessionId)) this.shotEvents.delete(sessionId);
-    const auditAfter = this.auditCursor;
-    const audits = this.handedAudits(auditAfter) ?? (await this.readAudits(auditAfter));
+    const needed = this.rowsNeededAfter();
+    // No open tab shows audit rows (the sessions list, a live view, settings: `?audit=0`): none is turned
+    // into text or read back, though every call writes one (five tabs on the sessions list in
+    // bench:controller: the tabs then cost the gateway no more than their session lines). A tab that shows
+    // rows later starts from its own cursor; the hub's moves up to it.
+    if (needed === null) this.pendingAudits = [];
+    const auditAfter = Math.max(this.auditCursor, needed ?? 0);
+    const audits =
+      needed === null ? [] : (this.handedAudits(auditAfter) ?? (await this.readAudits(auditAfter)));
     // Moved only with the chunk that has the rows: a stream pumping meanwhile must not read them itself.
     this.auditCursor = audits.at(-1)?.id ?? auditAfter;
     if (lead === '' && actions.size === 0 && head === '' && audits.length === 0) return;

@@ -43,6 +43,10 @@ export class DashboardStream implements HubStream {
     return this.view.follows;
   }
 
+  get auditCursor(): number | null {
+    return this.view.audit ? this.cursor : null;
+  }
+
   close(): void {
     this.closed = true;
   }
