@@ -25,8 +25,11 @@ import { median, pct, throughput } from './stats.js';
 const here = path.dirname(fileURLToPath(import.meta.url));
 const LATENCY_CALLS = Number(process.env.BENCH_CALLS ?? 3000);
 const THROUGHPUT_CALLS = Number(process.env.BENCH_THROUGHPUT_CALLS ?? 6000);
-/** Rounds of the dashboard-tab passes (each: every tab set once, alternated). */
-const TAB_ROUNDS = Number(process.env.BENCH_TAB_ROUNDS ?? 12);
+/**
+ * Rounds of the dashboard-tab passes (each: every tab set once, alternated). With 12, one run's median
+ * still moved by ±6 % between runs on this 2-core host while the tabs cost about 1 % of the CPU.
+ */
+const TAB_ROUNDS = Number(process.env.BENCH_TAB_ROUNDS ?? 24);
 /** Rounds of the 1,000-controller pass, each beside a pass of the floor. */
 const THOUSAND_ROUNDS = Number(process.env.BENCH_THOUSAND_ROUNDS ?? 5);
 const CONCURRENCY = 32;
