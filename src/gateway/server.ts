@@ -312,6 +312,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
     config,
     extensionControl,
     csrf,
+    timers: timersOf(clock),
   };
   streams = new DashboardStreams(dashboard);
 

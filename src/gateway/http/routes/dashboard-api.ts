@@ -9,6 +9,7 @@ import type { ActionEntry, SessionActivity } from '../../activity/session-activi
 import type { LatestScreenshots } from '../../activity/latest-screenshots.js';
 import { summarize, type SessionSummary } from '../../activity/session-summary.js';
 import type { AuditEntry, AuditLog } from '../../audit/index.js';
+import type { TimerClock } from '../../clock.js';
 import type { FeatureFlag, GatewayConfig } from '../../config/index.js';
 import type { InFlightCalls } from '../../in-flight-calls.js';
 import type { SessionBrowserInfo } from '../../backends/backend.js';
@@ -37,6 +38,8 @@ export interface DashboardDeps {
   config: GatewayConfig;
   extensionControl: FeatureFlag;
   csrf: OwnerCsrf;
+  /** What the live stream's batches are timed by; the system's timers without it. */
+  timers?: TimerClock;
 }
 
 const ownerOf = (ctx: RouteContext): Caller => {

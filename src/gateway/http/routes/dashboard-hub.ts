@@ -12,6 +12,7 @@
  * cursor in the audit log and a `resync`.
  */
 import type { ActionEntry } from '../../activity/session-activity.js';
+import { systemTimers, type Timer, type TimerClock } from '../../clock.js';
 import type { Caller } from '../../service.js';
 import type { InsertedAuditRow } from '../../store/store.js';
 import type { DashboardDeps } from './dashboard-api.js';
@@ -101,15 +102,17 @@ export class DashboardHub {
   private readonly auditEvents = new AuditEvents();
   /** Stops the hand-over; null when the store cannot hand rows over (shared), and the log is read. */
   private readonly unfollowFolds: (() => void) | null;
-  private wake: NodeJS.Timeout | null = null;
-  /** When the last batch began (performance.now()). */
+  /** The gateway's timers: a test steps them by hand. */
+  private readonly timers: TimerClock;
+  private wake: Timer | null = null;
+  /** When the last batch began (the timers' time). */
   private lastFlushAt = -Infinity;
-  private auditWake: NodeJS.Timeout | null = null;
+  private auditWake: Timer | null = null;
   /** The next batch reads the audit log. */
   private auditDue = true;
-  private readonly tick: NodeJS.Timeout;
+  private readonly tick: Timer;
   /** Null with a shared store, whose tick is the full pass. */
-  private readonly fullPass: NodeJS.Timeout | null;
+  private readonly fullPass: Timer | null;
   /** Builds the next chunk from what is pending, then has every stream write what it can. */
   private readonly flushing = new OneAtATime(
     () => this.build(),
@@ -145,6 +148,7 @@ export class DashboardHub {
     /** The last audit row the hub has read. */
     public auditCursor: number,
   ) {
+    this.timers = d.timers ?? systemTimers;
     this.lines = new SessionLines(d, owner);
     this.unfollowFolds = d.audit.onFolded((rows) => {
       if (this.pendingAudits.length + rows.length > MAX_PENDING_AUDITS) {
@@ -156,12 +160,12 @@ export class DashboardHub {
     // A shared store's sessions change on other gateways too, which no event here reports: there every
     // tick is a full pass.
     const shared = !this.unfollowFolds;
-    this.tick = setInterval(() => {
+    this.tick = this.every(TICK_MS, () => {
       if (shared) this.lines.readAll();
       this.auditDue = true;
       this.flush();
-    }, TICK_MS);
-    this.fullPass = shared ? null : setInterval(() => this.readAllLines(), FULL_PASS_MS);
+    });
+    this.fullPass = shared ? null : this.every(FULL_PASS_MS, () => this.readAllLines());
     // The first batch reads the log once, for rows folded before the hand-over began.
     this.soon();
   }
@@ -213,7 +217,7 @@ export class DashboardHub {
       else this.droppedActions = true;
     }
     if (entry.outcome !== null && !this.unfollowFolds)
-      this.auditWake ??= setTimeout(() => {
+      this.auditWake ??= this.timers.setTimer(() => {
         this.auditWake = null;
         this.auditDue = true;
         this.flush();
@@ -240,25 +244,36 @@ export class DashboardHub {
   close(): void {
     this.closed = true;
     this.unfollowFolds?.();
-    clearInterval(this.tick);
-    if (this.fullPass) clearInterval(this.fullPass);
-    if (this.wake) clearTimeout(this.wake);
-    if (this.auditWake) clearTimeout(this.auditWake);
+    this.tick.cancel();
+    this.fullPass?.cancel();
+    this.wake?.cancel();
+    this.auditWake?.cancel();
     for (const stream of this.streams) stream.close();
     this.streams.clear();
   }
 
+  /** Runs `fire` every `ms`, from `ms` from now, until the returned timer is cancelled. */
+  private every(ms: number, fire: () => void): Timer {
+    let current = this.timers.setTimer(run, ms);
+    const timers = this.timers;
+    function run() {
+      current = timers.setTimer(run, ms);
+      fire();
+    }
+    return { cancel: () => current.cancel(), keepAlive: (alive) => current.keepAlive(alive) };
+  }
+
   private soon(): void {
     if (this.wake) return;
-    const wait = Math.max(COALESCE_MS, this.lastFlushAt + MIN_CHUNK_INTERVAL_MS - performance.now());
-    this.wake = setTimeout(() => {
+    const wait = Math.max(COALESCE_MS, this.lastFlushAt + MIN_CHUNK_INTERVAL_MS - this.timers.now());
+    this.wake = this.timers.setTimer(() => {
       this.wake = null;
       this.flush();
     }, wait);
   }
 
   private flush(): void {
-    this.lastFlushAt = performance.now();
+    this.lastFlushAt = this.timers.now();
     this.flushing.run();
   }
 
