@@ -12,6 +12,12 @@ import { startTestGateway, type TestGateway } from './fixtures/gateway.js';
 import { RecordingBackend } from './fixtures/recording-backend.js';
 
 /**
+ * How long a stream may take to bring what a test waits for: a failure's deadline (a lost row fails the
+ * test with what did come, rather than hanging it), never a timing.
+ */
+const READ_WITHIN_MS = 15_000;
+
+/**
  * Reads the stream until `enough` says so; then closes it. `enough` also gets the event ids heard so far,
  * those of blocks without data included. `opened`: the gateway holds the stream now.
  */
@@ -41,16 +47,31 @@ async function readEvents(
   const reader = (response.body as ReadableStream<Uint8Array>).getReader();
   const decoder = new TextDecoder();
   let buffer = '';
-  while (!enough(events, ids)) {
-    const { value, done } = await reader.read();
-    if (done) break;
-    buffer = parseEvents(
-      buffer + decoder.decode(value, { stream: true }),
-      (event) => events.push(event),
-      (id) => ids.push(id),
+  let late = false;
+  const deadline = setTimeout(() => {
+    late = true;
+    controller.abort();
+  }, READ_WITHIN_MS);
+  try {
+    while (!enough(events, ids)) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      buffer = parseEvents(
+        buffer + decoder.decode(value, { stream: true }),
+        (event) => events.push(event),
+        (id) => ids.push(id),
+      );
+    }
+  } catch (error) {
+    if (!late) throw error;
+    const heard = events.map((e) => `${e.event}${e.id === null ? '' : ` ${e.id}`}`).join(', ');
+    throw new Error(
+      `the stream did not bring what the test waits for in ${READ_WITHIN_MS} ms; it brought: ${heard}`,
     );
+  } finally {
+    clearTimeout(deadline);
+    controller.abort();
   }
-  controller.abort();
   return events;
 }
 
