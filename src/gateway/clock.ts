@@ -38,6 +38,27 @@ export const systemTimers: TimerClock = {
   },
 };
 
+/**
+ * Calls `fire` every `ms`, the first time `ms` from now, until the returned timer is cancelled; its
+ * `keepAlive` holds for every wake-up to come.
+ */
+export function every(clock: TimerClock, ms: number, fire: () => void): Timer {
+  let alive = true;
+  let current = clock.setTimer(run, ms);
+  function run() {
+    current = clock.setTimer(run, ms);
+    current.keepAlive(alive);
+    fire();
+  }
+  return {
+    cancel: () => current.cancel(),
+    keepAlive: (keep) => {
+      alive = keep;
+      current.keepAlive(keep);
+    },
+  };
+}
+
 /** The clock itself when it can wake its caller (a test's manual clock); else the system's timers. */
 export function timersOf(clock: Clock): TimerClock {
   return 'setTimer' in clock && typeof clock.setTimer === 'function' ? (clock as TimerClock) : systemTimers;

@@ -6,7 +6,7 @@
  * `session_reset` notice. Time comes from an injected clock, so tests step through an idle-out.
  */
 import { TabgateError } from '../../protocol/index.js';
-import type { Timer, TimerClock } from '../clock.js';
+import { every, type Timer, type TimerClock } from '../clock.js';
 import type { CallSignal } from '../service.js';
 import type { Admission, Release } from './admission.js';
 import { ResetNotices } from './reset-notices.js';
@@ -56,7 +56,8 @@ export class SessionTable<S> {
     this.notices = new ResetNotices(o.settings);
     this.idleMs = o.settings.inactivityTimeoutSeconds * 1000;
     this.sweepEvery = Math.min(MAX_SWEEP_INTERVAL_MS, Math.max(MIN_SWEEP_INTERVAL_MS, this.idleMs / 4));
-    this.armSweep();
+    this.sweeper = every(o.clock, this.sweepEvery, () => void this.sweep());
+    this.sweeper.keepAlive(false);
   }
 
   get(sessionId: string): SessionEntry<S> | undefined {
@@ -145,14 +146,6 @@ export class SessionTable<S> {
     this.sweeper?.cancel();
     this.sweeper = null;
     this.notices.clear();
-  }
-
-  private armSweep(): void {
-    this.sweeper = this.o.clock.setTimer(() => {
-      this.armSweep();
-      void this.sweep();
-    }, this.sweepEvery);
-    this.sweeper.keepAlive(false);
   }
 
   private async sweep(): Promise<void> {

@@ -12,7 +12,7 @@
  * cursor in the audit log and a `resync`.
  */
 import type { ActionEntry } from '../../activity/session-activity.js';
-import { systemTimers, type Timer, type TimerClock } from '../../clock.js';
+import { every, systemTimers, type Timer, type TimerClock } from '../../clock.js';
 import type { Caller } from '../../service.js';
 import type { InsertedAuditRow } from '../../store/store.js';
 import type { DashboardDeps } from './dashboard-api.js';
@@ -160,12 +160,12 @@ export class DashboardHub {
     // A shared store's sessions change on other gateways too, which no event here reports: there every
     // tick is a full pass.
     const shared = !this.unfollowFolds;
-    this.tick = this.every(TICK_MS, () => {
+    this.tick = every(this.timers, TICK_MS, () => {
       if (shared) this.lines.readAll();
       this.auditDue = true;
       this.flush();
     });
-    this.fullPass = shared ? null : this.every(FULL_PASS_MS, () => this.readAllLines());
+    this.fullPass = shared ? null : every(this.timers, FULL_PASS_MS, () => this.readAllLines());
     // The first batch reads the log once, for rows folded before the hand-over began.
     this.soon();
   }
@@ -250,17 +250,6 @@ export class DashboardHub {
     this.auditWake?.cancel();
     for (const stream of this.streams) stream.close();
     this.streams.clear();
-  }
-
-  /** Runs `fire` every `ms`, from `ms` from now, until the returned timer is cancelled. */
-  private every(ms: number, fire: () => void): Timer {
-    let current = this.timers.setTimer(run, ms);
-    const timers = this.timers;
-    function run() {
-      current = timers.setTimer(run, ms);
-      fire();
-    }
-    return { cancel: () => current.cancel(), keepAlive: (alive) => current.keepAlive(alive) };
   }
 
   private soon(): void {
