@@ -4,6 +4,7 @@
  * that need Redis with 503 cluster_unavailable instead of guessing, and never names the Redis password.
  */
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
 import { describe, it } from 'node:test';
 import { REGISTER_PATH } from '../../src/protocol/index.js';
 import { runTabgate } from '../helpers/tabgate-cli.js';
@@ -17,13 +18,14 @@ import { useNodeOnItsOwnRedis } from './fixtures/cluster-nodes.js';
 describe('a cluster node without its Redis', () => {
   it('will not start, and says which Redis it could not reach without showing its password', async () => {
     const port = await freePort();
-    const result = await runTabgate(makeHome(), [
+    const home = makeHome();
+    const result = await runTabgate(home, [
       'serve',
       '--port',
       '0',
       '--cluster',
       `redis://tabgate:s3cr3t-pw@127.0.0.1:${port}`,
-    ]);
+    ]).finally(() => fs.rmSync(home, { recursive: true, force: true }));
     assert.notEqual(result.code, 0);
     assert.match(result.stderr, new RegExp(`redis://tabgate:\\*\\*\\*@127\\.0\\.0\\.1:${port}`));
     assert.doesNotMatch(result.stderr + result.stdout, /s3cr3t-pw/);

@@ -22,6 +22,7 @@ import {
   DEFAULT_CHROMIUM,
   withDisabledFeatures,
 } from '../../src/gateway/backends/cdp/chromium-process.js';
+import { removeChromiumFolders } from '../../src/gateway/backends/cdp/chromium-profile.js';
 
 /** The binary every test browser runs. */
 export const CHROMIUM = process.env.CHROME_PATH ?? DEFAULT_CHROMIUM;
@@ -73,7 +74,7 @@ export async function launchChromium(options: ChromiumOptions = {}): Promise<Loc
     } catch {
       // already gone
     }
-    fs.rmSync(userDataDir, { recursive: true, force: true, maxRetries: 10 });
+    removeChromiumFolders(userDataDir, userDataDir);
   };
   try {
     const wsEndpoint = await devtoolsEndpoint(child, options.startWithin ?? 30_000);

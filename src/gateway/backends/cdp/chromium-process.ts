@@ -6,7 +6,8 @@
  *
  * The browser gets an allowlisted environment with a private HOME (chromium-environment.ts), and its
  * sandbox whenever the machine allows it (chromium-sandbox.ts). Its profile and HOME live in one
- * 0700 folder of its own, removed when it ends.
+ * 0700 folder of its own, removed when it ends, with the folder Chromium made for its singleton socket
+ * (chromium-profile.ts).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import type { Readable, Writable } from 'node:stream';
@@ -15,6 +16,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { TabgateError } from '../../../protocol/index.js';
 import { chromiumEnvironment, type SourceEnvironment } from './chromium-environment.js';
+import { removeChromiumFolders } from './chromium-profile.js';
 import { sandboxFor, type SandboxDecision } from './chromium-sandbox.js';
 
 export const DEFAULT_CHROMIUM = '/usr/bin/chromium';
@@ -127,8 +129,7 @@ export async function launchChromium(options: LaunchOptions): Promise<ChromiumPr
     detached: true,
     env: chromiumEnvironment(options.environment ?? {}, { home, headed: options.headed }),
   });
-  const removeProfile = () =>
-    fs.rmSync(scratch, { recursive: true, force: true, maxRetries: 10, retryDelay: 50 });
+  const removeProfile = () => removeChromiumFolders(scratch, userDataDir);
   const killGroup = (signal: NodeJS.Signals) => {
     try {
       if (child.pid) process.kill(-child.pid, signal);
