@@ -68,6 +68,29 @@ export default tseslint.config(
     ),
   },
   {
+    // A scratch folder in a test comes from tempDir, which removes it at exit if the test did not.
+    files: ['test/**'],
+    ignores: ['test/helpers/temp-dir.ts'],
+    rules: {
+      'no-restricted-properties': [
+        'error',
+        ...['mkdtemp', 'mkdtempSync'].map((property) => ({
+          object: 'fs',
+          property,
+          message: 'use tempDir (test/helpers/temp-dir.ts): it is removed at exit',
+        })),
+      ],
+      'no-restricted-imports': [
+        'error',
+        ...['node:fs', 'fs', 'node:fs/promises', 'fs/promises'].map((name) => ({
+          name,
+          importNames: ['mkdtemp', 'mkdtempSync'],
+          message: 'use tempDir (test/helpers/temp-dir.ts): it is removed at exit',
+        })),
+      ],
+    },
+  },
+  {
     files: ['src/gateway/backends/**'],
     rules: restrict(['**/http/**', '**/ws/**', '**/mcp/**'], 'backends never import transports'),
   },

@@ -5,8 +5,7 @@
  * cross-origin iframe is out-of-process).
  */
 import { randomUUID } from 'node:crypto';
-import { mkdir, mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createLocalChromiumBackend } from '../../src/gateway/backends/cdp/index.js';
 import { DEFAULT_BROWSER_SETTINGS } from '../../src/gateway/config/browser-settings.js';
@@ -15,11 +14,12 @@ import { startTestSite } from '../testserver/server.js';
 import { killChromiumByMarker } from '../engine/chromium-processes.js';
 import { backendSessions } from './backend-sessions.js';
 import { onTestSite, type ConformanceHarness } from './harness.js';
+import { tempDir } from '../helpers/temp-dir.js';
 
 export async function localChromiumHarness(): Promise<ConformanceHarness> {
   const site = await startTestSite({ hosts: ['site-a.tabgate.test', 'site-b.tabgate.test'] });
   const marker = `--tabgate-test-marker=${randomUUID()}`;
-  const home = await mkdtemp(join(tmpdir(), 'tabgate-conformance-'));
+  const home = tempDir('conformance');
   const uploadRoot = join(home, 'uploads');
   await mkdir(uploadRoot);
   const settings = {

@@ -7,15 +7,14 @@
  */
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { after, describe, it } from 'node:test';
 import { AuditStore } from '../../src/gateway/audit/index.js';
 import { AuditEvents, auditEventOf } from '../../src/gateway/http/routes/dashboard-audit-event.js';
 import { openDatabase } from '../../src/gateway/store/database.js';
+import { tempDir } from '../helpers/temp-dir.js';
 
 describe("an audit row's dashboard event", () => {
-  const home = fs.mkdtempSync(path.join(os.tmpdir(), 'tabgate-audit-event-'));
+  const home = tempDir('audit-event');
   after(() => fs.rmSync(home, { recursive: true, force: true }));
 
   it('is the same text from the folded row as from the row read back', () => {

@@ -12,7 +12,6 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
@@ -22,11 +21,12 @@ import { LONG_TITLE } from '../testserver/pages.js';
 import { startTestSite, type TestSite } from '../testserver/server.js';
 import { CHROMIUM, launchPlaywrightChromium } from '../helpers/chromium.js';
 import { waitFor } from '../helpers/wait-for.js';
+import { tempDir } from '../helpers/temp-dir.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const shotDir = process.env.TABGATE_DOC_SHOTS
   ? path.join(root, 'docs', 'dashboard')
-  : fs.mkdtempSync(path.join(os.tmpdir(), 'tabgate-dashboard-shots-'));
+  : tempDir('dashboard-shots');
 const shot = (page: Page, name: string) => page.screenshot({ path: path.join(shotDir, `${name}.png`) });
 
 describe('the dashboard in a real browser', () => {

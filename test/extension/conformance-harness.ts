@@ -5,9 +5,7 @@
  * shared to it, and every call goes through `POST /v1/sessions/{id}/tools/...`, so the whole path runs:
  * gateway, broker, socket, extension, engine over chrome.debugger.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { rmSync } from 'node:fs';
 import { SNAPSHOT_MAX_CHARS } from '../../src/extension/background/executor.js';
 import { onTestSite, type ConformanceHarness, type ConformanceSession } from '../conformance/harness.js';
 import {
@@ -18,11 +16,12 @@ import {
   waitFor,
   type Stage,
 } from './fixtures/paired-setup.js';
+import { tempDir } from '../helpers/temp-dir.js';
 
 // Approvals are tested in test/security/approvals*; here the tools' behaviour is, so none are asked
 // for (on the user's tab a dialog accepted would otherwise be refused until the extension can ask).
 /** The gateway reads the files of an upload to the user's tab from here (browser.upload_roots). */
-const UPLOAD_ROOT = mkdtempSync(join(tmpdir(), 'tabgate-ext-conformance-uploads-'));
+const UPLOAD_ROOT = tempDir('ext-conformance-uploads');
 /** browser.download_max_mb: the cap the download cases check, as on the local browser. */
 const DOWNLOAD_MAX_MB = 1;
 const CONFIG = {

@@ -5,14 +5,14 @@
  */
 import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, readFileSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { DOWNLOAD_CHUNK_BYTES, type DownloadParams } from '../../src/protocol/index.js';
 import { UserTabDownloads } from '../../src/gateway/user-tab-downloads.js';
+import { tempDir } from '../helpers/temp-dir.js';
 
-const root = mkdtempSync(join(tmpdir(), 'tabgate-user-tab-downloads-'));
+const root = tempDir('user-tab-downloads');
 const MAX = 2 * DOWNLOAD_CHUNK_BYTES + 10;
 const writer = new UserTabDownloads(root, MAX);
 const owner = {};

@@ -9,16 +9,16 @@
  */
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
+import { readdirSync, readFileSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { USER_TAB_UPLOAD_MAX_BYTES } from '../../src/protocol/index.js';
 import { codeOf, sharedTabCalls } from './fixtures/shared-tab-calls.js';
 import { shareBlankTab, startStage, waitFor, type Stage } from './fixtures/paired-setup.js';
 import { decideInPopup, openPopup, type PopupPage } from './fixtures/popup-page.js';
+import { tempDir } from '../helpers/temp-dir.js';
 
 const sha256 = (bytes: Buffer | string) => createHash('sha256').update(bytes).digest('hex');
 const fileBytes = (name: string) => Buffer.from(`${name}\n${'0123456789abcdef'.repeat(300)}`);
@@ -104,7 +104,7 @@ async function startFileSite(): Promise<FileSite> {
 }
 
 describe("uploads and downloads on the user's tab, approved in the popup", () => {
-  const scratch = mkdtempSync(join(tmpdir(), 'tabgate-user-tab-files-'));
+  const scratch = tempDir('user-tab-files');
   const uploadRoot = join(scratch, 'uploads');
   // Chromium on Linux takes its downloads folder from the XDG user dirs: this test's own, empty one.
   const downloadsDir = join(scratch, 'Downloads');

@@ -10,12 +10,12 @@ import { after, before, describe, it } from 'node:test';
 import { parseEvents, type LiveEvent } from '../../src/dashboard/live-events.js';
 import { startTestGateway, type TestGateway } from './fixtures/gateway.js';
 import { RecordingBackend } from './fixtures/recording-backend.js';
+import { readWithin } from '../helpers/read-within.js';
 
 /**
  * How long a stream may take to bring what a test waits for: a failure's deadline (a lost row fails the
  * test with what did come, rather than hanging it), never a timing.
  */
-const READ_WITHIN_MS = 15_000;
 
 /**
  * Reads the stream until `enough` says so; then closes it. `enough` also gets the event ids heard so far,
@@ -47,12 +47,7 @@ async function readEvents(
   const reader = (response.body as ReadableStream<Uint8Array>).getReader();
   const decoder = new TextDecoder();
   let buffer = '';
-  let late = false;
-  const deadline = setTimeout(() => {
-    late = true;
-    controller.abort();
-  }, READ_WITHIN_MS);
-  try {
+  const read = async () => {
     while (!enough(events, ids)) {
       const { value, done } = await reader.read();
       if (done) break;
@@ -62,17 +57,13 @@ async function readEvents(
         (id) => ids.push(id),
       );
     }
-  } catch (error) {
-    if (!late) throw error;
-    const heard = events.map((e) => `${e.event}${e.id === null ? '' : ` ${e.id}`}`).join(', ');
-    throw new Error(
-      `the stream did not bring what the test waits for in ${READ_WITHIN_MS} ms; it brought: ${heard}`,
-    );
+    return events;
+  };
+  try {
+    return await readWithin(read(), events, () => controller.abort());
   } finally {
-    clearTimeout(deadline);
     controller.abort();
   }
-  return events;
 }
 
 const audits = (events: LiveEvent[]) => events.filter((e) => e.event === 'audit');
@@ -98,9 +89,9 @@ async function stuckTab(
   assert.equal(response.statusCode, 200);
   response.pause();
   return {
-    resume: (enough) =>
-      new Promise((resolve, reject) => {
-        const events: LiveEvent[] = [];
+    resume: (enough) => {
+      const events: LiveEvent[] = [];
+      const reading = new Promise<LiveEvent[]>((resolve, reject) => {
         let buffer = '';
         response.setEncoding('utf8');
         response.on('data', (text: string) => {
@@ -111,7 +102,9 @@ async function stuckTab(
         });
         response.on('error', reject);
         response.resume();
-      }),
+      });
+      return readWithin(reading, events, () => response.destroy());
+    },
   };
 }
 

@@ -13,9 +13,6 @@
  * CI container requires. The gateway's own local browser is still started by the product's launcher.
  */
 import { spawn } from 'node:child_process';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { chromium as playwrightChromium, type Browser } from 'playwright-core';
 import {
   BASE_FLAGS,
@@ -23,6 +20,7 @@ import {
   withDisabledFeatures,
 } from '../../src/gateway/backends/cdp/chromium-process.js';
 import { removeChromiumFolders } from '../../src/gateway/backends/cdp/chromium-profile.js';
+import { tempDir } from './temp-dir.js';
 
 /** The binary every test browser runs. */
 export const CHROMIUM = process.env.CHROME_PATH ?? DEFAULT_CHROMIUM;
@@ -50,7 +48,7 @@ export interface LocalChromium {
 }
 
 export async function launchChromium(options: ChromiumOptions = {}): Promise<LocalChromium> {
-  const userDataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'tabgate-test-chromium-'));
+  const userDataDir = tempDir('test-chromium');
   const extension = options.extension
     ? [`--load-extension=${options.extension}`, `--disable-extensions-except=${options.extension}`]
     : [];

@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { defaultNodeModulesDirs, discoverProviders } from '../../src/providers/index.js';
 import { recordingLogger } from './fixtures/context.js';
+import { tempDir } from '../helpers/temp-dir.js';
 
 let root: string;
 let home: string;
@@ -34,7 +34,7 @@ export function register(ctx) {
 }`;
 
 before(() => {
-  root = mkdtempSync(path.join(os.tmpdir(), 'tabgate-discovery-'));
+  root = tempDir('discovery');
   home = path.join(root, 'home');
   nodeModules = path.join(root, 'node_modules');
   const user = path.join(home, 'plugins', 'browser');

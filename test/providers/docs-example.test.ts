@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
@@ -9,6 +8,7 @@ import { loadConfig } from '../../src/gateway/config/index.js';
 import { discoverProviders } from '../../src/providers/index.js';
 import { recordingLogger } from './fixtures/context.js';
 import { startFakeVendor, type FakeVendor } from './fixtures/fake-vendor.js';
+import { tempDir } from '../helpers/temp-dir.js';
 
 // The worked example of docs/providers.md, run as written: if the page rots, this fails.
 const DOC = readFileSync(
@@ -26,7 +26,7 @@ const block = (lang: string, contains: string) => {
 let home: string;
 let vendor: FakeVendor;
 before(async () => {
-  home = mkdtempSync(path.join(os.tmpdir(), 'tabgate-docs-example-'));
+  home = tempDir('docs-example');
   const dir = path.join(home, 'plugins', 'browser', 'acme');
   mkdirSync(dir, { recursive: true });
   writeFileSync(path.join(dir, 'plugin.yaml'), block('yaml', 'provides_browser_providers'));

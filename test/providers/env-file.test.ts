@@ -1,13 +1,12 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
+import { readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import { envFilePath, loadHomeEnv, readEnvFile, writeEnvFile } from '../../src/providers/index.js';
+import { tempDir } from '../helpers/temp-dir.js';
 
 let home: string;
 beforeEach(() => {
-  home = mkdtempSync(path.join(os.tmpdir(), 'tabgate-envfile-'));
+  home = tempDir('envfile');
 });
 afterEach(() => rmSync(home, { recursive: true, force: true, maxRetries: 10 }));
 

@@ -1,12 +1,12 @@
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import { parse } from 'yaml';
 import type { PluginRow } from '../../src/providers/plugin-list.js';
 import { runCli } from './fixtures/terminal.js';
 import { installThirdPartyPlugin, PLUGIN_NAME, PROVIDER_NAME } from './fixtures/third-party-plugin.js';
+import { tempDir } from '../helpers/temp-dir.js';
 
 let home: string;
 const env = () => ({ TABGATE_HOME: home });
@@ -33,7 +33,7 @@ const config = () =>
   };
 
 beforeEach(() => {
-  home = mkdtempSync(path.join(os.tmpdir(), 'tabgate-plugins-cli-'));
+  home = tempDir('plugins-cli');
   installThirdPartyPlugin(home);
   homePlugin(
     'mine',

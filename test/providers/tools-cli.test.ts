@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
+import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import { parse } from 'yaml';
 import { readEnvFile } from '../../src/providers/index.js';
 import { runCli } from './fixtures/terminal.js';
+import { tempDir } from '../helpers/temp-dir.js';
 
 const DOWN = '\x1b[B';
 const UP = '\x1b[A';
@@ -20,7 +20,7 @@ const envFile = () => path.join(home, '.env');
 const config = () => parse(readFileSync(configFile(), 'utf8')) as { browser?: { cloud_provider?: string } };
 
 beforeEach(() => {
-  home = mkdtempSync(path.join(os.tmpdir(), 'tabgate-tools-'));
+  home = tempDir('tools');
 });
 afterEach(() => rmSync(home, { recursive: true, force: true, maxRetries: 10 }));
 

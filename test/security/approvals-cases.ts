@@ -8,7 +8,6 @@
  */
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { HttpResult, TestGateway } from '../gateway/fixtures/gateway.js';
@@ -16,6 +15,7 @@ import { pairedToken, withToken } from '../extension/pairing-helpers.js';
 import { waitFor } from '../helpers/wait-for.js';
 import { startApprovalSites, type ApprovalSites } from './fixtures/approval-site.js';
 import { errorCode, toolSession } from './fixtures/tool-session.js';
+import { tempDir } from '../helpers/temp-dir.js';
 
 export const APPROVAL_TIMEOUT_S = 2;
 
@@ -252,7 +252,7 @@ export function approvalCases(
 
     before(async () => {
       sites = await startApprovalSites();
-      uploadRoot = fs.mkdtempSync(path.join(os.tmpdir(), 'tabgate-approvals-'));
+      uploadRoot = tempDir('approvals');
       fs.writeFileSync(path.join(uploadRoot, 'doc.txt'), 'a document');
       started = await start(sites, uploadRoot);
       gw = started.gw;

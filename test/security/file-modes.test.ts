@@ -6,7 +6,6 @@
  */
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import Database from 'better-sqlite3';
@@ -16,6 +15,7 @@ import { createLogger } from '../../src/log/logger.js';
 import { writeEnvFile } from '../../src/providers/env-file.js';
 import { setConfigValue } from '../../src/providers/setup/config-writer.js';
 import { RecordingBackend } from '../gateway/fixtures/recording-backend.js';
+import { tempDir } from '../helpers/temp-dir.js';
 
 const modeOf = (file: string): string => (fs.statSync(file).mode & 0o777).toString(8);
 
@@ -86,7 +86,7 @@ function assertPrivate(modes: Map<string, string>, userFiles: readonly string[] 
 describe('file modes', () => {
   let scratch: string;
   beforeEach(() => {
-    scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'tabgate-modes-'));
+    scratch = tempDir('modes');
   });
   afterEach(() => fs.rmSync(scratch, { recursive: true, force: true, maxRetries: 10 }));
 

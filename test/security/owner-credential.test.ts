@@ -7,7 +7,6 @@
 import assert from 'node:assert/strict';
 import { execFile, execFileSync, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, before, describe, it } from 'node:test';
@@ -15,6 +14,7 @@ import { runPair } from '../../src/cli/commands/pair.js';
 import { EXTENSION_ORIGIN } from '../../src/protocol/index.js';
 import { startTestGateway, type TestGateway } from '../gateway/fixtures/gateway.js';
 import { collect } from '../extension/pairing-helpers.js';
+import { tempDir } from '../helpers/temp-dir.js';
 
 const ATTACK = path.join(path.dirname(fileURLToPath(import.meta.url)), 'fixtures', 'pairing-attack.mjs');
 const INTRUDER = 'tabgate-intruder';
@@ -103,7 +103,7 @@ describe('a local process without the owner credential cannot pair itself', () =
       return;
     }
     // The intruder can read the script and run node, nothing of the owner's.
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tabgate-intruder-'));
+    const dir = tempDir('intruder');
     fs.chmodSync(dir, 0o755);
     const script = path.join(dir, 'attack.mjs');
     fs.copyFileSync(ATTACK, script);

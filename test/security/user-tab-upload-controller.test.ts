@@ -6,17 +6,17 @@
  * classes off, the gateway refuses before it reads anything and the controller hears of nothing.
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { CONTROLLER_CAPABILITIES, EXTENDED_CONTROLLER_CAPABILITIES } from '../../src/protocol/index.js';
 import { TestController } from '../gateway/fixtures/controller.js';
 import { startTestGateway, type TestGateway } from '../gateway/fixtures/gateway.js';
 import { RecordingBackend } from '../gateway/fixtures/recording-backend.js';
+import { tempDir } from '../helpers/temp-dir.js';
 
 describe("browser_upload to the user's tab through a controller the API key registered", () => {
-  const root = mkdtempSync(join(tmpdir(), 'tabgate-upload-controller-'));
+  const root = tempDir('upload-controller');
   let gw: TestGateway | undefined;
   after(async () => {
     await gw?.close();

@@ -7,13 +7,13 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { AuditStore } from '../../src/gateway/audit/audit-store.js';
 import type { AuditEntry } from '../../src/gateway/audit/audit-entry.js';
 import { openDatabase, type Db } from '../../src/gateway/store/database.js';
+import { tempDir } from '../helpers/temp-dir.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const SESSIONS = ['s-a', 's-b', 's-c', 's-d', 's-e', 's-f', 's-g'];
@@ -58,7 +58,7 @@ function assertSessionReads(store: AuditStore, db: Db, session: string): void {
 describe('the audit log session index built in bulk', () => {
   const homes: string[] = [];
   const home = () => {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tabgate-audit-index-'));
+    const dir = tempDir('audit-index');
     homes.push(dir);
     return dir;
   };

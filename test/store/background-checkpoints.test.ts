@@ -5,7 +5,6 @@
  */
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { after, test } from 'node:test';
 import Database from 'better-sqlite3';
@@ -13,6 +12,7 @@ import { BackgroundCheckpoints } from '../../src/gateway/store/background-checkp
 import { openDatabase, STATE_DB_FILE } from '../../src/gateway/store/database.js';
 import { createLogger } from '../../src/log/logger.js';
 import { waitFor } from '../helpers/wait-for.js';
+import { tempDir } from '../helpers/temp-dir.js';
 
 const homes: string[] = [];
 after(() => {
@@ -20,7 +20,7 @@ after(() => {
 });
 
 function home(): string {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tabgate-checkpoints-'));
+  const dir = tempDir('checkpoints');
   homes.push(dir);
   return dir;
 }

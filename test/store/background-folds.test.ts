@@ -6,7 +6,6 @@
  */
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { after, test } from 'node:test';
@@ -17,6 +16,7 @@ import { SqliteStore } from '../../src/gateway/store/sqlite-store.js';
 import type { InsertedAuditRow } from '../../src/gateway/store/store.js';
 import { createLogger } from '../../src/log/logger.js';
 import { auditRow } from './store-cases.js';
+import { tempDir } from '../helpers/temp-dir.js';
 
 const homes: string[] = [];
 after(() => {
@@ -24,7 +24,7 @@ after(() => {
 });
 
 function home(): string {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tabgate-folds-'));
+  const dir = tempDir('folds');
   homes.push(dir);
   return dir;
 }

@@ -1,0 +1,101 @@
+/**
+ * `npm run bench:builds`: two builds of the gateway side by side, one call at a time, interleaved
+ * with the order flipped every call, so a change's effect on the sequential p50 reads to about 1 %
+ * on a shared 2-core host, where two runs of bench:controller differ by 5–10 %. Each side is a
+ * `tabgate serve` of its tree's compiled CLI with browser control on, one protocol controller
+ * (bench/controller-pool.ts, in a process of its own) and one session, called as bench:controller
+ * calls it (`browser_tabs` over a kept-alive connection).
+ *
+ * `BENCH_BEFORE=<another checkout>` (built, its node_modules in place) runs that tree as "before"
+ * beside this one as "after". Without it this tree runs on both sides: the printed ratio is then the
+ * comparison's own noise.
+ */
+import { fork, type ChildProcess } from 'node:child_process';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { CLUSTER_CONFIG, startCluster, type TestCluster } from '../test/cluster/fixtures/cluster-nodes.js';
+import { closePosts, post } from './post.js';
+import { pct } from './stats.js';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const ROOT = path.resolve(here, '..');
+const BEFORE = process.env.BENCH_BEFORE ?? '';
+const CALLS = Number(process.env.BENCH_CALLS ?? 5000);
+const WARMUP = Number(process.env.BENCH_WARMUP ?? 3000);
+
+interface Side {
+  call(): Promise<number>;
+  close(): Promise<void>;
+}
+
+function order(child: ChildProcess, message: unknown): Promise<void> {
+  return new Promise((resolve) => {
+    child.once('message', () => resolve());
+    child.send(message as never);
+  });
+}
+
+async function startSide(tree: string): Promise<Side> {
+  const cluster: TestCluster = await startCluster('', 1, CLUSTER_CONFIG, tree, 'built');
+  const gw = cluster.nodes[0]?.gw;
+  if (!gw) throw new Error('the gateway did not start');
+  const sessionId = await gw.createSession();
+  const pool = fork(path.join(here, 'controller-pool.ts'), [], {
+    execArgv: ['--import', 'tsx'],
+    stdio: 'inherit',
+  });
+  await order(pool, { kind: 'controllers', url: gw.url, key: cluster.key, sessions: [sessionId] });
+  const url = `${gw.url}/v1/sessions/${sessionId}/tools/browser_tabs`;
+  const headers = { authorization: `Bearer ${cluster.key}` };
+  return {
+    call: () => post(url, headers),
+    async close() {
+      pool.send({ kind: 'exit' });
+      pool.disconnect();
+      await cluster.close();
+    },
+  };
+}
+
+async function timed(side: Side, out: number[]): Promise<void> {
+  const start = performance.now();
+  const status = await side.call();
+  out.push(performance.now() - start);
+  if (status !== 200) throw new Error(`call answered ${status}`);
+}
+
+async function main(): Promise<void> {
+  const before = await startSide(BEFORE || ROOT);
+  const after = await startSide(ROOT);
+  const times: [number[], number[]] = [[], []];
+  try {
+    // A gateway in use runs optimized code.
+    for (let i = 0; i < WARMUP; i++) await Promise.all([before.call(), after.call()]);
+    for (let i = 0; i < CALLS; i++) {
+      const first = i % 2;
+      await timed(first === 0 ? before : after, times[first] as number[]);
+      await timed(first === 0 ? after : before, times[1 - first] as number[]);
+    }
+  } finally {
+    await Promise.all([before.close(), after.close()]);
+    closePosts();
+  }
+  const [b, a] = times.map((t) => t.sort((x, y) => x - y)) as [number[], number[]];
+  const rows = [50, 90, 99].map((p) => {
+    const ratio = pct(a, p) / pct(b, p);
+    return [`round trip p${p} (ms)`, pct(b, p).toFixed(3), pct(a, p).toFixed(3), `${ratio.toFixed(3)}×`];
+  });
+  const header = ['measure', 'before', 'after', 'after / before'];
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
+  const line = (cells: string[]) => `| ${cells.map((c, i) => c.padEnd(widths[i] ?? 0)).join(' | ')} |`;
+  console.log(
+    `builds benchmark — node ${process.version}, ${os.cpus().length} cores, ${CALLS} sequential calls each, ` +
+      (BEFORE ? `before: ${BEFORE}, after: this tree` : 'this tree on both sides (the comparison’s noise)'),
+  );
+  console.log(line(header));
+  console.log(line(widths.map((w) => '-'.repeat(w))));
+  for (const row of rows) console.log(line(row));
+}
+
+await main();
