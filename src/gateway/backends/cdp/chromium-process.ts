@@ -12,11 +12,13 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import type { Readable, Writable } from 'node:stream';
 import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { TabgateError } from '../../../protocol/index.js';
 import { chromiumEnvironment, type SourceEnvironment } from './chromium-environment.js';
-import { removeChromiumFolders } from './chromium-profile.js';
+import {
+  makeBrowserFolders,
+  removeAbandonedBrowserFolders,
+  removeChromiumFolders,
+} from './chromium-profile.js';
 import { sandboxFor, type SandboxDecision } from './chromium-sandbox.js';
 
 export const DEFAULT_CHROMIUM = '/usr/bin/chromium';
@@ -107,12 +109,9 @@ export async function launchChromium(options: LaunchOptions): Promise<ChromiumPr
     );
   }
   const sandbox = options.sandbox ?? sandboxFor(binary);
-  // mkdtemp makes the folder 0700 whatever the umask; the two inside are made so explicitly.
-  const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'tabgate-chromium-'));
-  const userDataDir = path.join(scratch, 'profile');
-  const home = path.join(scratch, 'home');
-  fs.mkdirSync(userDataDir, { mode: 0o700 });
-  fs.mkdirSync(home, { mode: 0o700 });
+  // What a gateway killed earlier left behind goes first (a launch is rare: a start, a crashed browser).
+  removeAbandonedBrowserFolders();
+  const { scratch, userDataDir, home } = makeBrowserFolders();
   const args = [
     ...withDisabledFeatures([
       ...(options.headed ? [] : ['--headless']),
