@@ -1,7 +1,8 @@
 /**
  * `npm run bench:builds`: two builds of the gateway side by side, one call at a time, interleaved
- * with the order flipped every call, so a change's effect on the sequential p50 reads to about 1 %
- * on a shared 2-core host, where two runs of bench:controller differ by 5–10 %. Each side is a
+ * with the order flipped every call, so a change's effect on the sequential p50 reads to 2–3 % on a
+ * shared 2-core host (the A/A ratio: 0.975–0.997× in three runs), where two runs of bench:controller
+ * differ by 5–10 %. Each side is a
  * `tabgate serve` of its tree's compiled CLI with browser control on, one protocol controller
  * (bench/controller-pool.ts, in a process of its own) and one session, called as bench:controller
  * calls it (`browser_tabs` over a kept-alive connection).
