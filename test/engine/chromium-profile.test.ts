@@ -8,11 +8,13 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { launchChromium } from '../../src/gateway/backends/cdp/chromium-process.js';
 import { singletonFolderOf } from '../../src/gateway/backends/cdp/chromium-profile.js';
 import { CHROMIUM, launchChromium as launchTestChromium } from '../helpers/chromium.js';
+import { tempDir } from '../helpers/temp-dir.js';
 import { waitFor } from '../helpers/wait-for.js';
 import { startTestSite, type TestSite } from '../testserver/server.js';
 import { chromiumPidsWith } from './chromium-processes.js';
@@ -80,11 +82,18 @@ describe("a Chromium's folders", () => {
         every: 100,
       });
       assert.ok(fs.existsSync(path.join(abandoned, 'profile')), 'the killed gateway left its profile');
+      const dead = fs.readFileSync(path.join(abandoned, 'gateway.pid'), 'utf8').split(' ')[1];
+      assert.equal(dead, String(child.pid));
+
+      // A gateway on another host sharing this TMPDIR (a container): its pid means nothing here.
+      const elsewhere = tempDir('chromium');
+      fs.writeFileSync(path.join(elsewhere, 'gateway.pid'), `not-${os.hostname()} ${dead}`);
 
       const next = await launch();
       await next.kill();
       assert.equal(fs.existsSync(abandoned), false, "the dead gateway's browser folder is removed");
       assert.ok(fs.existsSync(live.userDataDir), "a live gateway's profile is kept");
+      assert.ok(fs.existsSync(elsewhere), "another host's folder is kept");
     } finally {
       child.kill('SIGKILL');
       await live.kill();

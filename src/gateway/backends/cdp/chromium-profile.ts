@@ -1,7 +1,7 @@
 /**
  * The local Chromium's folders under TMPDIR, and their removal. Each browser gets a scratch folder
- * (`tabgate-chromium-XXXXXX`: its profile, a private HOME, and the gateway's pid), removed when the
- * browser ends.
+ * (`tabgate-chromium-XXXXXX`: its profile, a private HOME, and its gateway's host and pid), removed
+ * when the browser ends.
  *
  * Two ways one could stay behind:
  * - Chromium keeps the socket that makes one profile one browser outside the profile: a Unix socket's
@@ -11,7 +11,7 @@
  *   seen here); the link names it, so it goes with the profile.
  * - A gateway killed with SIGKILL (or by a power cut) removes nothing: its browser quits as the CDP pipe
  *   closes, but the profile stays, cookies and all. The next gateway to launch a browser removes the
- *   scratch folders whose gateway is gone: only folders of this user, each named by its pid file.
+ *   scratch folders whose gateway is gone: only folders of this user, each named by its host and pid.
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -38,7 +38,7 @@ export function makeBrowserFolders(): BrowserFolders {
   const home = path.join(scratch, 'home');
   fs.mkdirSync(userDataDir, { mode: 0o700 });
   fs.mkdirSync(home, { mode: 0o700 });
-  fs.writeFileSync(path.join(scratch, OWNER_FILE), String(process.pid), { mode: 0o600 });
+  fs.writeFileSync(path.join(scratch, OWNER_FILE), ownerMark(), { mode: 0o600 });
   return { scratch, userDataDir, home };
 }
 
@@ -63,6 +63,22 @@ export function removeChromiumFolders(folder: string, userDataDir: string): void
   fs.rmSync(folder, { recursive: true, force: true, maxRetries: 10, retryDelay: 50 });
 }
 
+/**
+ * `<host> <pid>`: a pid means something only on the host (the pid namespace) that wrote it, and a
+ * TMPDIR shared between containers must not make one gateway remove another's live browser. Chromium
+ * marks its own profile lock the same way.
+ */
+function ownerMark(): string {
+  return `${os.hostname()} ${process.pid}`;
+}
+
+/** The pid of a folder's gateway, if it was written on this host. */
+function ownerPid(scratch: string): number | null {
+  const [host, pid] = fs.readFileSync(path.join(scratch, OWNER_FILE), 'utf8').split(' ');
+  const n = Number(pid);
+  return host === os.hostname() && Number.isInteger(n) && n > 0 ? n : null;
+}
+
 function alive(pid: number): boolean {
   try {
     process.kill(pid, 0);
@@ -74,8 +90,9 @@ function alive(pid: number): boolean {
 
 /**
  * Removes the scratch folders that gateways now gone left under TMPDIR; how many. A folder counts only
- * if it is a real folder of this user's with a pid file naming a process that no longer runs: another
- * user's folder (TMPDIR is shared) could link anywhere, and a live gateway's browser is in use.
+ * if it is a real folder of this user's whose pid file, written on this host, names a process that no
+ * longer runs: another user's folder (TMPDIR is shared) could link anywhere, and a live gateway's
+ * browser is in use.
  */
 export function removeAbandonedBrowserFolders(tmp: string = os.tmpdir()): number {
   const uid = process.getuid?.();
@@ -93,8 +110,8 @@ export function removeAbandonedBrowserFolders(tmp: string = os.tmpdir()): number
     try {
       const stat = fs.lstatSync(scratch);
       if (!stat.isDirectory() || stat.uid !== uid) continue;
-      const pid = Number(fs.readFileSync(path.join(scratch, OWNER_FILE), 'utf8'));
-      if (!Number.isInteger(pid) || pid <= 0 || alive(pid)) continue;
+      const pid = ownerPid(scratch);
+      if (pid === null || alive(pid)) continue;
       removeChromiumFolders(scratch, path.join(scratch, PROFILE));
       removed++;
     } catch {
