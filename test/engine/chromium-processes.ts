@@ -2,7 +2,9 @@
  * Finding the Chromium processes a test started, by a marker flag on their command line (Chromium
  * ignores flags it does not know), so tests never touch other engineers' browsers.
  */
+import { spawn, type ChildProcessByStdio } from 'node:child_process';
 import fs from 'node:fs';
+import type { Readable } from 'node:stream';
 import { descendants } from '../helpers/processes.js';
 import { waitFor } from '../helpers/wait-for.js';
 
@@ -50,4 +52,27 @@ function isZombie(pid: number): boolean {
   } catch {
     return true;
   }
+}
+
+export interface ExitChild {
+  child: ChildProcessByStdio<null, Readable, null>;
+  /** It printed READY: its local browser, marked `marker`, has browsed the page. */
+  ready: Promise<void>;
+  exited: Promise<void>;
+}
+
+/**
+ * A gateway's local backend in a process of its own (exit-child.ts), for the tests of what is left
+ * behind when that process ends: `signal`, it then waits for one; `exit`, it exits at once unclosed.
+ */
+export function startExitChild(marker: string, url: string, mode: 'signal' | 'exit'): ExitChild {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'test/engine/exit-child.ts', marker, url, mode], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const ready = new Promise<void>((resolve, reject) => {
+    child.stdout.on('data', (chunk: Buffer) => chunk.toString().includes('READY') && resolve());
+    child.once('exit', () => reject(new Error('the child exited before it was ready')));
+  });
+  return { child, ready, exited };
 }

@@ -5,7 +5,6 @@
  * and all; the next launch does, and never a live gateway's.
  */
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -17,7 +16,7 @@ import { CHROMIUM, launchChromium as launchTestChromium } from '../helpers/chrom
 import { tempDir } from '../helpers/temp-dir.js';
 import { waitFor } from '../helpers/wait-for.js';
 import { startTestSite, type TestSite } from '../testserver/server.js';
-import { chromiumPidsWith } from './chromium-processes.js';
+import { chromiumPidsWith, startExitChild } from './chromium-processes.js';
 
 const launch = () => launchChromium({ executablePath: CHROMIUM, headed: false, extraArgs: [] });
 
@@ -60,16 +59,9 @@ describe("a Chromium's folders", () => {
   it("of a gateway killed with SIGKILL are removed at the next launch; a live gateway's stay", async () => {
     const live = await launch();
     const marker = `--tabgate-test-marker=${randomUUID()}`;
-    const child = spawn(
-      process.execPath,
-      ['--import', 'tsx', 'test/engine/exit-child.ts', marker, site.url('/page2'), 'signal'],
-      { stdio: ['ignore', 'pipe', 'inherit'] },
-    );
+    const { child, ready } = startExitChild(marker, site.url('/page2'), 'signal');
     try {
-      await new Promise<void>((resolve, reject) => {
-        child.stdout.on('data', (chunk: Buffer) => chunk.toString().includes('READY') && resolve());
-        child.once('exit', () => reject(new Error('the child exited before it was ready')));
-      });
+      await ready;
       const profile = chromiumPidsWith(marker)
         .map(profileOf)
         .find((dir) => dir !== undefined);
@@ -91,6 +83,7 @@ describe("a Chromium's folders", () => {
 
       const next = await launch();
       await next.kill();
+      assert.ok(next.removedAbandoned >= 1, 'the launch counts what it removed (the gateway logs it)');
       assert.equal(fs.existsSync(abandoned), false, "the dead gateway's browser folder is removed");
       assert.ok(fs.existsSync(live.userDataDir), "a live gateway's profile is kept");
       assert.ok(fs.existsSync(elsewhere), "another host's folder is kept");

@@ -3,7 +3,6 @@
  * and no Chromium left behind after SIGTERM, SIGINT or a plain exit of the process that launched it.
  */
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { randomUUID } from 'node:crypto';
@@ -16,7 +15,7 @@ import type { ResultNotices, SnapshotResult, ToolName } from '../../src/protocol
 import { startTestSite, type TestSite } from '../testserver/server.js';
 import { ManualClock } from '../helpers/manual-clock.js';
 import { waitFor } from '../helpers/wait-for.js';
-import { chromiumPidsWith } from './chromium-processes.js';
+import { chromiumPidsWith, startExitChild } from './chromium-processes.js';
 
 const call = (
   backend: ReturnType<typeof createLocalChromiumBackend>,
@@ -223,15 +222,8 @@ describe('local Chromium backend', () => {
 
   it('leaves no Chromium process behind when the gateway is killed with SIGKILL', async () => {
     const marker = `--tabgate-test-marker=${randomUUID()}`;
-    const child = spawn(
-      process.execPath,
-      ['--import', 'tsx', 'test/engine/exit-child.ts', marker, site.url('/page2'), 'signal'],
-      { stdio: ['ignore', 'pipe', 'inherit'] },
-    );
-    await new Promise<void>((resolve, reject) => {
-      child.stdout.on('data', (chunk: Buffer) => chunk.toString().includes('READY') && resolve());
-      child.once('exit', () => reject(new Error('the child exited before it was ready')));
-    });
+    const { child, ready } = startExitChild(marker, site.url('/page2'), 'signal');
+    await ready;
     assert.ok(chromiumPidsWith(marker).length > 0, 'the child should have a Chromium running');
     child.kill('SIGKILL'); // no handler runs: only the closed CDP pipe tells Chromium to quit
     await waitFor(() => chromiumPidsWith(marker).length === 0, {
@@ -244,23 +236,12 @@ describe('local Chromium backend', () => {
   for (const mode of ['SIGTERM', 'SIGINT', 'exit'] as const) {
     it(`leaves no Chromium process behind after ${mode === 'exit' ? 'a plain exit' : mode}`, async () => {
       const marker = `--tabgate-test-marker=${randomUUID()}`;
-      const child = spawn(
-        process.execPath,
-        [
-          '--import',
-          'tsx',
-          'test/engine/exit-child.ts',
-          marker,
-          site.url('/page2'),
-          mode === 'exit' ? 'exit' : 'signal',
-        ],
-        { stdio: ['ignore', 'pipe', 'inherit'] },
+      const { child, ready, exited } = startExitChild(
+        marker,
+        site.url('/page2'),
+        mode === 'exit' ? 'exit' : 'signal',
       );
-      const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-      await new Promise<void>((resolve, reject) => {
-        child.stdout.on('data', (chunk: Buffer) => chunk.toString().includes('READY') && resolve());
-        child.once('exit', () => reject(new Error('the child exited before it was ready')));
-      }).catch((error: unknown) => {
+      await ready.catch((error: unknown) => {
         if (mode !== 'exit') throw error;
       });
       if (mode !== 'exit') {

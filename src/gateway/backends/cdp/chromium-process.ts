@@ -94,6 +94,8 @@ export interface ChromiumProcess {
   /** CDP out: what the browser writes (its fd 4). */
   fromBrowser: Readable;
   userDataDir: string;
+  /** How many browser folders of gateways killed earlier this launch removed (chromium-profile.ts). */
+  removedAbandoned: number;
   sandbox: SandboxDecision;
   pid: number;
   onExit(listener: () => void): void;
@@ -110,7 +112,7 @@ export async function launchChromium(options: LaunchOptions): Promise<ChromiumPr
   }
   const sandbox = options.sandbox ?? sandboxFor(binary);
   // What a gateway killed earlier left behind goes first (a launch is rare: a start, a crashed browser).
-  removeAbandonedBrowserFolders();
+  const removedAbandoned = removeAbandonedBrowserFolders();
   const { scratch, userDataDir, home } = makeBrowserFolders();
   const args = [
     ...withDisabledFeatures([
@@ -165,6 +167,7 @@ export async function launchChromium(options: LaunchOptions): Promise<ChromiumPr
     toBrowser,
     fromBrowser,
     userDataDir,
+    removedAbandoned,
     sandbox,
     pid: child.pid ?? 0,
     onExit: (listener) => void exited.then(listener),

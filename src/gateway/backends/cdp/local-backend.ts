@@ -37,7 +37,10 @@ export function createLocalChromiumBackend(
           extraArgs: settings.chromiumArgs,
           environment,
         });
-        const { sandbox } = chromium;
+        const { sandbox, removedAbandoned } = chromium;
+        if (removedAbandoned > 0) {
+          log.info('removed browser folders a killed gateway left', { count: removedAbandoned });
+        }
         if (sandbox.sandboxed) log.info('chromium started', { pid: chromium.pid, sandbox: sandbox.via });
         else log.warn('chromium started without its sandbox', { pid: chromium.pid, reason: sandbox.reason });
         const connection = CdpConnection.overPipe(chromium.toBrowser, chromium.fromBrowser);
