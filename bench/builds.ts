@@ -11,30 +11,23 @@
  * beside this one as "after". Without it this tree runs on both sides: the printed ratio is then the
  * comparison's own noise.
  */
-import { fork, type ChildProcess } from 'node:child_process';
+import { fork } from 'node:child_process';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { CLUSTER_CONFIG, startCluster, type TestCluster } from '../test/cluster/fixtures/cluster-nodes.js';
 import { closePosts, post } from './post.js';
+import { interleavedLatencies, markdownTable, order } from './side-by-side.js';
 import { pct } from './stats.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const ROOT = path.resolve(here, '..');
 const BEFORE = process.env.BENCH_BEFORE ?? '';
 const CALLS = Number(process.env.BENCH_CALLS ?? 5000);
-const WARMUP = Number(process.env.BENCH_WARMUP ?? 3000);
 
 interface Side {
-  call(): Promise<number>;
+  call: () => Promise<number>;
   close(): Promise<void>;
-}
-
-function order(child: ChildProcess, message: unknown): Promise<void> {
-  return new Promise((resolve) => {
-    child.once('message', () => resolve());
-    child.send(message as never);
-  });
 }
 
 async function startSide(tree: string): Promise<Side> {
@@ -59,44 +52,26 @@ async function startSide(tree: string): Promise<Side> {
   };
 }
 
-async function timed(side: Side, out: number[]): Promise<void> {
-  const start = performance.now();
-  const status = await side.call();
-  out.push(performance.now() - start);
-  if (status !== 200) throw new Error(`call answered ${status}`);
-}
-
 async function main(): Promise<void> {
   const before = await startSide(BEFORE || ROOT);
   const after = await startSide(ROOT);
-  const times: [number[], number[]] = [[], []];
+  let b: number[];
+  let a: number[];
   try {
-    // A gateway in use runs optimized code.
-    for (let i = 0; i < WARMUP; i++) await Promise.all([before.call(), after.call()]);
-    for (let i = 0; i < CALLS; i++) {
-      const first = i % 2;
-      await timed(first === 0 ? before : after, times[first] as number[]);
-      await timed(first === 0 ? after : before, times[1 - first] as number[]);
-    }
+    [b, a] = await interleavedLatencies(before.call, after.call, CALLS);
   } finally {
     await Promise.all([before.close(), after.close()]);
     closePosts();
   }
-  const [b, a] = times.map((t) => t.sort((x, y) => x - y)) as [number[], number[]];
   const rows = [50, 90, 99].map((p) => {
     const ratio = pct(a, p) / pct(b, p);
     return [`round trip p${p} (ms)`, pct(b, p).toFixed(3), pct(a, p).toFixed(3), `${ratio.toFixed(3)}×`];
   });
-  const header = ['measure', 'before', 'after', 'after / before'];
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
-  const line = (cells: string[]) => `| ${cells.map((c, i) => c.padEnd(widths[i] ?? 0)).join(' | ')} |`;
   console.log(
     `builds benchmark — node ${process.version}, ${os.cpus().length} cores, ${CALLS} sequential calls each, ` +
       (BEFORE ? `before: ${BEFORE}, after: this tree` : 'this tree on both sides (the comparison’s noise)'),
   );
-  console.log(line(header));
-  console.log(line(widths.map((w) => '-'.repeat(w))));
-  for (const row of rows) console.log(line(row));
+  console.log(markdownTable(['measure', 'before', 'after', 'after / before'], rows));
 }
 
 await main();

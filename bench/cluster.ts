@@ -24,6 +24,7 @@ import { startPostgres } from '../test/store/fixtures/postgres.js';
 import type { NodeOrder, NodeStarted } from './cluster-node.js';
 import { post } from './post.js';
 import { pct, throughput } from './stats.js';
+import { markdownTable } from './side-by-side.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const CALLS = Number(process.env.BENCH_CALLS ?? 2000);
@@ -429,13 +430,10 @@ async function main(): Promise<void> {
     await redis.stop();
     await beforeRedis?.stop();
   }
-  const header = ['measure', 'p50 ms / value', 'p99 ms', 'note'];
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
-  const line = (cells: string[]) => `| ${cells.map((cell, i) => cell.padEnd(widths[i]!)).join(' | ')} |`;
   console.log(
     `cluster benchmark — node ${process.version}, ${os.cpus().length} cores, ${CALLS} sequential calls each, interleaved`,
   );
-  console.log([line(header), line(widths.map((w) => '-'.repeat(w))), ...rows.map(line)].join('\n'));
+  console.log(markdownTable(['measure', 'p50 ms / value', 'p99 ms', 'note'], rows));
 }
 
 main().then(

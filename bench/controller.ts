@@ -20,6 +20,7 @@ import type { PhasesAnswer, ServerOrder, Started } from './controller-server.js'
 import type { StreamView } from '../src/dashboard/live-events.js';
 import type { ReaderAnswer, ReaderOrder } from './dashboard-reader.js';
 import { closePosts, post } from './post.js';
+import { interleavedLatencies, markdownTable, order } from './side-by-side.js';
 import { median, pct, throughput } from './stats.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -38,46 +39,9 @@ function pool(): ChildProcess {
   return fork(path.join(here, 'controller-pool.ts'), [], { execArgv: ['--import', 'tsx'], stdio: 'inherit' });
 }
 
-function order(child: ChildProcess, message: unknown): Promise<void> {
-  return new Promise((resolve) => {
-    child.once('message', () => resolve());
-    child.send(message as never);
-  });
-}
-
 function stopPool(child: ChildProcess): void {
   child.send({ kind: 'exit' });
   child.disconnect();
-}
-
-/**
- * Latencies of two calls measured side by side: alternating, with the order flipped every round, so
- * load from anything else on the machine falls on both alike.
- */
-async function interleavedLatencies(
-  a: () => Promise<number>,
-  b: () => Promise<number>,
-  n: number,
-): Promise<[number[], number[]]> {
-  for (let i = 0; i < Number(process.env.BENCH_WARMUP ?? 3000); i++) await Promise.all([a(), b()]); // warm-up: a gateway in use runs optimized code
-  const outA: number[] = [];
-  const outB: number[] = [];
-  const time = async (call: () => Promise<number>, out: number[]) => {
-    const start = performance.now();
-    const status = await call();
-    out.push(performance.now() - start);
-    if (status !== 200) throw new Error(`call answered ${status}`);
-  };
-  for (let i = 0; i < n; i++) {
-    if (i % 2 === 0) {
-      await time(a, outA);
-      await time(b, outB);
-    } else {
-      await time(b, outB);
-      await time(a, outA);
-    }
-  }
-  return [outA.sort((x, y) => x - y), outB.sort((x, y) => x - y)];
 }
 
 function dashboardReader(): ChildProcess {
@@ -383,15 +347,10 @@ async function main(): Promise<void> {
     closePosts();
   }
 
-  const header = ['measure', 'floor', 'tabgate', 'note'];
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
-  const line = (cells: string[]) => `| ${cells.map((c, i) => c.padEnd(widths[i] ?? 0)).join(' | ')} |`;
   console.log(
     `controller benchmark — node ${process.version}, ${os.cpus().length} cores, ${LATENCY_CALLS} sequential calls each, floor and tabgate interleaved`,
   );
-  console.log(line(header));
-  console.log(line(widths.map((w) => '-'.repeat(w))));
-  for (const row of rows) console.log(line(row));
+  console.log(markdownTable(['measure', 'floor', 'tabgate', 'note'], rows));
 }
 
 await main();
