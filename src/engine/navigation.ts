@@ -176,8 +176,12 @@ async function failure(
 ): Promise<TabgateError> {
   if (tab.refusedNavigations > before.refused && tab.lastRefusal)
     return refusedError(url, tab.lastRefusal, 'The tab stayed on the page it was on.');
-  if (/ERR_BLOCKED_BY_CLIENT/.test(errorText)) {
+  // Any other failure but an abort (a download, a 204) commits Chromium's error page in its own
+  // process: until it has, the tab is between pages and the next call's first command is refused
+  // ("Not attached to an active page"). The answer waits for it, as a person sees the error page.
+  if (!/ERR_ABORTED/.test(errorText))
     await tab.waitUntil(() => tab.navigations > before.navigations, ERROR_PAGE_MS);
+  if (/ERR_BLOCKED_BY_CLIENT/.test(errorText)) {
     const refusal = tab.navigations > before.navigations ? tab.refusedPage : null;
     if (refusal) return refusedError(url, refusal, 'The tab shows an error page.');
   }

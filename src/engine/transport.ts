@@ -7,9 +7,11 @@
  * How a CDP command failed, told apart once, where the failure is seen (the transport), so nothing
  * above matches error text: `closed`, the connection or the target is gone (a crashed or closed
  * browser, a detached debugger); `stale_context`, the execution context the command named is gone (its
- * document navigated away); `protocol`, the browser refused the command itself (with its CDP code).
+ * document navigated away); `between_documents`, the page is changing the process its document lives
+ * in (a cross-site navigation, an error page being committed) and refused the command without running
+ * it; `protocol`, the browser refused the command itself (with its CDP code).
  */
-export type CdpFailure = 'closed' | 'stale_context' | 'protocol';
+export type CdpFailure = 'closed' | 'stale_context' | 'between_documents' | 'protocol';
 
 export class CdpError extends Error {
   constructor(
@@ -30,12 +32,14 @@ export class CdpError extends Error {
 const STALE_CONTEXT =
   /Cannot find context with specified id|Execution context was destroyed|Cannot find default execution context|Inspected target navigated or closed/i;
 const TARGET_GONE = /Target closed|Session closed|No session with given id|No target with given id/i;
+const BETWEEN_DOCUMENTS = /Not attached to an active page/i;
 
 /** A CDP error response (`{code, message}`) as the CdpError it means. */
 export function cdpErrorFromResponse(method: string, error: { code?: number; message?: string }): CdpError {
   const message = String(error.message ?? 'unknown error');
   if (STALE_CONTEXT.test(message)) return new CdpError('stale_context', method, message, error.code);
   if (TARGET_GONE.test(message)) return new CdpError('closed', method, message, error.code);
+  if (BETWEEN_DOCUMENTS.test(message)) return new CdpError('between_documents', method, message, error.code);
   return new CdpError('protocol', method, message, error.code);
 }
 
@@ -89,6 +93,10 @@ export class CdpEventHub {
   }
 }
 
+/** How long a page may stay between two documents before its command's refusal is the answer. */
+export const BETWEEN_DOCUMENTS_MS = 2_000;
+const BETWEEN_DOCUMENTS_RETRY_MS = 20;
+
 /**
  * One CDP session (the root, a page, an out-of-process iframe) on a transport. Results are typed by the
  * caller: they come from the browser we drive, so the engine trusts their shape the way a CDP client does.
@@ -99,8 +107,21 @@ export class CdpSession {
     readonly id: string | undefined,
   ) {}
 
+  /**
+   * A command the page refused while between two documents never ran, and the page has a document
+   * again within milliseconds (seen on a browser reached over a CDP URL, on the call right after an
+   * error page was committed): it is sent again, for at most BETWEEN_DOCUMENTS_MS.
+   */
   async send<T = unknown>(method: string, params?: object): Promise<T> {
-    return (await this.transport.send(method, params, this.id)) as T;
+    const giveUpAt = performance.now() + BETWEEN_DOCUMENTS_MS;
+    for (;;) {
+      try {
+        return (await this.transport.send(method, params, this.id)) as T;
+      } catch (error) {
+        if (!isCdpFailure(error, 'between_documents') || performance.now() >= giveUpAt) throw error;
+        await new Promise((resolve) => setTimeout(resolve, BETWEEN_DOCUMENTS_RETRY_MS));
+      }
+    }
   }
 
   /** Listens to one event of this session only. */

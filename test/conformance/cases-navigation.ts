@@ -72,6 +72,20 @@ export function navigationCases(get: HarnessRef): void {
     );
 
     it(
+      'after a navigation that failed, the next call finds the tab on its error page',
+      withSession(get, async (s) => {
+        await s.call('browser_navigate', { url: get().url('/form') });
+        for (const next of ['browser_back', 'browser_forward'] as const) {
+          await rejectsWith(s.call('browser_navigate', { url: 'http://127.0.0.1:9/' }), 'navigation_failed');
+          // Answered at once, while Chromium's error page was still being committed, this was a 500.
+          if (next === 'browser_back')
+            assert.equal(((await s.call('browser_back')) as BackResult).url, get().url('/form'));
+          else await rejectsWith(s.call('browser_forward'), 'navigation_failed');
+        }
+      }),
+    );
+
+    it(
       'about:blank is allowed',
       withSession(get, async (s) => {
         const result = (await s.call('browser_navigate', { url: 'about:blank' })) as NavigateResult;

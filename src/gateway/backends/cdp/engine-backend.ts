@@ -8,6 +8,7 @@
  */
 import { TabgateError, type ToolInput, type ToolName, type ToolResults } from '../../../protocol/index.js';
 import {
+  BETWEEN_DOCUMENTS_MS,
   BrowserEngine,
   CdpError,
   isCdpFailure,
@@ -312,6 +313,11 @@ export class EngineBackend implements BrowserBackend {
     if (lost) return this.crashedDuring(call);
     if (error instanceof TabgateError) return error;
     if (this.connected === undefined || isCdpFailure(error, 'closed')) return this.crashedDuring(call);
+    if (isCdpFailure(error, 'between_documents'))
+      return new TabgateError(
+        'navigation_timeout',
+        `The page was still changing documents after ${BETWEEN_DOCUMENTS_MS / 1000} s, so ${call.tool} did not run; call it again.`,
+      );
     this.log.error('browser call failed', {
       backend: this.name,
       tool: call.tool,
