@@ -20,7 +20,7 @@ import { click, pressKey, settleAfterInput, typeInto } from './actions.js';
 import { watchSubmit, type SubmitWatch } from './submit-watch.js';
 import { describeDialog } from './dialogs.js';
 import { fillForm, selectOptions } from './forms.js';
-import { goBack, goInHistory, navigate, pageInfo, reload } from './navigation.js';
+import { checkUrl, goBack, goInHistory, navigate, pageInfo, reload } from './navigation.js';
 import { drag, hover } from './pointer.js';
 import { upload } from './upload.js';
 import { waitFor } from './wait.js';
@@ -288,8 +288,25 @@ const HANDLERS: { [N in ToolName]: Handler<N> } = {
     return { activated: tab_id, ...(await pageInfo(tab)) };
   },
   async browser_tab_new(host, { url }, options) {
+    if (!url) {
+      const { id, tab } = await host.newTab();
+      return { tab_id: id, ...(await pageInfo(tab)) };
+    }
+    // A call that fails changes nothing: an address that can never open opens no tab, and a tab whose
+    // page could not be opened is closed again, the tab active before active again.
+    checkUrl(url, options, true);
+    const before = (await host.listTabs()).find((open) => open.active)?.id;
     const { id, tab } = await host.newTab();
-    if (url) await navigate(tab, url, options, Math.max(1000, options.commandTimeoutMs - 2000));
+    try {
+      await navigate(tab, url, options, Math.max(1000, options.commandTimeoutMs - 2000));
+    } catch (error) {
+      // A URL that is a file downloads from the new tab, which stays blank: the file is the answer.
+      const downloaded = await downloadedInstead(host, error, options);
+      if (downloaded) return { tab_id: id, ...(await pageInfo(tab)), downloads: downloaded };
+      await host.closeTab(id).catch(() => undefined);
+      if (before !== undefined) await host.activateTab(before).catch(() => undefined);
+      throw error;
+    }
     return { tab_id: id, ...(await pageInfo(tab)) };
   },
   async browser_tab_close(host, { tab_id }) {

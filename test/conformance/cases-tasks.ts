@@ -202,5 +202,26 @@ export function taskCases(get: HarnessRef): void {
         await rejectsWith(s.call('browser_tab_new', { url: 'ftp://x' }), 'invalid_url');
       }),
     );
+
+    it(
+      'a tab_new that fails leaves the tabs as they were, the same tab active',
+      withSession(get, async (s) => {
+        await s.call('browser_navigate', { url: get().url('/form') });
+        const second = (await s.call('browser_tab_new', { url: get().url('/page2') })) as TabNewResult;
+        const first = ((await s.call('browser_tabs')) as TabsResult).tabs.find(
+          (tab) => tab.id !== second.tab_id,
+        );
+        await s.call('browser_tab_activate', { tab_id: first?.id });
+        const before = ((await s.call('browser_tabs')) as TabsResult).tabs;
+        await rejectsWith(s.call('browser_tab_new', { url: 'not a url' }), 'invalid_url');
+        await rejectsWith(s.call('browser_tab_new', { url: 'http://127.0.0.1:9/' }), 'navigation_failed');
+        const after = ((await s.call('browser_tabs')) as TabsResult).tabs;
+        assert.deepEqual(
+          after.map(({ id, active }) => ({ id, active })),
+          before.map(({ id, active }) => ({ id, active })),
+        );
+        assert.equal((await snapshot(s)).title, 'Test form');
+      }),
+    );
   });
 }

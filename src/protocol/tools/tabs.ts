@@ -28,7 +28,8 @@ export const browserTabActivate = defineTool({
 export const browserTabNew = defineTool({
   name: 'browser_tab_new',
   title: 'New tab',
-  description: 'Open a new tab (at url if given) and make it active.',
+  description:
+    'Open a new tab (at url if given) and make it active. If the page cannot be opened, no tab is left open.',
   input: z.strictObject({ url: z.string().min(1).max(8192).optional() }),
   result: tabNewResultSchema,
   annotations: { readOnlyHint: false, destructiveHint: false, openWorldHint: true },
