@@ -113,12 +113,14 @@ export class CdpSession {
    * error page was committed): it is sent again, for at most BETWEEN_DOCUMENTS_MS.
    */
   async send<T = unknown>(method: string, params?: object): Promise<T> {
-    const giveUpAt = performance.now() + BETWEEN_DOCUMENTS_MS;
+    let giveUpAt: number | undefined;
     for (;;) {
       try {
         return (await this.transport.send(method, params, this.id)) as T;
       } catch (error) {
-        if (!isCdpFailure(error, 'between_documents') || performance.now() >= giveUpAt) throw error;
+        if (!isCdpFailure(error, 'between_documents')) throw error;
+        giveUpAt ??= performance.now() + BETWEEN_DOCUMENTS_MS;
+        if (performance.now() >= giveUpAt) throw error;
         await new Promise((resolve) => setTimeout(resolve, BETWEEN_DOCUMENTS_RETRY_MS));
       }
     }
