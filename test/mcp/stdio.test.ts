@@ -92,6 +92,8 @@ describe('tabgate mcp over stdio', () => {
     const home = makeHome();
     writeConfigFile(home, {});
     const { client, transport } = stdioClient(home);
+    let stderr = '';
+    transport.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     await client.connect(transport);
     await callTool(client, 'browser_tabs');
     const pid = transport.pid;
@@ -108,6 +110,9 @@ describe('tabgate mcp over stdio', () => {
     });
     await client.close();
     await exited;
+    // Closing ended in itself once: each close of the transport closed the server again, until the stack
+    // overflowed, and the client's log got the trace.
+    assert.doesNotMatch(stderr, /RangeError|Maximum call stack/);
     // The standalone gateway wrote its sessions to the home's store: none may be left open.
     const gw = await startTestGateway({ home, config: {} });
     try {

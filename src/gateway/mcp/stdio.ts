@@ -41,8 +41,10 @@ export async function serveMcpOverStdio(options: StdioMcpOptions): Promise<Stdio
   let closing: Promise<void> | undefined;
   let markClosed: () => void = () => {};
   const closed = new Promise<void>((resolve) => (markClosed = resolve));
+  // The body starts a microtask later, once `closing` is set: closing the server closes the transport,
+  // whose onclose is this function again, and must find the close already under way.
   const close = () =>
-    (closing ??= (async () => {
+    (closing ??= Promise.resolve().then(async () => {
       stdin.off('end', onEnd);
       stdin.off('close', onEnd);
       await server.close().catch(() => undefined);
@@ -53,7 +55,7 @@ export async function serveMcpOverStdio(options: StdioMcpOptions): Promise<Stdio
       }
       log.info('mcp stdio session closed', { session: session.session_id });
       markClosed();
-    })());
+    }));
   const onEnd = () => void close();
   stdin.once('end', onEnd);
   stdin.once('close', onEnd);
