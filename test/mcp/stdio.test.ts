@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -139,6 +140,58 @@ describe('tabgate mcp over stdio', () => {
       await client.close();
       // A joined session is left open for its owner.
       assert.equal((await gw.request('GET', `/v1/sessions/${sessionId}`)).status, 200);
+      await gw.close();
+    }
+  });
+
+  it('runs a call whatever its JSON-RPC id, with the id as its tool_call_id only where it fits', async () => {
+    const backend = new RecordingBackend();
+    const gw = await startTestGateway({ backend });
+    const sessionId = await gw.createSession('ids');
+    // Raw JSON-RPC lines: a client library picks its own ids, and any string is a valid one.
+    const child = spawn(process.execPath, [BIN, 'mcp', '--gateway', gw.url, '--session', sessionId], {
+      env: { ...process.env, TABGATE_HOME: gw.home },
+      stdio: ['pipe', 'pipe', 'ignore'],
+    });
+    const answers = new Map<unknown, (answer: { result?: { isError?: boolean } }) => void>();
+    let pending = '';
+    child.stdout.on('data', (chunk: Buffer) => {
+      pending += chunk.toString();
+      for (let end = pending.indexOf('\n'); end !== -1; end = pending.indexOf('\n')) {
+        const answer = JSON.parse(pending.slice(0, end)) as { id?: unknown; result?: { isError?: boolean } };
+        pending = pending.slice(end + 1);
+        answers.get(answer.id)?.(answer);
+      }
+    });
+    const send = (message: object) =>
+      child.stdin.write(JSON.stringify({ jsonrpc: '2.0', ...message }) + '\n');
+    const ask = (id: string | number, method: string, params: object) =>
+      new Promise<{ result?: { isError?: boolean } }>((resolve) => {
+        answers.set(id, resolve);
+        send({ id, method, params });
+      });
+    try {
+      await ask(0, 'initialize', {
+        protocolVersion: '2025-06-18',
+        capabilities: {},
+        clientInfo: { name: 'ids', version: '0' },
+      });
+      send({ method: 'notifications/initialized' });
+      const ids = [7, 'call-8', 'x'.repeat(300), 'line\nbreak', ' padded', 'é'];
+      for (const id of ids) {
+        const answer = await ask(id, 'tools/call', { name: 'browser_tabs', arguments: {} });
+        assert.equal(
+          answer.result?.isError,
+          undefined,
+          `${JSON.stringify(id).slice(0, 20)}: ${JSON.stringify(answer)}`,
+        );
+      }
+      assert.deepEqual(
+        backend.calls.map((call) => call.toolCallId),
+        ['7', 'call-8', null, null, null, null],
+      );
+    } finally {
+      child.kill();
       await gw.close();
     }
   });

@@ -11,7 +11,7 @@ import {
   McpError,
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
-import { describeTools, isToolName } from '../../protocol/index.js';
+import { describeTools, isToolName, MAX_TOOL_CALL_ID_CHARS } from '../../protocol/index.js';
 import type { AgentPort } from './agent-port.js';
 import { renderToolError, renderToolResult } from './render.js';
 
@@ -80,6 +80,15 @@ export interface McpSessionBinding {
   sessionId(): Promise<string>;
 }
 
+/**
+ * The call's tool_call_id: its JSON-RPC request id, when that fits what `X-Tool-Call-Id` carries (1-256
+ * printable ASCII characters, no space at either end), as `tabgate mcp --gateway` sends it. Any id is
+ * valid JSON-RPC: a call whose id does not fit runs all the same, without a tool_call_id.
+ */
+function toolCallIdOf(requestId: string | number): string | null {
+  const id = String(requestId);
+  return id.length <= MAX_TOOL_CALL_ID_CHARS && /^[!-~](?:[ -~]*[!-~])?$/.test(id) ? id : null;
+}
 export function createMcpServer(port: AgentPort, binding: McpSessionBinding): Server {
   const server = new Server(
     { name: MCP_SERVER_NAME, version: MCP_SERVER_VERSION },
@@ -132,7 +141,7 @@ export function createMcpServer(port: AgentPort, binding: McpSessionBinding): Se
       const progressToken = request.params._meta?.progressToken;
       let progress = 0;
       const result = await port.callTool(sessionId, name, args ?? {}, {
-        toolCallId: String(extra.requestId),
+        toolCallId: toolCallIdOf(extra.requestId),
         signal: extra.signal,
         // A call waiting for the owner's approval says so, so the client neither hangs up nor times out.
         ...(progressToken !== undefined

@@ -30,6 +30,8 @@ export const DEFAULT_PORT = 8642;
 export const MAX_FRAME_BYTES = 8 * 1024 * 1024;
 export const MAX_JSON_BODY_BYTES = 1024 * 1024;
 export const MAX_REGISTRATION_FIELD_CHARS = 256;
+/** A call's tool_call_id (the HTTP API's `X-Tool-Call-Id`), carried into the command frame and the audit. */
+export const MAX_TOOL_CALL_ID_CHARS = 256;
 export const HEARTBEAT_NONCE_MAX_CHARS = 128;
 
 export const TRANSPORT_FAMILIES = ['local-api', 'remote-api'] as const;

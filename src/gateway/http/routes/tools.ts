@@ -1,9 +1,7 @@
 /** The tool catalog and `POST /v1/sessions/{id}/tools/{tool}` → `{ok: true, result}`. */
-import { describeTools, TabgateError } from '../../../protocol/index.js';
+import { describeTools, MAX_TOOL_CALL_ID_CHARS, TabgateError } from '../../../protocol/index.js';
 import type { GatewayService } from '../../service.js';
 import type { Route } from '../route-table.js';
-
-const MAX_TOOL_CALL_ID_CHARS = 256;
 
 export function toolRoutes(service: GatewayService): Route[] {
   const catalog = { tools: describeTools() };
