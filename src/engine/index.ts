@@ -13,7 +13,6 @@ export {
   CdpSession,
   cdpErrorFromResponse,
   isCdpFailure,
-  BETWEEN_DOCUMENTS_MS,
 } from './transport.js';
 export { BrowserEngine } from './browser-engine.js';
 export { ContextSession } from './context-session.js';

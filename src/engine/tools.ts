@@ -15,6 +15,7 @@ import {
   PAGE_INPUT_TOOLS,
 } from '../protocol/index.js';
 import { CallGate, originOfRef, type ActionGate } from './action-gate.js';
+import { BETWEEN_DOCUMENTS_MS, isCdpFailure } from './transport.js';
 import { fillSecret } from './secret-fill.js';
 import { click, pressKey, settleAfterInput, typeInto } from './actions.js';
 import { watchSubmit, type SubmitWatch } from './submit-watch.js';
@@ -383,6 +384,18 @@ const WHILE_DIALOG: ReadonlySet<ToolName> = new Set([
 ]);
 
 /**
+ * A page still between two documents once its session stopped sending the refused command again
+ * (CdpSession.send). What the call did before is done (a click that navigated): the agent is sent to
+ * look, never told to do it again.
+ */
+function stillBetweenDocuments(tool: ToolName): TabgateError {
+  return new TabgateError(
+    'navigation_timeout',
+    `${tool} could not finish: the page was still changing documents after ${BETWEEN_DOCUMENTS_MS / 1000} s. Take a browser_snapshot to see where it is before acting again.`,
+  );
+}
+
+/**
  * Runs one validated tool call. A dialog open in the active tab refuses what would wait on the blocked
  * page (`dialog_open`); notices of what happened meanwhile, and a dialog still open, ride along on
  * object results.
@@ -416,6 +429,8 @@ export async function runTool<N extends ToolName>(
   try {
     result = await handler(host, args, options, fill, gate);
     await gate?.settle();
+  } catch (error) {
+    throw isCdpFailure(error, 'between_documents') ? stillBetweenDocuments(tool) : error;
   } finally {
     unwatch?.();
   }

@@ -89,6 +89,7 @@ function toolCallIdOf(requestId: string | number): string | null {
   const id = String(requestId);
   return id.length <= MAX_TOOL_CALL_ID_CHARS && /^[!-~](?:[ -~]*[!-~])?$/.test(id) ? id : null;
 }
+
 export function createMcpServer(port: AgentPort, binding: McpSessionBinding): Server {
   const server = new Server(
     { name: MCP_SERVER_NAME, version: MCP_SERVER_VERSION },

@@ -8,7 +8,6 @@
  */
 import { TabgateError, type ToolInput, type ToolName, type ToolResults } from '../../../protocol/index.js';
 import {
-  BETWEEN_DOCUMENTS_MS,
   BrowserEngine,
   CdpError,
   isCdpFailure,
@@ -313,13 +312,6 @@ export class EngineBackend implements BrowserBackend {
     if (lost) return this.crashedDuring(call);
     if (error instanceof TabgateError) return error;
     if (this.connected === undefined || isCdpFailure(error, 'closed')) return this.crashedDuring(call);
-    // What the call did before the page left its document is done (a click that navigated): the agent
-    // is sent to look, never told to do it again.
-    if (isCdpFailure(error, 'between_documents'))
-      return new TabgateError(
-        'navigation_timeout',
-        `${call.tool} could not finish: the page was still changing documents after ${BETWEEN_DOCUMENTS_MS / 1000} s. Take a browser_snapshot to see where it is before acting again.`,
-      );
     this.log.error('browser call failed', {
       backend: this.name,
       tool: call.tool,
