@@ -14,6 +14,7 @@ import { describeTools, ERROR_TABLE, isErrorCode } from '../../src/protocol/inde
 import { startTestGateway, type TestGateway } from '../gateway/fixtures/gateway.js';
 import { RecordingBackend } from '../gateway/fixtures/recording-backend.js';
 import { rawRequest } from '../security/fixtures.js';
+import { randomJson, type JsonShape } from './fixtures/random-json.js';
 import { scaled, SEED, seededRandom } from './fixtures/scale.js';
 
 const REQUESTS_PER_ROUTE = scaled(12, 100);
@@ -40,15 +41,14 @@ const KEYS = [
   ...['token', 'limit', 'paths', 'secret', '__proto__', 'constructor', 'prototype'],
 ];
 
-function json(depth = 0): unknown {
-  const roll = random();
-  if (depth > 3 || roll < 0.35)
-    return pick([null, true, false, 0, -1, 1.5, 1e308, 2 ** 53 + 1, '', 'x', text(12), 'javascript:x']);
-  if (roll < 0.55) return Array.from({ length: Math.floor(random() * 4) }, () => json(depth + 1));
-  const object: Record<string, unknown> = {};
-  for (let i = 0; i < Math.floor(random() * 6); i++) object[pick(KEYS)] = json(depth + 1);
-  return object;
-}
+const BODY_JSON: JsonShape = {
+  maxDepth: 3,
+  leafBelow: 0.35,
+  arrayBelow: 0.55,
+  maxKeys: 6,
+  leaf: () => pick([null, true, false, 0, -1, 1.5, 1e308, 2 ** 53 + 1, '', 'x', text(12), 'javascript:x']),
+  key: () => pick(KEYS),
+};
 
 /** Whether an error answer is one of tabgate's: a table code, with the status the table gives it. */
 function typedError(status: number, code: string | undefined): boolean {
@@ -82,7 +82,7 @@ describe('random input on every route and every tool', () => {
               route.method === 'GET' && roll < 0.7
                 ? undefined
                 : roll < 0.75
-                  ? JSON.stringify(json())
+                  ? JSON.stringify(randomJson(random, BODY_JSON))
                   : roll < 0.9
                     ? text(50)
                     : '{"a":';

@@ -14,6 +14,7 @@ import { makeHome } from '../gateway/fixtures/gateway.js';
 import { callTool } from './fixtures/agent.js';
 import { startChildGateway, type ChildGateway } from './fixtures/child-gateway.js';
 import { echoOf, ResilientController } from './fixtures/resilient-controller.js';
+import { randomJson, type JsonShape } from './fixtures/random-json.js';
 import { scaled, SEED, seededRandom } from './fixtures/scale.js';
 
 const FRAMES = scaled(5_000, 100_000);
@@ -29,17 +30,15 @@ const randomString = (max: number) =>
     String.fromCharCode(32 + Math.floor(random() * 95)),
   ).join('');
 
-function randomJson(depth = 0): unknown {
-  const roll = random();
-  if (depth > 4 || roll < 0.3) return pick([null, true, false, 0, -1, 1e308, 'x', '', randomString(20)]);
-  if (roll < 0.6) return Array.from({ length: Math.floor(random() * 4) }, () => randomJson(depth + 1));
-  const object: Record<string, unknown> = {};
-  for (let i = 0; i < Math.floor(random() * 5); i++)
-    object[
-      pick(['method', 'params', 'command_id', 'ok', 'nonce', '__proto__', 'constructor', randomString(8)])
-    ] = randomJson(depth + 1);
-  return object;
-}
+const FRAME_JSON: JsonShape = {
+  maxDepth: 4,
+  leafBelow: 0.3,
+  arrayBelow: 0.6,
+  maxKeys: 5,
+  leaf: () => pick([null, true, false, 0, -1, 1e308, 'x', '', randomString(20)]),
+  key: () =>
+    pick(['method', 'params', 'command_id', 'ok', 'nonce', '__proto__', 'constructor', randomString(8)]),
+};
 
 /** Flips, drops or inserts printable characters, so the text stays valid UTF-8. */
 function mutate(text: string): string {
@@ -75,16 +74,16 @@ function fuzzFrame(): string | Buffer {
       params: {
         command_id: pick(['', 'f'.repeat(32), randomString(40), '0'.repeat(32)]),
         ok: pick([true, 'true', 1, null, undefined]),
-        result: randomJson(),
+        result: randomJson(random, FRAME_JSON),
       },
     });
-  if (roll < 0.6) return JSON.stringify(randomJson());
+  if (roll < 0.6) return JSON.stringify(randomJson(random, FRAME_JSON));
   if (roll < 0.7)
     return Buffer.from(Array.from({ length: Math.floor(random() * 64) }, () => Math.floor(random() * 256)));
   if (roll < 0.8)
     return JSON.stringify({
       method: pick([FRAME_METHODS.command, FRAME_METHODS.cancel, 'browser.controller.nope']),
-      params: randomJson(),
+      params: randomJson(random, FRAME_JSON),
     });
   return mutate(heartbeat());
 }
