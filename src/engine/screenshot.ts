@@ -24,6 +24,7 @@ const MAX_SIDE = 16_000;
 /** About 6 MB of image, as base64. */
 const MAX_BASE64 = 8_000_000;
 
+/** As the catalog's schema let them through: a quality only with jpeg, a ref or the full page. */
 export interface ScreenshotOptions {
   fullPage?: boolean;
   ref?: string;
@@ -134,13 +135,6 @@ async function maskFrames(tab: Tab, unmask: (() => Promise<unknown>)[]): Promise
 
 export async function screenshot(tab: Tab, options: ScreenshotOptions = {}): Promise<ScreenshotResult> {
   const format = options.format ?? 'png';
-  if (options.quality !== undefined && format !== 'jpeg')
-    throw new TabgateError('invalid_arguments', 'quality: only valid with format: "jpeg".');
-  if (options.ref && options.fullPage)
-    throw new TabgateError(
-      'invalid_arguments',
-      'ref: a screenshot is of one element or of the full page, not both.',
-    );
   const clip = await clipOf(tab, options);
   const labels = options.annotate ? await labelsOf(tab) : [];
   const contextId = await tab.pageWorlds.contextFor(tab.mainFrameId);

@@ -136,8 +136,16 @@ describe('fail-closed routing', () => {
   it('validates arguments for the controller route with the catalog schema', async () => {
     const sessionId = await gw.createSession();
     const controller = await TestController.connect(gw, { sessionId });
-    const result = await call(sessionId, 'browser_scroll', { direction: 'sideways' });
-    assert.equal(result.body.error.code, 'invalid_arguments');
+    // A field alone, then the rules between fields: none of these reaches the user's browser.
+    for (const [tool, args] of [
+      ['browser_scroll', { direction: 'sideways' }],
+      ['browser_screenshot', { quality: 50 }],
+      ['browser_screenshot', { ref: '@e1', full_page: true }],
+    ] as const) {
+      const result = await call(sessionId, tool, args);
+      assert.equal(result.status, 400);
+      assert.equal(result.body.error.code, 'invalid_arguments', JSON.stringify(args));
+    }
     await controller.nothing(COMMAND);
     await controller.close();
   });

@@ -27,13 +27,24 @@ export const browserScreenshot = defineTool({
   name: 'browser_screenshot',
   title: 'Screenshot',
   description: 'PNG or JPEG of the viewport, the full page or one ref; annotate draws the refs on it.',
-  input: z.strictObject({
-    full_page: z.boolean().optional(),
-    ref: refSchema.optional(),
-    format: z.enum(['png', 'jpeg']).optional(),
-    quality: z.number().int().min(1).max(100).optional().describe('jpeg only'),
-    annotate: z.boolean().optional(),
-  }),
+  // The two rules between fields are the catalog's, so the gateway refuses such a call before it
+  // reaches any browser, the user's tab included, with the same error everywhere.
+  input: z
+    .strictObject({
+      full_page: z.boolean().optional(),
+      ref: refSchema.optional(),
+      format: z.enum(['png', 'jpeg']).optional(),
+      quality: z.number().int().min(1).max(100).optional().describe('jpeg only'),
+      annotate: z.boolean().optional(),
+    })
+    .refine((args) => args.quality === undefined || args.format === 'jpeg', {
+      message: 'only valid with format: "jpeg"',
+      path: ['quality'],
+    })
+    .refine((args) => args.ref === undefined || args.full_page !== true, {
+      message: 'a screenshot is of one element or of the full page, not both',
+      path: ['ref'],
+    }),
   result: screenshotResultSchema,
   annotations: { readOnlyHint: true, openWorldHint: false },
 });
