@@ -207,7 +207,7 @@ export async function goInHistory(tab: Tab, step: -1 | 1, timeoutMs: number): Pr
   const target = history.entries[history.currentIndex + step];
   if (!target) {
     throw new TabgateError(
-      'navigation_failed',
+      'no_history',
       `This tab has no ${step < 0 ? 'previous' : 'next'} page to go ${step < 0 ? 'back' : 'forward'} to.`,
     );
   }

@@ -185,6 +185,10 @@ export const ERROR_TABLE = {
     hint: 'A dialog is open in this tab and blocks the page; answer it with browser_dialog first.',
   },
   no_dialog: { status: 409, hint: 'No dialog is open; take a browser_snapshot to see the page.' },
+  no_history: {
+    status: 409,
+    hint: "The tab has no page that way in its history (the message says back or forward); nothing was loaded. Use browser_navigate with the page's URL.",
+  },
   wait_timeout: {
     status: 408,
     hint: 'The condition did not hold in time; take a browser_snapshot to see the page, then wait again or act.',

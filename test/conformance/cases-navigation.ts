@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { BackResult, NavigateResult } from '../../src/protocol/index.js';
+import type { BackResult, NavigateResult, TabsResult } from '../../src/protocol/index.js';
 import { refOf, rejectsWith, snapshot } from './helpers.js';
 import { expectedCode, withSession } from './session-fixture.js';
 import type { HarnessRef } from './harness.js';
@@ -80,7 +80,7 @@ export function navigationCases(get: HarnessRef): void {
           // Answered at once, while Chromium's error page was still being committed, this was a 500.
           if (next === 'browser_back')
             assert.equal(((await s.call('browser_back')) as BackResult).url, get().url('/form'));
-          else await rejectsWith(s.call('browser_forward'), 'navigation_failed');
+          else await rejectsWith(s.call('browser_forward'), 'no_history');
         }
       }),
     );
@@ -105,9 +105,13 @@ export function navigationCases(get: HarnessRef): void {
     );
 
     it(
-      'back with no previous page fails with navigation_failed',
+      'back with no previous page, and forward with no next one, fail with no_history and stay put',
       withSession(get, async (s) => {
-        await rejectsWith(s.call('browser_back'), 'navigation_failed');
+        await rejectsWith(s.call('browser_back'), 'no_history');
+        await s.call('browser_navigate', { url: get().url('/form') });
+        await rejectsWith(s.call('browser_forward'), 'no_history');
+        const { tabs } = (await s.call('browser_tabs')) as TabsResult;
+        assert.equal(tabs.find((tab) => tab.active)?.url, get().url('/form'));
       }),
     );
 

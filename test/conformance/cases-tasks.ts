@@ -175,7 +175,7 @@ export function taskCases(get: HarnessRef): void {
         await s.call('browser_navigate', { url: get().url('/page2') });
         await s.call('browser_back');
         assert.deepEqual(await s.call('browser_forward'), { url: get().url('/page2'), title: 'Page two' });
-        await rejectsWith(s.call('browser_forward'), 'navigation_failed');
+        await rejectsWith(s.call('browser_forward'), 'no_history');
         await s.call('browser_navigate', { url: get().url('/tasks/wait') });
         await s.call('browser_click', { ref: await refOf(s, 'button "Start now"') });
         await s.call('browser_wait_for', { text: 'Result ready' });

@@ -72,7 +72,7 @@ export async function runCamofoxTool(tab: CamofoxTab, call: ToolCall, pages: Cam
     }
     default: {
       // No page yet is no previous page either: the same answer as every other backend's.
-      if (!tab.tabId) throw new TabgateError('navigation_failed', 'There is no previous page to go back to.');
+      if (!tab.tabId) throw new TabgateError('no_history', 'This tab has no previous page to go back to.');
       await tab.act('back', {});
       const page = await pages.judged(tab);
       return { url: page.url ?? '', title: page.title ?? '' };
