@@ -7,26 +7,16 @@
  * credential, 150 tool calls. Full (SOAK=1): 100 and 1,500.
  */
 import assert from 'node:assert/strict';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
-import { describeTools, ERROR_TABLE, isErrorCode } from '../../src/protocol/index.js';
 import { startTestGateway, type TestGateway } from '../gateway/fixtures/gateway.js';
 import { RecordingBackend } from '../gateway/fixtures/recording-backend.js';
 import { rawRequest } from '../security/fixtures.js';
 import { randomJson, type JsonShape } from './fixtures/random-json.js';
 import { scaled, SEED, seededRandom } from './fixtures/scale.js';
+import { startFuzzSite, toolFuzzer, typedError, type FuzzSite } from './fixtures/tool-fuzz.js';
 
 const REQUESTS_PER_ROUTE = scaled(12, 100);
 const TOOL_CALLS = scaled(150, 1_500);
-
-const MOVING = new Set([
-  'browser_navigate',
-  'browser_back',
-  'browser_forward',
-  'browser_reload',
-  'browser_tab_new',
-]);
 
 const random = seededRandom(SEED);
 const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)] as T;
@@ -49,11 +39,6 @@ const BODY_JSON: JsonShape = {
   leaf: () => pick([null, true, false, 0, -1, 1.5, 1e308, 2 ** 53 + 1, '', 'x', text(12), 'javascript:x']),
   key: () => pick(KEYS),
 };
-
-/** Whether an error answer is one of tabgate's: a table code, with the status the table gives it. */
-function typedError(status: number, code: string | undefined): boolean {
-  return isErrorCode(code) && code !== 'internal_error' && ERROR_TABLE[code].status === status;
-}
 
 const unexpected = (gw: TestGateway) =>
   gw.logLines.filter((line) => /unexpected error|browser call failed/.test(line));
@@ -115,85 +100,30 @@ describe('random input on every route and every tool', () => {
 
   describe('every tool on a real page', () => {
     let gw: TestGateway;
-    let site: http.Server;
-    let base: string;
+    let site: FuzzSite;
     before(async () => {
-      site = http.createServer((req, res) => {
-        if (req.url === '/file') {
-          res.writeHead(200, { 'content-disposition': 'attachment; filename=a.bin' });
-          res.end('a');
-          return;
-        }
-        res.writeHead(200, { 'content-type': 'text/html' });
-        res.end(`<!doctype html><title>fuzz</title>
-          <form action="/sent"><input name=a><input type=password name=p><textarea name=t></textarea>
-          <select name=s><option>one</option><option>two</option></select><input type=checkbox name=c>
-          <button>Go</button></form>
-          <a href="/next">next</a> <a href="http://127.0.0.1:9/">dead</a> <a href="/file">file</a>
-          <button onclick="alert('a')">alert</button> <button onclick="confirm('sure?')">confirm</button>
-          <button onclick="document.body.innerHTML=''">wipe</button> <button onclick="window.open('/next')">popup</button>
-          <iframe srcdoc="<input><button>in</button>"></iframe><div style="height:3000px">tall</div>`);
-      });
-      await new Promise<void>((resolve) => site.listen(0, '127.0.0.1', resolve));
-      base = `http://127.0.0.1:${(site.address() as AddressInfo).port}`;
+      site = await startFuzzSite();
       gw = await startTestGateway({ config: { browser: { extension_control: { enabled: false } } } });
     });
     after(async () => {
       await gw.close();
-      site.close();
+      await site.close();
     });
 
     it('answers a result or a typed error, never internal_error', async () => {
       const sessionId = await gw.createSession();
       const call = (tool: string, args: unknown) =>
         gw.request('POST', `/v1/sessions/${sessionId}/tools/${tool}`, { body: args });
-      await call('browser_navigate', { url: `${base}/` });
-      let refs = ['@e1', '@e999', '', 'e2', '@e-1'];
-      const urls = [`${base}/`, `${base}/next`, `${base}/file`, 'about:blank', 'http://127.0.0.1:9/', 'x'];
-      // Asking the person, and files on this machine, have suites of their own.
-      const tools = describeTools().filter(
-        (tool) =>
-          !['browser_request_takeover', 'browser_approval_status', 'browser_upload'].includes(tool.name),
-      );
-      const value = (name: string, schema: Record<string, unknown>): unknown => {
-        if (name.endsWith('ref')) return pick(refs);
-        if (name === 'url') return pick(urls);
-        if (name === 'key') return pick(['Enter', 'a', 'Tab', 'F13', '', 'Escape', 'é', 'Unidentified']);
-        if (name === 'seconds') return pick([0.05, 0.3]);
-        if (Array.isArray(schema.enum)) return pick(schema.enum);
-        switch (schema.type) {
-          case 'boolean':
-            return random() < 0.5;
-          case 'integer':
-            return pick([0, 1, 2, 5, 100]);
-          case 'string':
-            return pick(['', 'x', 'two', 'hello', 'é😀', '\u0000']);
-          case 'array':
-            return [value('item', (schema.items ?? {}) as Record<string, unknown>)];
-          case 'object':
-            return { ref: pick(refs), value: pick(['x', true]) };
-        }
-        return null;
-      };
-      // Moving between pages is where a page is caught half-way (an error page being committed, a tab
-      // being opened): those tools come up more often than the rest.
-      const moving = tools.filter((tool) => MOVING.has(tool.name));
+      await call('browser_navigate', { url: `${site.base}/` });
+      const fuzzer = toolFuzzer(random, site.base);
       const wrong: string[] = [];
       for (let i = 0; i < TOOL_CALLS; i++) {
-        const tool = pick(random() < 0.4 ? moving : tools);
-        const properties = (tool.inputSchema as { properties?: Record<string, Record<string, unknown>> })
-          .properties;
-        const args: Record<string, unknown> = {};
-        for (const [name, schema] of Object.entries(properties ?? {}))
-          if (random() < 0.6) args[name] = value(name, schema);
-        // A wait with nothing to wait for lasts its whole timeout: bounded here.
-        if (tool.name === 'browser_wait_for') args.seconds = value('seconds', {});
-        const response = await call(tool.name, args);
+        const next = fuzzer.next();
+        const response = await call(next.tool, next.args);
         const code = (response.body as { error?: { code?: string } }).error?.code;
         if (response.status !== 200 && !typedError(response.status, code))
-          wrong.push(`${tool.name} ${JSON.stringify(args).slice(0, 100)}: ${response.status} ${code}`);
-        if (tool.name === 'browser_snapshot' && response.status === 200)
-          refs = [...new Set([...(JSON.stringify(response.body).match(/@e\d+/g) ?? []), '@e999'])];
+          wrong.push(`${next.tool} ${JSON.stringify(next.args).slice(0, 100)}: ${response.status} ${code}`);
+        fuzzer.answered(next, response.status, response.body);
       }
       assert.deepEqual(wrong, []);
       assert.deepEqual(unexpected(gw), []);
