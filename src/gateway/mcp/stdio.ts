@@ -8,6 +8,7 @@ import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import type { Logger } from '../../log/logger.js';
 import type { AgentPort } from './agent-port.js';
 import { createMcpServer } from './mcp-server.js';
+import { answeringMalformedLines } from './stdio-lines.js';
 
 export interface StdioMcpOptions {
   port: AgentPort;
@@ -36,7 +37,9 @@ export async function serveMcpOverStdio(options: StdioMcpOptions): Promise<Stdio
   log.info('mcp stdio session ready', { session: session.session_id, joined: !ownsSession });
 
   const server = createMcpServer(port, { sessionId: async () => session.session_id });
-  const transport = new StdioServerTransport(stdin, options.stdout ?? process.stdout);
+  const stdout = options.stdout ?? process.stdout;
+  // A line the SDK cannot read is answered, not dropped (stdio-lines.ts).
+  const transport = new StdioServerTransport(stdin.pipe(answeringMalformedLines(stdout, log)), stdout);
 
   let closing: Promise<void> | undefined;
   let markClosed: () => void = () => {};
