@@ -14,7 +14,7 @@ import { ENABLED_CONFIG } from '../gateway/fixtures/gateway.js';
 import { SHOP_HOST, startApprovalSites, type ApprovalSites } from '../security/fixtures/approval-site.js';
 import { startLoginSite, type LoginSite } from '../security/fixtures/login-site.js';
 import { codeOf, sharedTabCalls } from './fixtures/shared-tab-calls.js';
-import { shareBlankTab, startStage, type Stage } from './fixtures/paired-setup.js';
+import { inTab, shareBlankTab, startStage, type Stage } from './fixtures/paired-setup.js';
 import { decideInPopup, openPopup, type PopupPage } from './fixtures/popup-page.js';
 
 const PASSWORD = `pw-${randomBytes(6).toString('hex')}`;
@@ -24,6 +24,7 @@ describe("approval classes on the user's tab: download, upload, secret_first_use
   let login: LoginSite;
   let stage: Stage;
   let sid: string;
+  let target: string;
   let popup: PopupPage;
 
   const { call, ok, refOf, asOwner, pending, pendingApprovals } = sharedTabCalls(
@@ -31,13 +32,11 @@ describe("approval classes on the user's tab: download, upload, secret_first_use
     () => sid,
   );
   /**
-   * The page notes a click as it is dispatched, so a read after the call has answered (or while it
-   * waits: the extension answers a snapshot meanwhile) sees every click that reached it.
+   * The page notes a click as it is dispatched; read in the page itself, since while a call waits for
+   * the person the session's other calls wait behind it.
    */
-  const events = async (what: string) => {
-    const { snapshot } = await ok('browser_snapshot', { full: true });
-    return (snapshot ?? '').split(`(event: ${what})`).length - 1;
-  };
+  const events = async (what: string) =>
+    (await inTab<string>(stage, target, 'document.body.innerText')).split(`(event: ${what})`).length - 1;
 
   /** The call waits for the person; what it would do is counted before and after the decision. */
   const decided = async (
@@ -78,6 +77,7 @@ describe("approval classes on the user's tab: download, upload, secret_first_use
     );
     const shared = await shareBlankTab(stage, 'classes');
     sid = shared.sessionId;
+    target = shared.targetId;
     popup = await openPopup(stage.browser, shared.tabId);
   });
   after(async () => {
@@ -109,10 +109,10 @@ describe("approval classes on the user's tab: download, upload, secret_first_use
 
   it('holds the first vault secret typed on an origin until approved, then asks no more there', async () => {
     // Typed text is in the field once the typing call has answered (or, while it waits, if typed early).
-    const filled = async () => {
-      const { snapshot } = await ok('browser_snapshot');
-      return /textbox "Password" @e\d+ \[password, filled/.test(snapshot ?? '') ? 1 : 0;
-    };
+    const filled = async () =>
+      (await inTab<boolean>(stage, target, `document.querySelector('input[type=password]').value !== ''`))
+        ? 1
+        : 0;
     const typeSecret = async (): Promise<[string, Record<string, unknown>]> => [
       'browser_type',
       { ref: await refOf('textbox "Password"'), secret: 'site-pass' },

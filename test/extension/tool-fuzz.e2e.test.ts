@@ -4,13 +4,14 @@
  * the gateway, the controller socket and chrome.debugger. Every answer is a result or an error of the
  * error table with that error's status (a refusal of the extension's, its own table code), never
  * `internal_error`; the gateway logs no unexpected error; and afterwards the share still serves the
- * tab it was given. Bounded: 120 calls. Full (SOAK=1): 1,000.
+ * tab it was given. One call at a time, then four at a time (an agent's parallel calls), which the
+ * extension runs one after the other as the gateway does on its own browsers. Bounded: 120 calls each.
+ * Full (SOAK=1): 1,000 each.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { isErrorCode } from '../../src/protocol/index.js';
 import { scaled, SEED, seededRandom } from '../reliability/fixtures/scale.js';
-import { startFuzzSite, toolFuzzer, typedError, type FuzzSite } from '../reliability/fixtures/tool-fuzz.js';
+import { fuzzTools, startFuzzSite, type FuzzSite } from '../reliability/fixtures/tool-fuzz.js';
 import {
   callTool,
   LOOPBACK_TEST_SITES,
@@ -45,27 +46,14 @@ describe("random tool calls on the user's tab", () => {
       url: `${site.base}/`,
     });
     const { sessionId } = await shareTarget(stage, targetId, 'fuzz');
-    const fuzzer = toolFuzzer(seededRandom(SEED), site.base);
-    const wrong: string[] = [];
-    const seen = new Map<string, number>();
-    for (let i = 0; i < TOOL_CALLS; i++) {
-      const next = fuzzer.next();
-      const response = await callTool(stage, sessionId, next.tool, next.args);
-      const code = (response.body as { error?: { code?: string } }).error?.code;
-      // The extension's own reason rides along as controller_code: counted with it.
-      const reason = (response.body as { error?: { controller_code?: string } }).error?.controller_code;
-      const answer = [code ?? 'ok', reason].filter(Boolean).join('/');
-      seen.set(answer, (seen.get(answer) ?? 0) + 1);
-      // A refusal of the extension's carries its own table code; one without (an exception it did not
-      // expect) or with internal_error is what a 500 is on the gateway.
-      const extensionTyped =
-        code !== 'controller_rejected' || (isErrorCode(reason) && reason !== 'internal_error');
-      if (response.status !== 200 && !(typedError(response.status, code) && extensionTyped))
-        wrong.push(`${next.tool} ${JSON.stringify(next.args).slice(0, 100)}: ${response.status} ${answer}`);
-      fuzzer.answered(next, response.status, response.body);
+    const random = seededRandom(SEED);
+    const call = (tool: string, args: Record<string, unknown>) => callTool(stage, sessionId, tool, args);
+    // One at a time, then sent together as an agent's parallel calls are.
+    for (const width of [1, 4]) {
+      const run = await fuzzTools({ random, base: site.base, calls: TOOL_CALLS, width, call });
+      console.log(`user-tab fuzz, ${width} at a time: ${JSON.stringify(Object.fromEntries(run.seen))}`);
+      assert.deepEqual(run.wrong, [], `${width} at a time`);
     }
-    console.log(`user-tab fuzz: ${TOOL_CALLS} calls, answers ${JSON.stringify(Object.fromEntries(seen))}`);
-    assert.deepEqual(wrong, []);
     assert.deepEqual(
       stage.gw.logLines.filter((line) => /unexpected error|browser call failed/.test(line)),
       [],

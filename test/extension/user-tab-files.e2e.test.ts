@@ -16,7 +16,7 @@ import { dirname, join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { USER_TAB_UPLOAD_MAX_BYTES } from '../../src/protocol/index.js';
 import { codeOf, sharedTabCalls } from './fixtures/shared-tab-calls.js';
-import { shareBlankTab, startStage, waitFor, type Stage } from './fixtures/paired-setup.js';
+import { inTab, shareBlankTab, startStage, waitFor, type Stage } from './fixtures/paired-setup.js';
 import { decideInPopup, openPopup, type PopupPage } from './fixtures/popup-page.js';
 import { tempDir } from '../helpers/temp-dir.js';
 
@@ -111,6 +111,7 @@ describe("uploads and downloads on the user's tab, approved in the popup", () =>
   let site: FileSite;
   let stage: Stage;
   let sid: string;
+  let target: string;
   let popup: PopupPage;
 
   const { call, ok, refOf, pending, pendingApprovals } = sharedTabCalls(
@@ -140,6 +141,7 @@ describe("uploads and downloads on the user's tab, approved in the popup", () =>
     });
     const shared = await shareBlankTab(stage, 'files');
     sid = shared.sessionId;
+    target = shared.targetId;
     popup = await openPopup(stage.browser, shared.tabId);
   });
   after(async () => {
@@ -159,7 +161,9 @@ describe("uploads and downloads on the user's tab, approved in the popup", () =>
       const asked = await pending();
       assert.deepEqual(asked.classes, ['upload']);
       assert.match(asked.summary, /upload 1 file\(s\) \("report\.txt"/);
-      assert.match(await pageText(), /no file/, `nothing set before the ${decision}`);
+      // Read in the page itself: the session's other calls wait behind this one.
+      const whilePending = await inTab<string>(stage, target, 'document.body.innerText');
+      assert.match(whilePending, /no file/, `nothing set before the ${decision}`);
       assert.deepEqual(site.received, []);
       await decideInPopup(popup, asked.approval_id, decision);
       const result = await running;

@@ -4,7 +4,7 @@
  * arguments on a real page in the local Chromium (forms, dialogs, a dead link, a download, a popup).
  * Each answer is a result or an error of the error table with that error's status, never
  * `internal_error`, and the gateway logs no unexpected error. Bounded: 12 requests per route and
- * credential, 150 tool calls. Full (SOAK=1): 100 and 1,500.
+ * credential, 150 tool calls one at a time and 150 four at a time. Full (SOAK=1): 100 and 1,500.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
@@ -13,7 +13,7 @@ import { RecordingBackend } from '../gateway/fixtures/recording-backend.js';
 import { rawRequest } from '../security/fixtures.js';
 import { randomJson, type JsonShape } from './fixtures/random-json.js';
 import { scaled, SEED, seededRandom } from './fixtures/scale.js';
-import { startFuzzSite, toolFuzzer, typedError, type FuzzSite } from './fixtures/tool-fuzz.js';
+import { fuzzTools, startFuzzSite, typedError, type FuzzSite } from './fixtures/tool-fuzz.js';
 
 const REQUESTS_PER_ROUTE = scaled(12, 100);
 const TOOL_CALLS = scaled(150, 1_500);
@@ -115,17 +115,11 @@ describe('random input on every route and every tool', () => {
       const call = (tool: string, args: unknown) =>
         gw.request('POST', `/v1/sessions/${sessionId}/tools/${tool}`, { body: args });
       await call('browser_navigate', { url: `${site.base}/` });
-      const fuzzer = toolFuzzer(random, site.base);
-      const wrong: string[] = [];
-      for (let i = 0; i < TOOL_CALLS; i++) {
-        const next = fuzzer.next();
-        const response = await call(next.tool, next.args);
-        const code = (response.body as { error?: { code?: string } }).error?.code;
-        if (response.status !== 200 && !typedError(response.status, code))
-          wrong.push(`${next.tool} ${JSON.stringify(next.args).slice(0, 100)}: ${response.status} ${code}`);
-        fuzzer.answered(next, response.status, response.body);
+      // One at a time, then sent together as an agent's parallel calls are.
+      for (const width of [1, 4]) {
+        const run = await fuzzTools({ random, base: site.base, calls: TOOL_CALLS, width, call });
+        assert.deepEqual(run.wrong, [], `${width} at a time`);
       }
-      assert.deepEqual(wrong, []);
       assert.deepEqual(unexpected(gw), []);
     });
   });

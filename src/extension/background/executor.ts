@@ -1,8 +1,9 @@
 /**
- * Runs the gateway's commands on the shared tabs, enforcing the allowlist a second time (the gateway
- * already does): anything not on it is `unsupported_action`. Exactly one result per command_id; a
- * duplicate id while the original runs gets `duplicate_command` and leaves the original alone; a
- * cancel (or the deadline) settles the command at once as `cancelled`, whatever the action is doing.
+ * Runs the gateway's commands on the shared tabs, one at a time in the order they came, enforcing the
+ * allowlist a second time (the gateway already does): anything not on it is `unsupported_action`.
+ * Exactly one result per command_id; a duplicate id while the original runs gets `duplicate_command`
+ * and leaves the original alone; a cancel (or the deadline) settles the command at once as
+ * `cancelled`, whatever the action is doing, and the next command starts.
  */
 import { runTool, type ActionGate, type EngineOptions } from '../../engine/index.js';
 import {
@@ -59,6 +60,13 @@ export class CommandExecutor {
   private readonly running = new Map<string, Running>();
   /** Ids that already got their one result, so a replay is never executed again. */
   private readonly finished = new Set<string>();
+  /**
+   * Settles once the last command taken is settled: the next one starts then. A session's commands run
+   * one at a time, in the order they came, as the gateway runs a session's calls on its own browsers;
+   * an agent's calls sent together (a navigation and a scroll) would otherwise race on the page, the
+   * scroll reading a document the navigation had just replaced.
+   */
+  private lastSettled: Promise<void> = Promise.resolve();
 
   constructor(
     private readonly tabs: SharedTabs,
@@ -88,12 +96,15 @@ export class CommandExecutor {
     if (this.finished.has(id)) return;
     const abort = new AbortController();
     let settled = false;
+    let markSettled = (): void => undefined;
+    const settledNow = new Promise<void>((resolve) => (markSettled = resolve));
     const running: Running = {
       abort,
       settle: (outcome) => {
         if (settled) return;
         settled = true;
         clearTimeout(timer);
+        markSettled();
         this.running.delete(id);
         this.remember(id);
         this.reply(id, outcome);
@@ -101,6 +112,7 @@ export class CommandExecutor {
       silence: () => {
         settled = true;
         clearTimeout(timer);
+        markSettled();
       },
     };
     const deadline = params.deadline_at ?? Date.now() + DEFAULT_COMMAND_TIMEOUT_SECONDS * 1000;
@@ -115,10 +127,16 @@ export class CommandExecutor {
       Math.max(0, deadline - Date.now()),
     );
     this.running.set(id, running);
-    this.execute(params, deadline, abort.signal).then(
-      (result) => running.settle({ ok: true, result }),
-      (error: unknown) => running.settle({ ok: false, error: toPayload(error) }),
-    );
+    // Its deadline runs while it waits its turn; cancelled or past it meanwhile, it never starts.
+    const turn = this.lastSettled;
+    this.lastSettled = settledNow;
+    void turn.then(() => {
+      if (settled) return;
+      this.execute(params, deadline, abort.signal).then(
+        (result) => running.settle({ ok: true, result }),
+        (error: unknown) => running.settle({ ok: false, error: toPayload(error) }),
+      );
+    });
   }
 
   /** A cancel from the gateway: settle at once; the action's own result, if it comes, is dropped. */
