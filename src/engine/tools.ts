@@ -4,6 +4,7 @@
  * and (over chrome.debugger) the extension, so the snapshot format, refs and semantics are identical.
  */
 import {
+  getTool,
   parseKeyCombo,
   TabgateError,
   type DownloadInfo,
@@ -388,6 +389,17 @@ const WHILE_DIALOG: ReadonlySet<ToolName> = new Set([
  * (CdpSession.send). What the call did before is done (a click that navigated): the agent is sent to
  * look, never told to do it again.
  */
+/**
+ * A call whose page was replaced under it (the page navigated by itself: a timer, a redirect, a
+ * reload), past what a ref check catches. Never "do it again": an input may have acted first.
+ */
+function replacedDuring(tool: ToolName): TabgateError {
+  return new TabgateError(
+    'stale_ref',
+    `The page navigated while ${tool} ran, so it could not finish. Take a browser_snapshot to see the new page before acting again.`,
+  );
+}
+
 function stillBetweenDocuments(tool: ToolName): TabgateError {
   return new TabgateError(
     'navigation_timeout',
@@ -426,8 +438,18 @@ export async function runTool<N extends ToolName>(
       ? host.watchRequests?.((request) => gate.hold(request))
       : undefined;
   let result: ToolResults[N];
+  // A tool that only reads runs once more on the page that replaced the one it was reading.
+  let tries = getTool(tool)?.annotations.readOnlyHint === true ? 2 : 1;
   try {
-    result = await handler(host, args, options, fill, gate);
+    for (;;) {
+      try {
+        result = await handler(host, args, options, fill, gate);
+        break;
+      } catch (error) {
+        if (!isCdpFailure(error, 'stale_context')) throw error;
+        if (--tries === 0) throw replacedDuring(tool);
+      }
+    }
     await gate?.settle();
   } catch (error) {
     throw isCdpFailure(error, 'between_documents') ? stillBetweenDocuments(tool) : error;

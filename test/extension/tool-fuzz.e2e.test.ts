@@ -6,7 +6,7 @@
  * `internal_error`; the gateway logs no unexpected error; and afterwards the share still serves the
  * tab it was given. One call at a time, then four at a time (an agent's parallel calls), which the
  * extension runs one after the other as the gateway does on its own browsers. Bounded: 120 calls each.
- * Full (SOAK=1): 1,000 each.
+ * The same on pages that navigate by themselves while the calls run. Full (SOAK=1): 1,000 each.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
@@ -26,8 +26,10 @@ const TOOL_CALLS = scaled(120, 1_000);
 describe("random tool calls on the user's tab", () => {
   let stage: Stage;
   let site: FuzzSite;
+  let restless: FuzzSite;
   before(async () => {
     site = await startFuzzSite();
+    restless = await startFuzzSite({ restless: true });
     stage = await startStage({
       config: {
         browser: { extension_control: { enabled: true, command_timeout: 30 } },
@@ -39,6 +41,7 @@ describe("random tool calls on the user's tab", () => {
   after(async () => {
     await stage.close();
     await site.close();
+    await restless.close();
   });
 
   it('answers a result or a typed error, never internal_error, and keeps the share', async () => {
@@ -60,5 +63,22 @@ describe("random tool calls on the user's tab", () => {
     );
     assert.equal((await status(stage.browser)).connection.state, 'connected');
     assert.equal((await callTool(stage, sessionId, 'browser_tabs')).status, 200);
+  });
+
+  it('answers a result or a typed error on a page that navigates by itself', async () => {
+    const { targetId } = await stage.browser.cdp.send<{ targetId: string }>('Target.createTarget', {
+      url: `${restless.base}/`,
+    });
+    const { sessionId } = await shareTarget(stage, targetId, 'restless');
+    const call = (tool: string, args: Record<string, unknown>) => callTool(stage, sessionId, tool, args);
+    const run = await fuzzTools({
+      random: seededRandom(SEED + 1),
+      base: restless.base,
+      calls: TOOL_CALLS,
+      width: 1,
+      call,
+    });
+    console.log(`user-tab fuzz, restless page: ${JSON.stringify(Object.fromEntries(run.seen))}`);
+    assert.deepEqual(run.wrong, []);
   });
 });

@@ -1,10 +1,12 @@
 /**
  * Random input on every door an agent reaches: every route of the route table, under every kind of
  * credential, with random bodies, path parameters, queries and content types; and every tool with random
- * arguments on a real page in the local Chromium (forms, dialogs, a dead link, a download, a popup).
+ * arguments on a real page in the local Chromium (forms, dialogs, a dead link, a download, a popup),
+ * and on pages that navigate by themselves while the calls run.
  * Each answer is a result or an error of the error table with that error's status, never
  * `internal_error`, and the gateway logs no unexpected error. Bounded: 12 requests per route and
- * credential, 150 tool calls one at a time and 150 four at a time. Full (SOAK=1): 100 and 1,500.
+ * credential, 150 tool calls one at a time, 150 four at a time and 150 on the restless pages. Full
+ * (SOAK=1): 100 and 1,500 of each.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
@@ -17,6 +19,7 @@ import { fuzzTools, startFuzzSite, typedError, type FuzzSite } from './fixtures/
 
 const REQUESTS_PER_ROUTE = scaled(12, 100);
 const TOOL_CALLS = scaled(150, 1_500);
+const RESTLESS_CALLS = scaled(150, 1_500);
 
 const random = seededRandom(SEED);
 const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)] as T;
@@ -120,6 +123,29 @@ describe('random input on every route and every tool', () => {
         const run = await fuzzTools({ random, base: site.base, calls: TOOL_CALLS, width, call });
         assert.deepEqual(run.wrong, [], `${width} at a time`);
       }
+      assert.deepEqual(unexpected(gw), []);
+    });
+  });
+
+  describe('every tool on a page that navigates by itself', () => {
+    let gw: TestGateway;
+    let site: FuzzSite;
+    before(async () => {
+      site = await startFuzzSite({ restless: true });
+      gw = await startTestGateway({ config: { browser: { extension_control: { enabled: false } } } });
+    });
+    after(async () => {
+      await gw.close();
+      await site.close();
+    });
+
+    it('answers a result or a typed error, never internal_error', async () => {
+      const sessionId = await gw.createSession();
+      const call = (tool: string, args: unknown) =>
+        gw.request('POST', `/v1/sessions/${sessionId}/tools/${tool}`, { body: args });
+      await call('browser_navigate', { url: `${site.base}/` });
+      const run = await fuzzTools({ random, base: site.base, calls: RESTLESS_CALLS, width: 1, call });
+      assert.deepEqual(run.wrong, []);
       assert.deepEqual(unexpected(gw), []);
     });
   });
