@@ -48,6 +48,9 @@ const passes = [
   { files: files.filter(isEndToEnd), concurrency: process.env.E2E_CONCURRENCY ?? '2' },
 ].filter((pass) => pass.files.length > 0);
 
+/** Per test file; `npm run soak` (SOAK=1) runs the reliability suites at full size, for minutes each. */
+const TEST_TIMEOUT_MS = process.env.SOAK === '1' ? 1_800_000 : 180_000;
+
 let passed = 0;
 let failed = 0;
 
@@ -59,7 +62,7 @@ function run(pass) {
         '--enable-source-maps',
         '--test',
         `--test-concurrency=${pass.concurrency}`,
-        '--test-timeout=180000',
+        `--test-timeout=${TEST_TIMEOUT_MS}`,
         '--test-reporter=spec',
         '--test-reporter-destination=stdout',
         `--test-reporter=${path.join(root, 'scripts', 'slowest-files-reporter.mjs')}`,

@@ -101,52 +101,35 @@ describe('random input on every route and every tool', () => {
     });
   });
 
-  describe('every tool on a real page', () => {
-    let gw: TestGateway;
-    let site: FuzzSite;
-    before(async () => {
-      site = await startFuzzSite();
-      gw = await startTestGateway({ config: { browser: { extension_control: { enabled: false } } } });
-    });
-    after(async () => {
-      await gw.close();
-      await site.close();
-    });
+  /** Random tool calls on the local Chromium, on a fuzz site of their own (tool-fuzz.ts). */
+  function toolsOn(title: string, site: { restless?: boolean }, widths: number[], calls: number): void {
+    describe(title, () => {
+      let gw: TestGateway;
+      let fuzzSite: FuzzSite;
+      before(async () => {
+        fuzzSite = await startFuzzSite(site);
+        gw = await startTestGateway({ config: { browser: { extension_control: { enabled: false } } } });
+      });
+      after(async () => {
+        await gw.close();
+        await fuzzSite.close();
+      });
 
-    it('answers a result or a typed error, never internal_error', async () => {
-      const sessionId = await gw.createSession();
-      const call = (tool: string, args: unknown) =>
-        gw.request('POST', `/v1/sessions/${sessionId}/tools/${tool}`, { body: args });
-      await call('browser_navigate', { url: `${site.base}/` });
-      // One at a time, then sent together as an agent's parallel calls are.
-      for (const width of [1, 4]) {
-        const run = await fuzzTools({ random, base: site.base, calls: TOOL_CALLS, width, call });
-        assert.deepEqual(run.wrong, [], `${width} at a time`);
-      }
-      assert.deepEqual(unexpected(gw), []);
+      it('answers a result or a typed error, never internal_error', async () => {
+        const sessionId = await gw.createSession();
+        const call = (tool: string, args: unknown) =>
+          gw.request('POST', `/v1/sessions/${sessionId}/tools/${tool}`, { body: args });
+        await call('browser_navigate', { url: `${fuzzSite.base}/` });
+        for (const width of widths) {
+          const run = await fuzzTools({ random, base: fuzzSite.base, calls, width, call });
+          assert.deepEqual(run.wrong, [], `${width} at a time`);
+        }
+        assert.deepEqual(unexpected(gw), []);
+      });
     });
-  });
+  }
 
-  describe('every tool on a page that navigates by itself', () => {
-    let gw: TestGateway;
-    let site: FuzzSite;
-    before(async () => {
-      site = await startFuzzSite({ restless: true });
-      gw = await startTestGateway({ config: { browser: { extension_control: { enabled: false } } } });
-    });
-    after(async () => {
-      await gw.close();
-      await site.close();
-    });
-
-    it('answers a result or a typed error, never internal_error', async () => {
-      const sessionId = await gw.createSession();
-      const call = (tool: string, args: unknown) =>
-        gw.request('POST', `/v1/sessions/${sessionId}/tools/${tool}`, { body: args });
-      await call('browser_navigate', { url: `${site.base}/` });
-      const run = await fuzzTools({ random, base: site.base, calls: RESTLESS_CALLS, width: 1, call });
-      assert.deepEqual(run.wrong, []);
-      assert.deepEqual(unexpected(gw), []);
-    });
-  });
+  // One at a time, then sent together as an agent's parallel calls are.
+  toolsOn('every tool on a real page', {}, [1, 4], TOOL_CALLS);
+  toolsOn('every tool on a page that navigates by itself', { restless: true }, [1], RESTLESS_CALLS);
 });
