@@ -385,11 +385,6 @@ const WHILE_DIALOG: ReadonlySet<ToolName> = new Set([
 ]);
 
 /**
- * A page still between two documents once its session stopped sending the refused command again
- * (CdpSession.send). What the call did before is done (a click that navigated): the agent is sent to
- * look, never told to do it again.
- */
-/**
  * A call whose page was replaced under it (the page navigated by itself: a timer, a redirect, a
  * reload), past what a ref check catches. Never "do it again": an input may have acted first.
  */
@@ -400,6 +395,11 @@ function replacedDuring(tool: ToolName): TabgateError {
   );
 }
 
+/**
+ * A page still between two documents once its session stopped sending the refused command again
+ * (CdpSession.send). What the call did before is done (a click that navigated): the agent is sent to
+ * look, never told to do it again.
+ */
 function stillBetweenDocuments(tool: ToolName): TabgateError {
   return new TabgateError(
     'navigation_timeout',

@@ -7,7 +7,7 @@ import { sendJson } from '../http/respond.js';
 import type { Route, RouteContext } from '../http/route-table.js';
 import { MCP_PATH, type McpHttpEndpoint } from './http-endpoint.js';
 
-/** JSON-RPC 2.0's code for a body that is not JSON (the SDK's ErrorCode.ParseError; its module is loaded lazily). */
+/** JSON-RPC's code for a body that is not JSON (the SDK's ErrorCode.ParseError: its module loads lazily). */
 const JSON_RPC_PARSE_ERROR = -32700;
 
 export function mcpRoutes(endpoint: McpHttpEndpoint): Route[] {

@@ -23,7 +23,7 @@ const errorAnswer = (id: string | number | null, code: number, message: string) 
   error: { code, message },
 });
 
-/** Whether a line goes on to the SDK, or what it is answered instead (null: nothing, it asked for nothing). */
+/** Whether a line goes on to the SDK, or what it is answered instead (null: nothing, it asked none). */
 export function judgeLine(line: string): Verdict {
   let value: unknown;
   try {
