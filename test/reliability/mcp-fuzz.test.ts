@@ -32,9 +32,7 @@ const random = seededRandom(SEED);
 const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)] as T;
 const text = (max: number) =>
   Array.from({ length: Math.floor(random() * max) }, () =>
-    String.fromCharCode(
-      pick([32 + Math.floor(random() * 95), 0, 10, 0xe9, 0x2028, 0xd800, 0x1f600 & 0xffff]),
-    ),
+    String.fromCharCode(pick([32 + Math.floor(random() * 95), 0, 10, 0xe9, 0x2028, 0xd800, 0xfeff])),
   ).join('');
 
 const PARAMS_JSON: JsonShape = {
