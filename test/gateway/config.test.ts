@@ -103,6 +103,25 @@ describe('configuration', () => {
     );
   });
 
+  it('refuses a YAML alias of a value it is part of, naming the key, and takes an alias used twice', () => {
+    // Handed back by the YAML library as a cycle, this overflowed the stack: `tabgate serve` crashed.
+    assert.throws(
+      () => loadConfig({ home: home('browser:\n  chromium_args: &args [--x, *args]\n') }),
+      (error: Error) =>
+        error instanceof ConfigError &&
+        /browser\.chromium_args\.1 \(line 2, column \d+\) holds a YAML alias of a value it is part of/.test(
+          error.message,
+        ),
+    );
+    assert.throws(() => loadConfig({ home: home('a: &x [*x]\n') }), ConfigError);
+    const shared = loadConfig({
+      home: home(
+        'safety:\n  sites:\n    allow: &hosts [example.com]\n    deny: []\nbrowser:\n  allowed_private_hosts: *hosts\n',
+      ),
+    });
+    assert.deepEqual(shared.browser.allowed_private_hosts, ['example.com']);
+  });
+
   it('ignores constructor and prototype keys at any depth, and keeps the keys beside them', () => {
     const lines: string[] = [];
     const log = createLogger({ write: (line) => lines.push(line) });

@@ -28,18 +28,36 @@ export interface ConfigFile {
 const isTree = (value: unknown): value is Tree =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 
-/** A copy made of own data properties only, without the dangerous keys (at any depth). */
-function cleaned(value: unknown, path: string[], dropped: string[][]): unknown {
-  if (Array.isArray(value)) return value.map((item, i) => cleaned(item, [...path, String(i)], dropped));
-  if (!isTree(value)) return value;
-  const out: Tree = {};
-  for (const key of Object.keys(value)) {
-    if (DANGEROUS_KEYS.has(key)) {
-      dropped.push([...path, key]);
-      continue;
+/**
+ * A copy made of own data properties only, without the dangerous keys (at any depth). A YAML alias may
+ * name the node it sits in (`a: &x [*x]`), which the YAML library hands back as a cycle: `circular` is
+ * told where, since no configuration value is infinite.
+ */
+function cleaned(
+  value: unknown,
+  path: string[],
+  dropped: string[][],
+  circular: (path: string[]) => never,
+  above = new Set<object>(),
+): unknown {
+  if (typeof value !== 'object' || value === null) return value;
+  if (above.has(value)) circular(path);
+  above.add(value);
+  let out: unknown;
+  if (Array.isArray(value)) {
+    out = value.map((item, i) => cleaned(item, [...path, String(i)], dropped, circular, above));
+  } else {
+    const copy: Tree = {};
+    for (const key of Object.keys(value)) {
+      if (DANGEROUS_KEYS.has(key)) {
+        dropped.push([...path, key]);
+        continue;
+      }
+      copy[key] = cleaned((value as Tree)[key], [...path, key], dropped, circular, above);
     }
-    out[key] = cleaned(value[key], [...path, key], dropped);
+    out = copy;
   }
+  above.delete(value);
   return out;
 }
 
@@ -73,7 +91,13 @@ export function parseConfigText(text: string, file: string): ConfigFile {
   if (value === null || value === undefined) return { tree: {}, dropped: [], locate };
   if (!isTree(value)) throw new ConfigError(`${file} must hold a mapping of keys (gateway:, browser:, …)`);
   const droppedPaths: string[][] = [];
-  const tree = cleaned(value, [], droppedPaths) as Tree;
+  const circular = (path: string[]): never => {
+    const at = locate(path);
+    throw new ConfigError(
+      `${file}: ${path.join('.') || '(top level)'}${at ? ` (${at})` : ''} holds a YAML alias of a value it is part of`,
+    );
+  };
+  const tree = cleaned(value, [], droppedPaths, circular) as Tree;
   return {
     tree,
     dropped: droppedPaths.map((path) => ({ key: path.join('.'), at: locate(path) })),
