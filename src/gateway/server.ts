@@ -69,6 +69,7 @@ import {
   type RateLimitSettings,
 } from './security/rate-limits.js';
 import { ControllerEndpoint } from './ws/controller-endpoint.js';
+import { listenError } from './start-errors.js';
 
 export interface GatewayOptions {
   /** A loaded configuration; else one is loaded from `home`/`env`/`flags`. */
@@ -428,7 +429,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
     await broker.close();
     await store.close();
     await backend.close().catch(() => undefined);
-    throw error;
+    throw listenError(error, config.gateway.host, config.gateway.port);
   }
   const address = server.address() as AddressInfo;
   hostGuard = new HostGuard(allowedHostsFor(address.address, address.port, config.gateway.allowed_hosts));

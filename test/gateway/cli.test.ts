@@ -45,6 +45,31 @@ describe('tabgate serve', () => {
     fs.rmSync(home, { recursive: true, force: true, maxRetries: 10 });
   });
 
+  it('refuses to start where it cannot listen with a sentence and exit 1, not a stack trace', () => {
+    const other = makeHome();
+    try {
+      for (const [flags, said] of [
+        [['--port', new URL(url).port], /^tabgate: cannot listen on 127\.0\.0\.1:\d+: the port is in use/m],
+        [
+          ['--host', '192.0.2.1', '--port', '0'],
+          /^tabgate: cannot listen on 192\.0\.2\.1:0: that address is not one of this machine's/m,
+        ],
+      ] as const) {
+        const run = spawnSync(process.execPath, [...cli, 'serve', ...flags], {
+          cwd: root,
+          env: envFor(other),
+          encoding: 'utf8',
+          timeout: 20_000,
+        });
+        assert.equal(run.status, 1, run.stderr);
+        assert.match(run.stderr, said);
+        assert.doesNotMatch(run.stderr, /\n\s+at /, 'no stack trace');
+      }
+    } finally {
+      fs.rmSync(other, { recursive: true, force: true, maxRetries: 10 });
+    }
+  });
+
   it('answers requests with the key `tabgate key` prints, then exits 0 on SIGTERM without logging the key', async () => {
     const keyRun = spawnSync(process.execPath, [...cli, 'key'], {
       cwd: root,

@@ -6,7 +6,8 @@
  */
 import type { Command } from 'commander';
 import { DEFAULT_PROFILE_ID, OWNER_PRINCIPAL_ID } from '../../gateway/auth/authenticator.js';
-import { loadConfig } from '../../gateway/config/index.js';
+import { ConfigError, loadConfig } from '../../gateway/config/index.js';
+import { isStartError } from '../../gateway/start-errors.js';
 import { createLogger, type LogLevel } from '../../log/logger.js';
 import { inProcessAgentPort, type AgentPort } from '../../gateway/mcp/agent-port.js';
 import { connectToGateway } from '../gateway-access.js';
@@ -29,14 +30,22 @@ export function mcpCommand(program: Command): void {
       if (options.gateway) {
         port = connectToGateway(options.gateway);
       } else {
-        const config = loadConfig({ env: process.env, flags: { host: '127.0.0.1', port: 0 }, log });
         // As with `tabgate serve`: a sign-in link goes to the owner's terminal only, never into a log.
         const tellOwner = process.stderr.isTTY
           ? (text: string) => process.stderr.write(text + '\n')
           : undefined;
-        // Loaded when the command runs, as in `serve`: not for every command at start.
-        const { startGateway } = await import('../../gateway/server.js');
-        const gateway = await startGateway({ config, env: process.env, log, tellOwner });
+        let gateway;
+        try {
+          const config = loadConfig({ env: process.env, flags: { host: '127.0.0.1', port: 0 }, log });
+          // Loaded when the command runs, as in `serve`: not for every command at start.
+          const { startGateway } = await import('../../gateway/server.js');
+          gateway = await startGateway({ config, env: process.env, log, tellOwner });
+        } catch (error) {
+          // What a person must fix, said as `tabgate serve` says it; anything else is a bug, with its stack.
+          if (!(error instanceof ConfigError) && !isStartError(error)) throw error;
+          console.error(`tabgate mcp: ${error.message}`);
+          process.exit(error instanceof ConfigError ? 2 : 1);
+        }
         shutdown = () => gateway.close();
         port = inProcessAgentPort(gateway.service, {
           principalId: OWNER_PRINCIPAL_ID,

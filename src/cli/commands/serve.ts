@@ -7,11 +7,7 @@
 import type { Command } from 'commander';
 import { ConfigError, loadConfig } from '../../gateway/config/index.js';
 import { createLogger } from '../../log/logger.js';
-import {
-  ClusterConfigMismatchError,
-  ClusterUnreachableError,
-  StoreUnavailableError,
-} from '../../gateway/start-errors.js';
+import { isStartError } from '../../gateway/start-errors.js';
 import { parsePort } from '../options.js';
 
 const LOOPBACK = /^(127\.|::1$|localhost$)/;
@@ -54,11 +50,7 @@ export function serveCommand(program: Command): void {
       try {
         gateway = await startGateway({ config, env: process.env, log, tellOwner });
       } catch (error) {
-        if (
-          error instanceof StoreUnavailableError ||
-          error instanceof ClusterUnreachableError ||
-          error instanceof ClusterConfigMismatchError
-        ) {
+        if (isStartError(error)) {
           console.error(`tabgate: ${error.message}`);
           process.exit(1);
         }
