@@ -5,7 +5,7 @@
  * error table with that error's status (a refusal of the extension's, its own table code), never
  * `internal_error`; the gateway logs no unexpected error; and afterwards the share still serves the
  * tab it was given. One call at a time, then four at a time (an agent's parallel calls), which the
- * extension runs one after the other as the gateway does on its own browsers. Bounded: 120 calls each.
+ * extension runs one after the other as the gateway does on its own browsers. Bounded: 80 calls each.
  * The same on pages that navigate by themselves while the calls run. Full (SOAK=1): 1,000 each.
  */
 import assert from 'node:assert/strict';
@@ -21,7 +21,7 @@ import {
   type Stage,
 } from './fixtures/paired-setup.js';
 
-const TOOL_CALLS = scaled(120, 1_000);
+const TOOL_CALLS = scaled(80, 1_000);
 
 describe("random tool calls on the user's tab", () => {
   let stage: Stage;

@@ -5,7 +5,7 @@
  * and on pages that navigate by themselves while the calls run.
  * Each answer is a result or an error of the error table with that error's status, never
  * `internal_error`, and the gateway logs no unexpected error. Bounded: 12 requests per route and
- * credential, 150 tool calls one at a time, 150 four at a time and 150 on the restless pages. Full
+ * credential, 100 tool calls one at a time, 100 four at a time and 100 on the restless pages. Full
  * (SOAK=1): 100 and 1,500 of each.
  */
 import assert from 'node:assert/strict';
@@ -18,8 +18,8 @@ import { scaled, SEED, seededRandom } from './fixtures/scale.js';
 import { fuzzTools, startFuzzSite, typedError, type FuzzSite } from './fixtures/tool-fuzz.js';
 
 const REQUESTS_PER_ROUTE = scaled(12, 100);
-const TOOL_CALLS = scaled(150, 1_500);
-const RESTLESS_CALLS = scaled(150, 1_500);
+const TOOL_CALLS = scaled(100, 1_500);
+const RESTLESS_CALLS = scaled(100, 1_500);
 
 const random = seededRandom(SEED);
 const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)] as T;
