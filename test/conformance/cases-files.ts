@@ -1,7 +1,7 @@
 /** Uploads from browser.upload_roots only, and downloads kept in the session's own folder. */
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { mkdir, readdir, readFile, symlink, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { describe, it } from 'node:test';
 import type { DownloadsResult, UploadResult, WaitResult } from '../../src/protocol/index.js';
@@ -44,33 +44,38 @@ export function fileCases(get: HarnessRef): void {
         const root = files.uploadRoot;
         const outside = join(dirname(root), 'secret.txt');
         await writeFile(outside, 'not for the page');
-        await symlink(outside, join(root, 'link-out.txt')).catch(() => undefined);
-        await symlink('/dev/null', join(root, 'device')).catch(() => undefined);
-        await mkdir(join(root, 'folder'), { recursive: true });
-        const call = (path: string) => s.call('browser_upload', { ref, paths: [path] });
-        for (const path of [
-          outside,
-          join(root, 'link-out.txt'),
-          join(root, '..', 'secret.txt'),
-          '/dev/null',
-        ]) {
-          const error = await rejectsWith(call(path), 'upload_not_allowed');
-          assert.match(error.message, /browser\.upload_roots/);
+        // Beside the upload root, which may sit in /tmp itself: removed whatever happens.
+        try {
+          await symlink(outside, join(root, 'link-out.txt')).catch(() => undefined);
+          await symlink('/dev/null', join(root, 'device')).catch(() => undefined);
+          await mkdir(join(root, 'folder'), { recursive: true });
+          const call = (path: string) => s.call('browser_upload', { ref, paths: [path] });
+          for (const path of [
+            outside,
+            join(root, 'link-out.txt'),
+            join(root, '..', 'secret.txt'),
+            '/dev/null',
+          ]) {
+            const error = await rejectsWith(call(path), 'upload_not_allowed');
+            assert.match(error.message, /browser\.upload_roots/);
+          }
+          assert.match(
+            (await rejectsWith(call(join(root, 'missing.txt')), 'invalid_arguments')).message,
+            /paths\.0: no such file/,
+          );
+          assert.match(
+            (await rejectsWith(call(join(root, 'folder')), 'invalid_arguments')).message,
+            /a directory/,
+          );
+          await rejectsWith(call('relative.txt'), 'invalid_arguments');
+          await rejectsWith(s.call('browser_upload', { ref, paths: [] }), 'invalid_arguments');
+          assert.match(
+            ((await s.call('browser_snapshot', { full: true })) as { snapshot: string }).snapshot,
+            /no file/,
+          );
+        } finally {
+          await rm(outside, { force: true });
         }
-        assert.match(
-          (await rejectsWith(call(join(root, 'missing.txt')), 'invalid_arguments')).message,
-          /paths\.0: no such file/,
-        );
-        assert.match(
-          (await rejectsWith(call(join(root, 'folder')), 'invalid_arguments')).message,
-          /a directory/,
-        );
-        await rejectsWith(call('relative.txt'), 'invalid_arguments');
-        await rejectsWith(s.call('browser_upload', { ref, paths: [] }), 'invalid_arguments');
-        assert.match(
-          ((await s.call('browser_snapshot', { full: true })) as { snapshot: string }).snapshot,
-          /no file/,
-        );
       }),
     );
 

@@ -37,7 +37,16 @@ describe(
       });
     });
     after(async () => {
-      xvfb?.kill('SIGKILL');
+      // SIGTERM, not SIGKILL: Xvfb then removes its lock file and socket from /tmp itself.
+      if (xvfb && xvfb.exitCode === null) {
+        const exited = new Promise((resolve) => xvfb.once('exit', resolve));
+        xvfb.kill('SIGTERM');
+        await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 3_000))]);
+        if (xvfb.exitCode === null) xvfb.kill('SIGKILL');
+      }
+      const number = display.slice(1);
+      for (const left of [`/tmp/.X${number}-lock`, `/tmp/.X11-unix/X${number}`])
+        fs.rmSync(left, { force: true });
       await site?.close();
     });
 
