@@ -14,7 +14,7 @@ import { startTestGateway, type TestGateway } from '../gateway/fixtures/gateway.
 import { RecordingBackend } from '../gateway/fixtures/recording-backend.js';
 import { rawRequest } from '../security/fixtures.js';
 import { randomJson, type JsonShape } from './fixtures/random-json.js';
-import { scaled, SEED, seededRandom } from './fixtures/scale.js';
+import { picker, scaled, SEED, seededRandom } from './fixtures/scale.js';
 import { fuzzTools, startFuzzSite, typedError, type FuzzSite } from './fixtures/tool-fuzz.js';
 
 const REQUESTS_PER_ROUTE = scaled(12, 100);
@@ -22,7 +22,7 @@ const TOOL_CALLS = scaled(100, 1_500);
 const RESTLESS_CALLS = scaled(100, 1_500);
 
 const random = seededRandom(SEED);
-const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)] as T;
+const pick = picker(random);
 const text = (max: number) =>
   Array.from({ length: Math.floor(random() * max) }, () =>
     String.fromCharCode(pick([32 + Math.floor(random() * 95), 0, 0xe9, 0x2028, 0xd800, 0x1f60])),

@@ -17,12 +17,12 @@ import { startGateway } from '../../src/gateway/server.js';
 import { isStartError } from '../../src/gateway/start-errors.js';
 import { createLogger } from '../../src/log/logger.js';
 import { makeHome } from '../gateway/fixtures/gateway.js';
-import { scaled, SEED, seededRandom } from './fixtures/scale.js';
+import { picker, scaled, SEED, seededRandom } from './fixtures/scale.js';
 
 const FILES = scaled(100, 2_000);
 
 const random = seededRandom(SEED);
-const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)] as T;
+const pick = picker(random);
 
 interface Schema {
   type?: string;

@@ -15,7 +15,7 @@ import { callTool } from './fixtures/agent.js';
 import { startChildGateway, type ChildGateway } from './fixtures/child-gateway.js';
 import { echoOf, ResilientController } from './fixtures/resilient-controller.js';
 import { randomJson, type JsonShape } from './fixtures/random-json.js';
-import { scaled, SEED, seededRandom } from './fixtures/scale.js';
+import { picker, scaled, SEED, seededRandom } from './fixtures/scale.js';
 
 const FRAMES = scaled(5_000, 100_000);
 const CALL_EVERY = 250;
@@ -24,7 +24,7 @@ const SYNC_EVERY = 500;
 const MEMORY_BOUND_BYTES = 128 * 1024 * 1024;
 
 const random = seededRandom(SEED);
-const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)] as T;
+const pick = picker(random);
 const randomString = (max: number) =>
   Array.from({ length: Math.floor(random() * max) }, () =>
     String.fromCharCode(32 + Math.floor(random() * 95)),

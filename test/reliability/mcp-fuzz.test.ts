@@ -21,7 +21,7 @@ import { RecordingBackend } from '../gateway/fixtures/recording-backend.js';
 import { waitFor } from '../helpers/wait-for.js';
 import { rawRequest } from '../security/fixtures.js';
 import { randomJson, type JsonShape } from './fixtures/random-json.js';
-import { scaled, SEED, seededRandom } from './fixtures/scale.js';
+import { picker, scaled, SEED, seededRandom } from './fixtures/scale.js';
 
 const MESSAGES = scaled(300, 4_000);
 const BURST = 12;
@@ -29,7 +29,7 @@ const BIN = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', '..', 
 const PROTOCOL_VERSION = '2025-06-18';
 
 const random = seededRandom(SEED);
-const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)] as T;
+const pick = picker(random);
 const text = (max: number) =>
   Array.from({ length: Math.floor(random() * max) }, () =>
     String.fromCharCode(pick([32 + Math.floor(random() * 95), 0, 10, 0xe9, 0x2028, 0xd800, 0xfeff])),
